@@ -36,30 +36,43 @@ function fail(index, field, expectation, value) {
   throw new CondenseInputError(`${where}: expected ${expectation}, got ${describe(value)}`, index, field);
 }
 
+// JSON.stringify as the reference calls it, but a value it cannot serialize
+// (cycles, BigInt, nesting deeper than the engine's stack) becomes a typed
+// error instead of escaping as a RangeError or a bare TypeError.
+function serialize(value, index, field) {
+  try {
+    return JSON.stringify(value);
+  } catch (cause) {
+    const where = index === undefined ? field : `messages[${index}].${field}`;
+    const error = new CondenseInputError(`${where}: cannot be serialized as JSON (${cause.message})`, index, field);
+    error.cause = cause;
+    throw error;
+  }
+}
+
 function isNullish(value) {
   return value === null || value === undefined;
 }
 
 // ---------------------------------------------------------------------------
-// Indexer: the look-ups of SPEC 2.2 over a plain state object. Maps are built
-// on first use, so a render that never asks for a table never builds it.
+// Indexer: the look-ups of SPEC 2.2 over a plain state object. The id tables
+// are read directly (only for ids the messages ask about); the chain registry
+// is built on first use.
 
-function mapOf(object) {
-  const map = new Map();
-  if (object && typeof object === 'object') {
-    for (const key of Object.keys(object)) map.set(key, object[key]);
-  }
-  return map;
+// The reference keeps these tables in Maps with string keys, so a non-string
+// id never matches (quirk 18) and `__proto__` is an ordinary key (quirk 19).
+function lookup(table, id) {
+  if (typeof id !== 'string' || !table || typeof table !== 'object') return undefined;
+  return Object.hasOwn(table, id) ? table[id] : undefined;
+}
+
+function hasKey(table, id) {
+  return typeof id === 'string' && !!table && typeof table === 'object' && Object.hasOwn(table, id);
 }
 
 function createIndexer(state) {
   const source = state || {};
-  let records, dedupAliases, shortRefs, refAliases, registry, sortedEntries, byBlockId;
-
-  const recordMap = () => (records ??= mapOf(source.records));
-  const dedupMap = () => (dedupAliases ??= mapOf(source.dedupAliases));
-  const shortRefMap = () => (shortRefs ??= mapOf(source.shortRefs));
-  const refAliasMap = () => (refAliases ??= mapOf(source.refAliases));
+  let registry, sortedEntries, byBlockId;
 
   // Chains keyed by startUserTimestamp: a later registration replaces the
   // value but keeps the first one's position (Map.set semantics).
@@ -77,19 +90,17 @@ function createIndexer(state) {
 
   const indexer = {
     isSummarized(id) {
-      return recordMap().has(id) || dedupMap().has(id);
+      return hasKey(source.records, id) || hasKey(source.dedupAliases, id);
     },
     getRecord(id) {
-      const direct = recordMap().get(id);
-      if (direct !== undefined) return direct;
-      const original = dedupMap().get(id);
+      if (hasKey(source.records, id)) return source.records[id];
+      const original = lookup(source.dedupAliases, id);
       // quirk 2: the dedup target is tested for truthiness; "" falls through.
-      if (original) return recordMap().get(original);
-      const aliased = refAliasMap().get(id);
-      return aliased === undefined ? undefined : recordMap().get(aliased);
+      if (original) return lookup(source.records, original);
+      return lookup(source.records, lookup(source.refAliases, id));
     },
     getShortRefForToolCallId(id) {
-      return shortRefMap().get(id);
+      return lookup(source.shortRefs, id);
     },
     getChainEntries() {
       if (!sortedEntries) {
@@ -269,7 +280,7 @@ function errorPurge(messages, config, stats) {
       if (isNullish(block)) fail(index, `content[${j}]`, 'a content block', block);
       if (block.type !== 'toolCall' || !erroredAt.has(block.id)) return;
       if (current - erroredAt.get(block.id) < cooldownTurns) return;
-      const body = JSON.stringify(block.arguments);
+      const body = serialize(block.arguments, index, `content[${j}].arguments`);
       if (body === undefined) fail(index, `content[${j}].arguments`, 'a JSON value', block.arguments);
       if (body.length < minArgChars) return;
       newContent ??= content.slice();
@@ -542,8 +553,8 @@ function pruneWithIndexer(
   return {
     messages: current,
     pruned: true,
-    beforeChars: JSON.stringify(messages).length,
-    afterChars: JSON.stringify(current).length,
+    beforeChars: serialize(messages, undefined, 'messages').length,
+    afterChars: serialize(current, undefined, 'result').length,
     stats,
   };
 }
