@@ -1418,13 +1418,13 @@ function summaryLine(call) {
   const lines = call.text.split('\n').length;
   const clipped = what.length > 90 ? what.slice(0, 89) + '…' : what;
   const head = first.length > 100 ? first.slice(0, 99) + '…' : first;
-  return `- \`${call.ref}\` ${call.name} \`${clipped}\`${call.isError ? ' (error)' : ''}: ${head}\n  - output: ${lines} lines, ${call.text.length} chars`;
+  return `- \`${call.ref}\` ${call.name} \`${clipped}\`${call.isError ? ' (error)' : ''}: ${head}\n  (${lines} lines, ${call.text.length} chars)`;
 }
 
 function batchSummary(calls) {
   return calls.map(summaryLine).join('\n') +
-    `\n\n---\n**Summarized tool refs**: ${calls.map((c) => `\`${c.ref}\``).join(', ')}\n` +
-    'Use `context_tree_query` with these refs to retrieve the original full outputs.';
+    `\n\nRefs in this batch: ${calls.map((c) => `\`${c.ref}\``).join(', ')}. ` +
+    'Pass any of them to `context_tree_query` to get the full output back.';
 }
 
 function preview(text) {
@@ -1511,10 +1511,11 @@ function buildState(b) {
   for (const [i, entry] of chains.entries()) {
     if (i === 0) continue;
     const refs = entry.toolRefs;
-    const shown = [...new Set(refs)].slice(0, 12).map((r) => `\`${r}\``).join(', ');
+    const unique = [...new Set(refs)];
+    const shown = unique.slice(0, 12).map((r) => `\`${r}\``).join(', ');
     const keyLines = entry.droppedToolCallIds.map((id) => b.calls.get(id)).filter((c) => !c.dupOf && c.name !== 'read')
       .slice(0, 8).map((c) => `- \`${c.ref}\` ${c.name} \`${describeArgs(c).slice(0, 80)}\`${c.isError ? ' (failed)' : ''}`);
-    entry.rangeSummaryText = `Closed sub-task ${entry.blockId}: ${refs.length} tool steps (${shown}${refs.length > 12 ? ', ...' : ''}).\n` +
+    entry.rangeSummaryText = `Request ${entry.blockId} (closed): ${refs.length} tool calls, refs ${shown}${unique.length > 12 ? ` and ${unique.length - 12} more` : ''}.\n` +
       `Key steps:\n${keyLines.join('\n')}\n\nEarlier work this request builds on:\n{b${i}}`;
   }
 
