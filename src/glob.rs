@@ -1,0 +1,158 @@
+//! Protected-path globs with the reference's semantics: a JS regex without
+//! the `u` flag, so `?` and `*` step over UTF-16 code units and `.` stops at
+//! line terminators. The regex crate matches code points, not UTF-16 units,
+//! so this is a small matcher over units.
+
+use crate::jsjson::lone::{lone_mode, unit_of};
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Unit(u16),
+    /// `?`: one unit other than `/`.
+    OneNotSlash,
+    /// `*`: a run of units other than `/`.
+    RunNotSlash,
+    /// `**` not followed by `/`: any run without line terminators.
+    RunAny,
+    /// `**/`: zero or more whole directories, `(?:.*/)?`.
+    Dirs,
+}
+
+#[derive(Debug, Clone)]
+pub struct Glob {
+    toks: Vec<Tok>,
+}
+
+fn is_line_terminator(u: u16) -> bool {
+    matches!(u, 0x0a | 0x0d | 0x2028 | 0x2029)
+}
+
+impl Glob {
+    pub fn new(pattern: &str) -> Self {
+        let units = utf16_units(pattern);
+        let mut toks = Vec::new();
+        let mut i = 0;
+        while i < units.len() {
+            let u = units[i];
+            if u == u16::from(b'*') && units.get(i + 1) == Some(&u16::from(b'*')) {
+                if units.get(i + 2) == Some(&u16::from(b'/')) {
+                    toks.push(Tok::Dirs);
+                    i += 3;
+                } else {
+                    toks.push(Tok::RunAny);
+                    i += 2;
+                }
+            } else if u == u16::from(b'*') {
+                toks.push(Tok::RunNotSlash);
+                i += 1;
+            } else if u == u16::from(b'?') {
+                toks.push(Tok::OneNotSlash);
+                i += 1;
+            } else {
+                toks.push(Tok::Unit(u));
+                i += 1;
+            }
+        }
+        Self { toks }
+    }
+
+    /// Whole-string match over UTF-16 units (dynamic programming, no
+    /// backtracking blow-up).
+    pub fn matches(&self, text: &str) -> bool {
+        let t = utf16_units(text);
+        let n = t.len();
+        // ok[j]: the tokens so far can match exactly t[..j].
+        let mut ok = vec![false; n + 1];
+        ok[0] = true;
+        for tok in &self.toks {
+            let mut next = vec![false; n + 1];
+            match tok {
+                Tok::Unit(u) => {
+                    for j in 0..n {
+                        next[j + 1] = ok[j] && t[j] == *u;
+                    }
+                }
+                Tok::OneNotSlash => {
+                    for j in 0..n {
+                        next[j + 1] = ok[j] && t[j] != u16::from(b'/');
+                    }
+                }
+                Tok::RunNotSlash => run(&ok, &mut next, &t, |u| u != u16::from(b'/')),
+                Tok::RunAny => run(&ok, &mut next, &t, |u| !is_line_terminator(u)),
+                Tok::Dirs => {
+                    // Either nothing, or `.*` followed by a slash.
+                    let mut any = vec![false; n + 1];
+                    run(&ok, &mut any, &t, |u| !is_line_terminator(u));
+                    for j in 0..=n {
+                        next[j] = ok[j] || (j > 0 && any[j - 1] && t[j - 1] == u16::from(b'/'));
+                    }
+                }
+            }
+            ok = next;
+        }
+        ok[n]
+    }
+}
+
+/// The text's UTF-16 units, with lone-surrogate stand-ins read as the single
+/// unit they stand for.
+fn utf16_units(s: &str) -> Vec<u16> {
+    if !lone_mode() {
+        return s.encode_utf16().collect();
+    }
+    let mut units = Vec::with_capacity(s.len());
+    let mut buf = [0u16; 2];
+    for c in s.chars() {
+        match unit_of(c) {
+            Some(u) => units.push(u),
+            None => units.extend_from_slice(c.encode_utf16(&mut buf)),
+        }
+    }
+    units
+}
+
+/// Closure of `ok` under "consume one more unit satisfying `allowed`".
+fn run(ok: &[bool], next: &mut [bool], t: &[u16], allowed: impl Fn(u16) -> bool) {
+    let mut live = false;
+    for j in 0..ok.len() {
+        live = ok[j] || (live && j > 0 && allowed(t[j - 1]));
+        next[j] = live;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Glob;
+
+    fn m(p: &str, t: &str) -> bool {
+        Glob::new(p).matches(t)
+    }
+
+    #[test]
+    fn anchored_globs() {
+        assert!(m("**/skills/**/*.md", "a/b/skills/x/y/z.md"));
+        assert!(m("**/skills/**/*.md", "skills/z.md"));
+        assert!(!m("**/skills/**/*.md", "skills/z.mdx"));
+        assert!(m("src/*.ts", "src/a.ts"));
+        assert!(!m("src/*.ts", "src/a/b.ts"));
+        assert!(m("src/?.ts", "src/a.ts"));
+        assert!(!m("src/?.ts", "src/ab.ts"));
+        assert!(m("a**b", "a/x/yb"));
+        assert!(m("*.(ts)", "x.(ts)"));
+        assert!(!m("*.ts", "x_ts"));
+        assert!(m("[ab]", "[ab]"));
+    }
+
+    #[test]
+    fn utf16_units_and_line_terminators() {
+        assert!(!m("?", "😀"));
+        assert!(m("??", "😀"));
+        assert!(m("*", "😀"));
+        assert!(m("é?", "éx"));
+        assert!(!m("a**b", "a\nb"));
+        assert!(m("a*b", "a\nb"));
+        assert!(m("a?b", "a\u{2028}b"));
+        assert!(!m("*.ts", "a.ts\n"));
+        assert!(!m("**/x", "a\n/x"));
+    }
+}

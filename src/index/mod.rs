@@ -1,0 +1,130 @@
+//! Bytes in, tape and per-message spans out.
+
+pub mod scan;
+
+use simd_json::{Node, Tape};
+
+use crate::error::{PruneError, Result};
+use crate::jsjson::lone::{holds_stand_ins, stand_in};
+use crate::value::{Raw, Val};
+use scan::{scan, Rewrite, Scan, Span};
+
+/// What a text holds that needs lone mode (see `jsjson::lone`).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct TextFlags {
+    pub lone_surrogates: bool,
+    pub stand_ins: bool,
+}
+
+impl TextFlags {
+    /// Lone mode for a call over several texts, or a typed error when one
+    /// holds lone surrogates and another real stand-in characters.
+    pub fn lone_mode(parts: &[TextFlags]) -> Result<bool> {
+        let lone = parts.iter().any(|p| p.lone_surrogates);
+        if lone && parts.iter().any(|p| p.stand_ins) {
+            return Err(PruneError::new(
+                "ERR_CONDENSE_LONE_SURROGATE",
+                "lone surrogates cannot be kept exactly in a call whose text also holds characters U+10D800..U+10DFFF (the stand-ins for lone surrogates)",
+            ));
+        }
+        Ok(lone)
+    }
+}
+
+/// The scanner's findings and the private copy simd-json will parse (the
+/// caller's bytes are never written).
+pub struct Prepared {
+    pub spans: Vec<Span>,
+    pub scratch: Vec<u8>,
+    pub flags: TextFlags,
+    /// An escaped surrogate pair spells a stand-in character.
+    pub escaped_stand_in: bool,
+}
+
+pub fn prepare(input: &[u8]) -> Result<Prepared> {
+    let Scan {
+        spans,
+        rewrites,
+        escaped_stand_in,
+        ..
+    } = scan(input)?;
+    let lone = rewrites
+        .iter()
+        .any(|r| matches!(r.2, Rewrite::LoneSurrogate(_)));
+    let flags = TextFlags {
+        lone_surrogates: lone,
+        // Only looked for when it matters: a text that needs lone mode.
+        stand_ins: lone && (escaped_stand_in || holds_stand_ins(input)),
+    };
+    let scratch = if rewrites.is_empty() {
+        input.to_vec()
+    } else {
+        let mut out = Vec::with_capacity(input.len());
+        let mut from = 0;
+        for (start, end, what) in rewrites {
+            out.extend_from_slice(&input[from..start]);
+            match what {
+                Rewrite::Null => out.extend_from_slice(b"null"),
+                Rewrite::LoneSurrogate(unit) => {
+                    out.extend_from_slice(stand_in(unit).encode_utf8(&mut [0u8; 4]).as_bytes())
+                }
+            }
+            from = end;
+        }
+        out.extend_from_slice(&input[from..]);
+        out
+    };
+    Ok(Prepared {
+        spans,
+        scratch,
+        flags,
+        escaped_stand_in,
+    })
+}
+
+/// simd-json over the scratch copy; errors name the byte and the message.
+pub fn parse_tape<'s>(scratch: &'s mut [u8], spans: &[Span]) -> Result<Tape<'s>> {
+    simd_json::to_tape(scratch).map_err(|e| {
+        let at = e.index();
+        let which = spans
+            .iter()
+            .position(|s| at < s.end)
+            .map(|i| format!(" (near message {i})"))
+            .unwrap_or_default();
+        PruneError::invalid_json(format!("invalid JSON at byte {at}{which}: {:?}", e.error()))
+    })
+}
+
+/// The top-level elements of a parsed array, or a typed error naming what the
+/// top level is instead.
+pub fn top_level_elements<'t>(tape: &'t [Node<'t>]) -> Result<Vec<Raw<'t>>> {
+    let root = Raw::new(tape, 0);
+    match root.node() {
+        Node::Array { .. } => Ok(root.elements().collect()),
+        Node::Object { .. } => Err(PruneError::not_array("an object")),
+        Node::String(_) => Err(PruneError::not_array("a string")),
+        Node::Static(simd_json::StaticNode::Null) => Err(PruneError::not_array("null")),
+        Node::Static(simd_json::StaticNode::Bool(_)) => Err(PruneError::not_array("a boolean")),
+        Node::Static(_) => Err(PruneError::not_array("a number")),
+    }
+}
+
+/// Parses a standalone JSON document (state, config) into an owned value.
+pub fn parse_owned(json: &[u8], what: &str) -> Result<(Val<'static>, TextFlags)> {
+    let mut wrapped = Vec::with_capacity(json.len() + 2);
+    wrapped.push(b'[');
+    wrapped.extend_from_slice(json);
+    wrapped.push(b']');
+    let relabel = |e: PruneError| PruneError::new(e.code, format!("{what}: {}", e.message));
+    let mut prepared = prepare(&wrapped).map_err(relabel)?;
+    let mut flags = prepared.flags;
+    flags.stand_ins = prepared.escaped_stand_in || holds_stand_ins(json);
+    let tape = parse_tape(&mut prepared.scratch, &[]).map_err(relabel)?;
+    let root = Raw::new(&tape.0, 0);
+    match (root.elements().next(), root.elements().count()) {
+        (Some(first), 1) => Ok((Val::to_owned_val(first), flags)),
+        _ => Err(PruneError::invalid_json(format!(
+            "{what}: not a single JSON value"
+        ))),
+    }
+}

@@ -1,0 +1,50 @@
+/// Length in UTF-16 code units of valid UTF-8 text: every byte that is not a
+/// continuation byte starts one code point (one unit), and four-byte sequences
+/// need a surrogate pair (one more unit).
+pub fn utf16_len(bytes: &[u8]) -> usize {
+    let mut continuation = 0usize;
+    let mut four_byte = 0usize;
+    // Chunked so the compiler can vectorize the two counts.
+    let mut chunks = bytes.chunks_exact(64);
+    for chunk in &mut chunks {
+        let mut c = 0u32;
+        let mut f = 0u32;
+        for &b in chunk {
+            c += u32::from((b as i8) < -64);
+            f += u32::from(b >= 0xF0);
+        }
+        continuation += c as usize;
+        four_byte += f as usize;
+    }
+    for &b in chunks.remainder() {
+        continuation += usize::from((b as i8) < -64);
+        four_byte += usize::from(b >= 0xF0);
+    }
+    bytes.len() - continuation + four_byte
+}
+
+#[cfg(test)]
+mod tests {
+    use super::utf16_len;
+
+    fn js_len(s: &str) -> usize {
+        s.encode_utf16().count()
+    }
+
+    #[test]
+    fn counts_units_not_bytes_or_chars() {
+        for s in [
+            "",
+            "ascii only",
+            "é",
+            "日本語",
+            "😀",
+            "a😀b\u{2028}c",
+            "\u{7f}\u{80}\u{7ff}\u{800}\u{ffff}\u{10000}\u{10ffff}",
+        ] {
+            assert_eq!(utf16_len(s.as_bytes()), js_len(s), "{s:?}");
+        }
+        let long = "xé日😀".repeat(100);
+        assert_eq!(utf16_len(long.as_bytes()), 500);
+    }
+}

@@ -1,0 +1,203 @@
+//! The N-API surface: converts arguments, maps `PruneError` to a JS Error
+//! whose `code` is the error's code, and never lets a panic cross.
+
+use napi::bindgen_prelude::{Buffer, Either, Null, Uint8Array};
+use napi::{Env, Status};
+use napi_derive::napi;
+
+use crate::config::Config;
+use crate::error::PruneError;
+use crate::frontier;
+use crate::phases::Stats;
+use crate::prune::{self, Pruned};
+use crate::state::State;
+
+/// Throws a JS Error carrying the typed error's code, then tells napi-rs the
+/// exception is already pending.
+fn js_error(env: &Env, e: PruneError) -> napi::Error {
+    match env.throw_error(&e.message, Some(e.code)) {
+        Ok(()) => napi::Error::from_status(Status::PendingException),
+        Err(_) => napi::Error::new(Status::GenericFailure, e.to_string()),
+    }
+}
+
+#[napi(object)]
+pub struct NativeFrontier {
+    pub thinking_strip_boundary_timestamp: Either<f64, Null>,
+    pub next_thinking_strip_boundary_timestamp: Either<f64, Null>,
+}
+
+#[napi(object)]
+pub struct NativeStats {
+    pub stubbed: u32,
+    pub purged_args: u32,
+    pub chain_dropped: u32,
+    pub chain_inserted: u32,
+    pub final_thinking_stripped: u32,
+    pub thinking_stripped: u32,
+}
+
+#[napi(object)]
+pub struct NativePruneResult {
+    pub pruned: bool,
+    pub before_chars: f64,
+    pub after_chars: f64,
+    pub messages: Either<Buffer, Null>,
+    pub frontier: NativeFrontier,
+    pub stats: NativeStats,
+}
+
+fn nullable(v: Option<f64>) -> Either<f64, Null> {
+    match v {
+        Some(n) if !n.is_nan() => Either::A(n),
+        _ => Either::B(Null),
+    }
+}
+
+impl From<Stats> for NativeStats {
+    fn from(s: Stats) -> Self {
+        NativeStats {
+            stubbed: s.stubbed,
+            purged_args: s.purged_args,
+            chain_dropped: s.chain_dropped,
+            chain_inserted: s.chain_inserted,
+            final_thinking_stripped: s.final_thinking_stripped,
+            thinking_stripped: s.thinking_stripped,
+        }
+    }
+}
+
+impl From<Pruned> for NativePruneResult {
+    fn from(p: Pruned) -> Self {
+        NativePruneResult {
+            pruned: p.pruned,
+            before_chars: p.before_chars as f64,
+            after_chars: p.after_chars as f64,
+            messages: match p.messages {
+                Some(bytes) => Either::A(bytes.into()),
+                None => Either::B(Null),
+            },
+            frontier: NativeFrontier {
+                thinking_strip_boundary_timestamp: nullable(
+                    p.frontier.thinking_strip_boundary_timestamp,
+                ),
+                next_thinking_strip_boundary_timestamp: nullable(
+                    p.frontier.next_thinking_strip_boundary_timestamp,
+                ),
+            },
+            stats: p.stats.into(),
+        }
+    }
+}
+
+fn state_from(json: Option<String>) -> Result<State, PruneError> {
+    json.map_or_else(|| Ok(State::default()), |j| State::from_json(j.as_bytes()))
+}
+
+fn config_from(json: Option<String>) -> Result<Config, PruneError> {
+    json.map_or_else(
+        || Ok(Config::default()),
+        |j| Config::from_json(j.as_bytes()),
+    )
+}
+
+fn boundary_from(b: Option<f64>) -> Result<Option<f64>, PruneError> {
+    match b {
+        Some(n) if n.is_nan() => Err(PruneError::bad_argument(
+            "thinkingStripBoundaryTimestamp must be a number, null or undefined (got NaN)",
+        )),
+        other => Ok(other),
+    }
+}
+
+/// Stateless prune: `stateJson` and `configJson` are JSON texts (the JS
+/// layer stringifies the host's objects), `messages` the JSON array's bytes.
+#[napi(catch_unwind)]
+pub fn prune_json(
+    env: Env,
+    messages: Uint8Array,
+    state_json: Option<String>,
+    config_json: Option<String>,
+    thinking_strip_boundary_timestamp: Option<f64>,
+) -> napi::Result<NativePruneResult> {
+    let run = || -> Result<Pruned, PruneError> {
+        let state = state_from(state_json)?;
+        let config = config_from(config_json)?;
+        let boundary = boundary_from(thinking_strip_boundary_timestamp)?;
+        prune::prune_bytes(&messages, &state, &config, boundary)
+    };
+    run().map(Into::into).map_err(|e| js_error(&env, e))
+}
+
+/// Holds converted state and config between renders.
+#[napi]
+pub struct NativePruner {
+    state: State,
+    config: Config,
+}
+
+#[napi]
+impl NativePruner {
+    /// Starts with an empty state and config; the JS layer sets both.
+    #[napi(constructor)]
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        NativePruner {
+            state: State::default(),
+            config: Config::default(),
+        }
+    }
+
+    #[napi(catch_unwind)]
+    pub fn set_state(&mut self, env: Env, state_json: Option<String>) -> napi::Result<()> {
+        self.state = state_from(state_json).map_err(|e| js_error(&env, e))?;
+        Ok(())
+    }
+
+    #[napi(catch_unwind)]
+    pub fn set_config(&mut self, env: Env, config_json: Option<String>) -> napi::Result<()> {
+        self.config = config_from(config_json).map_err(|e| js_error(&env, e))?;
+        Ok(())
+    }
+
+    #[napi(catch_unwind)]
+    pub fn prune(
+        &self,
+        env: Env,
+        messages: Uint8Array,
+        thinking_strip_boundary_timestamp: Option<f64>,
+    ) -> napi::Result<NativePruneResult> {
+        boundary_from(thinking_strip_boundary_timestamp)
+            .and_then(|b| prune::prune_bytes(&messages, &self.state, &self.config, b))
+            .map(Into::into)
+            .map_err(|e| js_error(&env, e))
+    }
+}
+
+/// SPEC 6; null stands for `undefined`.
+#[napi(catch_unwind)]
+pub fn compute_thinking_boundary(
+    assistant_timestamps: Vec<f64>,
+    keep_last_turns: f64,
+    prev: Option<f64>,
+) -> Either<f64, Null> {
+    nullable(frontier::compute_thinking_boundary(
+        &assistant_timestamps,
+        keep_last_turns,
+        prev,
+    ))
+}
+
+/// `JSON.stringify(JSON.parse(bytes)).length`, natively.
+#[napi(catch_unwind)]
+pub fn size_of(env: Env, messages: Uint8Array) -> napi::Result<f64> {
+    prune::size_of(&messages)
+        .map(|n| n as f64)
+        .map_err(|e| js_error(&env, e))
+}
+
+/// Panics on purpose, so tests can check that a panic becomes a JS error.
+#[napi(catch_unwind)]
+pub fn debug_panic() {
+    panic!("debug_panic called");
+}

@@ -1,0 +1,115 @@
+//! The four phases of SPEC section 3, run in order over the message list.
+//! Untouched messages stay `Val::Raw` (a tape position); a phase that edits
+//! one replaces it with a shallow owned copy.
+
+mod chain;
+mod purge;
+mod stub;
+mod thinking;
+
+use std::borrow::Cow;
+
+use crate::config::Config;
+use crate::error::{PruneError, Result};
+use crate::state::State;
+use crate::value::{Raw, Ty, Val, V};
+
+/// What each phase changed, for reports.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Stats {
+    pub stubbed: u32,
+    pub purged_args: u32,
+    pub chain_dropped: u32,
+    pub chain_inserted: u32,
+    pub final_thinking_stripped: u32,
+    pub thinking_stripped: u32,
+}
+
+pub struct Outcome<'t> {
+    pub messages: Vec<Val<'t>>,
+    pub changed: bool,
+    pub stats: Stats,
+}
+
+pub fn run<'t>(
+    input: &[Raw<'t>],
+    state: &State,
+    config: &Config,
+    boundary: Option<f64>,
+) -> Result<Outcome<'t>> {
+    let mut msgs: Vec<Val<'t>> = input.iter().map(|r| Val::Raw(*r)).collect();
+    let mut stats = Stats::default();
+    // The reference reads `msg.role` of every element first: null throws.
+    if let Some(i) = msgs.iter().position(|m| m.view().ty() == Ty::Null) {
+        return Err(PruneError::bad_message(
+            i,
+            "element",
+            "is null, not a message object",
+        ));
+    }
+    let mut changed = stub::run(&mut msgs, state, config, &mut stats)?;
+    if let Some(purge) = &config.purge {
+        changed |= purge::run(&mut msgs, purge, &mut stats)?;
+    }
+    if let Some(chain) = &config.chain {
+        if state.has_chain_entries() {
+            msgs = chain::run(msgs, state, chain, &mut stats)?;
+            changed = true;
+        }
+    }
+    if let Some(thinking) = &config.thinking {
+        changed |= thinking::run(&mut msgs, thinking, boundary, &mut stats)?;
+    }
+    Ok(Outcome {
+        messages: msgs,
+        changed,
+        stats,
+    })
+}
+
+fn has_role(m: V<'_, '_>, role: &str) -> bool {
+    m.get("role").is_some_and(|r| r.is_str(role))
+}
+
+/// The message as an owned object whose properties can be replaced.
+fn owned_object<'a, 't>(m: &'a mut Val<'t>) -> &'a mut Vec<(Cow<'t, str>, Val<'t>)> {
+    if let Val::Raw(r) = *m {
+        *m = Val::Obj(Val::shallow_object(r));
+    }
+    match m {
+        Val::Obj(entries) => entries,
+        _ => unreachable!("owned_object is only called on objects"),
+    }
+}
+
+/// The message with every `thinking` block removed from its content array;
+/// None when there is none to remove (content that is not an array has
+/// none). `index` names the message in errors.
+fn without_thinking<'t>(m: &Val<'t>, index: usize) -> Result<Option<Val<'t>>> {
+    let v = m.view();
+    let Some(content) = v.get("content").filter(|c| c.ty() == Ty::Arr) else {
+        return Ok(None);
+    };
+    let mut kept = Vec::new();
+    let mut removed = false;
+    for (j, block) in content.elements().enumerate() {
+        if block.ty() == Ty::Null {
+            return Err(PruneError::bad_message(
+                index,
+                &format!("content[{j}]"),
+                "is null",
+            ));
+        }
+        if block.get("type").is_some_and(|t| t.is_str("thinking")) {
+            removed = true;
+        } else {
+            kept.push(block.to_val());
+        }
+    }
+    if !removed {
+        return Ok(None);
+    }
+    let mut out = m.clone();
+    Val::set(owned_object(&mut out), "content", Val::Arr(kept));
+    Ok(Some(out))
+}
