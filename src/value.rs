@@ -91,14 +91,27 @@ impl<'t> Raw<'t> {
     /// Properties in JS order: integer-like keys ascending, then insertion
     /// order; a duplicate key keeps its first position and its last value.
     pub fn js_entries(&self) -> Vec<(&'t str, Raw<'t>)> {
-        let mut out: Vec<(&'t str, Raw<'t>)> = Vec::new();
-        let mut seen: HashMap<&'t str, usize> = HashMap::new();
-        for (k, v) in self.entries() {
-            if let Some(&pos) = seen.get(k) {
-                out[pos].1 = v;
-            } else {
-                seen.insert(k, out.len());
-                out.push((k, v));
+        let len = match self.node() {
+            Node::Object { len, .. } => len,
+            _ => 0,
+        };
+        let mut out: Vec<(&'t str, Raw<'t>)> = Vec::with_capacity(len);
+        if len <= SMALL_OBJECT {
+            for (k, v) in self.entries() {
+                match out.iter_mut().find(|e| e.0 == k) {
+                    Some(slot) => slot.1 = v,
+                    None => out.push((k, v)),
+                }
+            }
+        } else {
+            let mut seen: HashMap<&'t str, usize> = HashMap::with_capacity(len);
+            for (k, v) in self.entries() {
+                if let Some(&pos) = seen.get(k) {
+                    out[pos].1 = v;
+                } else {
+                    seen.insert(k, out.len());
+                    out.push((k, v));
+                }
             }
         }
         order_integer_keys_first(&mut out, |e| e.0);
@@ -106,15 +119,25 @@ impl<'t> Raw<'t> {
     }
 }
 
+/// Objects up to this many keys are checked by comparing keys pairwise.
+const SMALL_OBJECT: usize = 16;
+
 fn object_keys_plain(obj: Raw<'_>, len: usize) -> bool {
-    let mut keys: Vec<&str> = Vec::with_capacity(len);
-    for (k, _) in obj.entries() {
-        if array_index(k).is_some() || keys.contains(&k) {
-            return false;
-        }
-        keys.push(k);
+    if obj.entries().any(|(k, _)| k.as_bytes().first().is_some_and(u8::is_ascii_digit) && array_index(k).is_some()) {
+        return false;
     }
-    true
+    if len <= SMALL_OBJECT {
+        let mut rest = obj.entries();
+        while let Some((k, _)) = rest.next() {
+            if rest.clone().any(|(other, _)| other == k) {
+                return false;
+            }
+        }
+        true
+    } else {
+        let mut keys: std::collections::HashSet<&str> = std::collections::HashSet::with_capacity(len);
+        obj.entries().all(|(k, _)| keys.insert(k))
+    }
 }
 
 /// Stable reorder: array-index keys first, ascending, others keep their order.
@@ -158,6 +181,7 @@ impl<'t> Iterator for RawElements<'t> {
     }
 }
 
+#[derive(Clone)]
 pub struct RawEntries<'t> {
     tape: &'t [Node<'t>],
     next: usize,

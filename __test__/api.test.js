@@ -1,0 +1,182 @@
+'use strict';
+
+// The public API around the conformance vectors: Pruner vs prune, error
+// codes and places, panics, caller buffers, sizeOf, the frontier, and the
+// sample session against the pure-JS implementation.
+
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { prune, Pruner, computeThinkingBoundary, sizeOf } = require('..');
+const pure = require('../js/pure.js');
+const { loadVectors } = require('./helpers/vectors');
+
+const vectors = loadVectors().filter((c) => c.group !== 'boundary');
+const sample = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'sample', 'session.json'), 'utf8'));
+
+function bytesOf(value) {
+  return Buffer.from(JSON.stringify(value));
+}
+
+function outJson(result) {
+  return result.pruned ? JSON.stringify(JSON.parse(result.messages.toString('utf8'))) : null;
+}
+
+test('Pruner gives the same answers as prune, across state changes', () => {
+  const cases = vectors.filter((c) => !c.expected.throws && c.group !== 'hostile');
+  const byConfig = new Map();
+  for (const c of cases) {
+    const key = JSON.stringify(c.config);
+    if (!byConfig.has(key)) byConfig.set(key, []);
+    byConfig.get(key).push(c);
+  }
+  let checked = 0;
+  for (const group of byConfig.values()) {
+    const pruner = new Pruner(group[0].config);
+    for (const c of group) {
+      pruner.setState(c.state);
+      const bytes = bytesOf(c.messages);
+      const opts = { thinkingStripBoundaryTimestamp: c.thinkingBoundaryTimestamp };
+      const a = pruner.prune(bytes, opts);
+      const b = prune(bytes, { state: c.state, config: c.config, ...opts });
+      assert.equal(a.pruned, c.expected.pruned, c.name);
+      assert.equal(a.beforeChars, b.beforeChars, c.name);
+      assert.equal(a.afterChars, b.afterChars, c.name);
+      assert.equal(outJson(a), outJson(b), c.name);
+      assert.deepEqual(a.frontier, b.frontier, c.name);
+      checked++;
+    }
+  }
+  assert.equal(checked, cases.length);
+});
+
+test('the caller buffer is byte-identical after every call, also on errors', () => {
+  for (const c of vectors) {
+    const bytes = Buffer.from(c.rawMessages);
+    const copy = Buffer.from(bytes);
+    try {
+      prune(bytes, { state: c.state, config: c.config, thinkingStripBoundaryTimestamp: c.thinkingBoundaryTimestamp });
+    } catch {
+      // errors are checked elsewhere
+    }
+    try {
+      sizeOf(bytes);
+    } catch {
+      // non-array inputs
+    }
+    assert.ok(bytes.equals(copy), c.name);
+  }
+  // A Uint8Array view into a larger buffer is read, not written, too.
+  const backing = Buffer.from(`xx${JSON.stringify(sample.messages)}yy`);
+  const view = new Uint8Array(backing.buffer, backing.byteOffset + 2, backing.length - 4);
+  const before = Buffer.from(backing);
+  const r = prune(view, { state: sample.state, config: sample.config });
+  assert.ok(r.pruned);
+  assert.ok(backing.equals(before));
+});
+
+test('typed errors carry a stable code and name the message and field', () => {
+  const cases = [
+    ['[{"role":"user"},null]', {}, 'ERR_CONDENSE_INVALID_MESSAGE', /message 1/],
+    ['{"role":"user"}', {}, 'ERR_CONDENSE_NOT_ARRAY', /array.*object/],
+    ['[1,2', {}, 'ERR_CONDENSE_INVALID_JSON', /byte/],
+    ['', {}, 'ERR_CONDENSE_INVALID_JSON', /byte/],
+    [
+      '[{"role":"assistant","content":"text","timestamp":1},{"role":"toolResult","toolCallId":"a","isError":true,"content":[]}]',
+      { config: { errorPurge: { enabled: true, cooldownTurns: 0, minArgChars: 0 } } },
+      'ERR_CONDENSE_INVALID_MESSAGE',
+      /message 0: content/,
+    ],
+    [`[${'['.repeat(1200)}${']'.repeat(1200)}]`, {}, 'ERR_CONDENSE_TOO_DEEP', /message 0/],
+    ['[]', { state: { records: [] } }, 'ERR_CONDENSE_INVALID_STATE', /records/],
+    ['[]', { config: { protection: { protectedPaths: [1] } } }, 'ERR_CONDENSE_INVALID_CONFIG', /protectedPaths\[0\]/],
+  ];
+  for (const [text, opts, code, message] of cases) {
+    assert.throws(() => prune(Buffer.from(text), opts), (e) => e instanceof Error && e.code === code && message.test(e.message), text.slice(0, 40));
+  }
+  assert.throws(() => prune('[]'), { code: 'ERR_CONDENSE_INVALID_ARGUMENT' });
+  assert.throws(() => prune(Buffer.from('[]'), { thinkingStripBoundaryTimestamp: '5' }), { code: 'ERR_CONDENSE_INVALID_ARGUMENT' });
+  assert.throws(() => new Pruner().prune([]), { code: 'ERR_CONDENSE_INVALID_ARGUMENT' });
+  assert.throws(() => computeThinkingBoundary([1, 'x'], 1), { code: 'ERR_CONDENSE_INVALID_ARGUMENT' });
+});
+
+test('a panic inside the addon becomes a JS error, and the addon keeps working', () => {
+  const binding = require('../binding.js');
+  assert.throws(() => binding.debugPanic(), (e) => e instanceof Error && /panic/.test(e.message));
+  const r = prune(bytesOf(sample.messages), { state: sample.state, config: sample.config });
+  assert.ok(r.pruned);
+});
+
+test('sizeOf equals JSON.stringify(JSON.parse(bytes)).length, raw spellings included', () => {
+  for (const c of vectors) {
+    if (!Array.isArray(c.messages)) continue;
+    const expected = JSON.stringify(JSON.parse(c.rawMessages)).length;
+    assert.equal(sizeOf(Buffer.from(c.rawMessages)), expected, c.name);
+  }
+  const odd = '[ {"b":1, "2":"\\u00e9\\/", "a":[1.0,-0,1E21,1e400], "b":2}, "\\ud800\\ud83d\\ude00" ]';
+  assert.equal(sizeOf(Buffer.from(odd)), JSON.stringify(JSON.parse(odd)).length);
+});
+
+test('lone surrogates survive exactly', () => {
+  const messages = [
+    { role: 'toolResult', toolCallId: 'id\ud800', toolName: 'read', content: [{ type: 'text', text: 'x\udfffy' }], isError: false, timestamp: 2 },
+    { role: 'assistant', content: [{ type: 'thinking', thinking: '\udbff' }, { type: 'text', text: 'a\ud834b' }], timestamp: 1 },
+  ];
+  const state = { records: { 'id\ud800': { toolName: 'read', args: { path: 'p\udc00' } } } };
+  const config = { thinkingStrip: { enabled: true, keepLastTurns: 1 } };
+  const opts = { state, config, thinkingStripBoundaryTimestamp: 5 };
+  const r = prune(bytesOf(messages), opts);
+  const expected = pure.pruneMessages(messages, opts);
+  assert.equal(r.messages.toString('utf8'), JSON.stringify(expected.messages));
+  assert.equal(r.beforeChars, expected.beforeChars);
+  assert.equal(r.afterChars, expected.afterChars);
+  assert.match(r.messages.toString('utf8'), /id\\ud800/);
+});
+
+test('frontier: boundary used and the one a flush would compute', () => {
+  const messages = [1, 2, 3, 4, 5].map((t) => ({ role: 'assistant', content: [], timestamp: t * 10 }));
+  const config = { thinkingStrip: { enabled: true, keepLastTurns: 2 } };
+  const r = prune(bytesOf(messages), { config, thinkingStripBoundaryTimestamp: 15 });
+  assert.deepEqual(r.frontier, { thinkingStripBoundaryTimestamp: 15, nextThinkingStripBoundaryTimestamp: 40 });
+  const later = prune(bytesOf(messages), { config, thinkingStripBoundaryTimestamp: 45 });
+  assert.equal(later.frontier.nextThinkingStripBoundaryTimestamp, 45, 'monotonic');
+  const off = prune(bytesOf(messages), { config: {} });
+  assert.deepEqual(off.frontier, { thinkingStripBoundaryTimestamp: null, nextThinkingStripBoundaryTimestamp: null });
+  assert.equal(computeThinkingBoundary([10, 20, 30], 2), 20);
+  assert.equal(computeThinkingBoundary([10, 20, 30], 3), undefined);
+  assert.equal(computeThinkingBoundary([10, 20, 30], 3, 7), 7);
+});
+
+test('the sample session: native equals pure JS, with every phase at work', () => {
+  const { messages, state, config, thinkingBoundaryTimestamp } = sample;
+  const opts = { state, config, thinkingStripBoundaryTimestamp: thinkingBoundaryTimestamp };
+  const r = prune(bytesOf(messages), opts);
+  const js = pure.pruneMessages(messages, opts);
+  assert.equal(r.pruned, true);
+  assert.equal(r.beforeChars, js.beforeChars);
+  assert.equal(r.afterChars, js.afterChars);
+  assert.equal(r.messages.toString('utf8'), JSON.stringify(js.messages));
+  assert.deepEqual(r.stats, js.stats);
+  assert.deepEqual(r.frontier, js.frontier);
+  for (const [k, v] of Object.entries(r.stats)) assert.ok(v > 0, k);
+});
+
+const corpusDir = path.join(__dirname, '..', '..', 'shared', 'corpus');
+for (const name of ['small', 'medium', 'large']) {
+  const file = path.join(corpusDir, `${name}.json`);
+  test(`corpus ${name}: native equals pure JS`, { skip: !fs.existsSync(file) && 'shared corpus absent' }, () => {
+    const session = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const opts = { state: session.state, config: session.config, thinkingStripBoundaryTimestamp: session.thinkingBoundaryTimestamp };
+    const bytes = bytesOf(session.messages);
+    const r = prune(bytes, opts);
+    const js = pure.pruneMessages(session.messages, opts);
+    assert.equal(r.pruned, js.pruned);
+    assert.equal(r.beforeChars, js.beforeChars);
+    assert.equal(r.afterChars, js.afterChars);
+    assert.equal(r.messages.toString('utf8'), JSON.stringify(js.messages));
+    assert.deepEqual(r.stats, js.stats);
+    assert.deepEqual(r.frontier, js.frontier);
+    assert.equal(sizeOf(bytes), JSON.stringify(session.messages).length);
+  });
+}
