@@ -13,12 +13,22 @@ fn split(doc: &[u8]) -> (Vec<u8>, Vec<u8>, Vec<u8>, Option<f64>) {
     let mut scratch = doc.to_vec();
     let tape = simd_json::to_tape(&mut scratch).expect("corpus file parses");
     let root = Raw::new(&tape.0, 0);
-    let field = |k: &str| root.get(k).map(|v| condense_native::value::V::R(v).to_json());
-    let boundary = root.get("thinkingBoundaryTimestamp").and_then(|v| match condense_native::value::V::R(v).ty() {
-        condense_native::value::Ty::Num(n) => Some(n),
-        _ => None,
+    let field = |k: &str| {
+        root.get(k)
+            .map(|v| condense_native::value::V::R(v).to_json())
+    };
+    let boundary = root.get("thinkingBoundaryTimestamp").and_then(|v| {
+        match condense_native::value::V::R(v).ty() {
+            condense_native::value::Ty::Num(n) => Some(n),
+            _ => None,
+        }
     });
-    (field("messages").unwrap(), field("state").unwrap(), field("config").unwrap(), boundary)
+    (
+        field("messages").unwrap(),
+        field("state").unwrap(),
+        field("config").unwrap(),
+        boundary,
+    )
 }
 
 fn time<R>(label: &str, runs: usize, mut f: impl FnMut() -> R) {
@@ -34,7 +44,9 @@ fn time<R>(label: &str, runs: usize, mut f: impl FnMut() -> R) {
 }
 
 fn main() {
-    let path = std::env::args().nth(1).unwrap_or_else(|| "../shared/corpus/large.json".into());
+    let path = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "../shared/corpus/large.json".into());
     let doc = std::fs::read(&path).expect("readable corpus file");
     let (messages, state, config, boundary) = split(&doc);
     let state = State::from_json(&state).unwrap();
@@ -53,5 +65,9 @@ fn main() {
         top_level_elements(&tape.0).unwrap().len()
     });
     time("size_of", runs, || size_of(&messages).unwrap());
-    time("prune", runs, || prune_bytes(&messages, &state, &config, boundary).unwrap().after_chars);
+    time("prune", runs, || {
+        prune_bytes(&messages, &state, &config, boundary)
+            .unwrap()
+            .after_chars
+    });
 }

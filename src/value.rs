@@ -123,7 +123,9 @@ impl<'t> Raw<'t> {
 const SMALL_OBJECT: usize = 16;
 
 fn object_keys_plain(obj: Raw<'_>, len: usize) -> bool {
-    if obj.entries().any(|(k, _)| k.as_bytes().first().is_some_and(u8::is_ascii_digit) && array_index(k).is_some()) {
+    if obj.entries().any(|(k, _)| {
+        k.as_bytes().first().is_some_and(u8::is_ascii_digit) && array_index(k).is_some()
+    }) {
         return false;
     }
     if len <= SMALL_OBJECT {
@@ -135,7 +137,8 @@ fn object_keys_plain(obj: Raw<'_>, len: usize) -> bool {
         }
         true
     } else {
-        let mut keys: std::collections::HashSet<&str> = std::collections::HashSet::with_capacity(len);
+        let mut keys: std::collections::HashSet<&str> =
+            std::collections::HashSet::with_capacity(len);
         obj.entries().all(|(k, _)| keys.insert(k))
     }
 }

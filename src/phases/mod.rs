@@ -113,3 +113,92 @@ fn without_thinking<'t>(m: &Val<'t>, index: usize) -> Result<Option<Val<'t>>> {
     Val::set(owned_object(&mut out), "content", Val::Arr(kept));
     Ok(Some(out))
 }
+
+/// Shared helpers for the phase tests: each phase is driven through the
+/// whole pipeline (`prune_bytes`) with hand-written JSON.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::Stats;
+    use crate::config::Config;
+    use crate::error::{PruneError, Result};
+    use crate::prune::{prune_bytes, Pruned};
+    use crate::state::State;
+
+    /// JavaScript's `s.length`: UTF-16 code units.
+    pub fn units(s: &str) -> usize {
+        s.encode_utf16().count()
+    }
+
+    pub fn run(messages: &str, state: &str, config: &str, boundary: Option<f64>) -> Result<Pruned> {
+        let state = State::from_json(state.as_bytes())?;
+        let config = Config::from_json(config.as_bytes())?;
+        prune_bytes(messages.as_bytes(), &state, &config, boundary)
+    }
+
+    /// The output array as text.
+    pub fn text(p: &Pruned) -> String {
+        String::from_utf8(p.messages.clone().expect("a pruned result has messages")).unwrap()
+    }
+
+    /// Runs `messages` (spelled as JSON.stringify spells it, so its length
+    /// is `beforeChars`) and checks a changed result: the exact output
+    /// text, both sizes and the stats.
+    #[track_caller]
+    pub fn expect_pruned(
+        messages: &str,
+        state: &str,
+        config: &str,
+        boundary: Option<f64>,
+        expected: &str,
+        stats: Stats,
+    ) -> Pruned {
+        let p = run(messages, state, config, boundary).expect("no error");
+        assert!(p.pruned, "pruned");
+        assert_eq!(text(&p), expected);
+        assert_eq!(p.before_chars, units(messages), "beforeChars");
+        assert_eq!(p.after_chars, units(expected), "afterChars");
+        assert_eq!(p.stats, stats);
+        p
+    }
+
+    /// Checks a no-op: no new buffer, the 0/0 sentinel, no stats.
+    #[track_caller]
+    pub fn expect_unchanged(messages: &str, state: &str, config: &str, boundary: Option<f64>) {
+        let p = run(messages, state, config, boundary).expect("no error");
+        assert!(!p.pruned, "not pruned");
+        assert!(p.messages.is_none());
+        assert_eq!((p.before_chars, p.after_chars), (0, 0));
+        assert_eq!(p.stats, Stats::default());
+    }
+
+    /// Checks a typed error with `code` whose message mentions `needle`.
+    #[track_caller]
+    pub fn expect_error(
+        messages: &str,
+        state: &str,
+        config: &str,
+        boundary: Option<f64>,
+        code: &str,
+        needle: &str,
+    ) -> PruneError {
+        let err = match run(messages, state, config, boundary) {
+            Ok(p) => panic!("expected {code}, got pruned={}", p.pruned),
+            Err(e) => e,
+        };
+        assert_eq!(err.code, code, "{err}");
+        assert!(err.message.contains(needle), "{err}");
+        err
+    }
+
+    /// The plain stub message as JSON.stringify writes it.
+    pub fn plain_stub(id: &str, tool: &str, ts: &str, reference: &str) -> String {
+        format!(
+            concat!(
+                r#"{{"role":"toolResult","toolCallId":"{}","toolName":"{}","content":[{{"type":"text","#,
+                r#""text":"[Summarized in pruner summary, ref `{}`. Use context_tree_query to retrieve full output.]"}}],"#,
+                r#""isError":false,"timestamp":{}}}"#
+            ),
+            id, tool, reference, ts
+        )
+    }
+}
