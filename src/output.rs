@@ -37,28 +37,27 @@ impl<'i, 't> Source<'i, 't> {
         self.raws.binary_search_by_key(&r.at(), |x| x.at()).ok()
     }
 
-    /// Writes message `i` of the input and returns its length in UTF-16 units.
-    fn write_input(&self, out: &mut Vec<u8>, i: usize) -> usize {
-        let from = out.len();
-        match self.canonical_bytes(i) {
-            Some(bytes) => out.extend_from_slice(bytes),
-            None => Val::Raw(self.raws[i]).view().write_json(out),
+    /// Length in UTF-16 units of message `i` as JSON.stringify writes it,
+    /// given its canonical bytes when it has them.
+    fn input_len(&self, i: usize, canonical: Option<&[u8]>, scratch: &mut Vec<u8>) -> usize {
+        match canonical {
+            Some(bytes) => utf16_len(bytes),
+            None => {
+                scratch.clear();
+                Val::Raw(self.raws[i]).view().write_json(scratch);
+                utf16_len(scratch)
+            }
         }
-        utf16_len(&out[from..])
     }
 }
 
 /// `JSON.stringify(input).length`, `JSON.stringify(output).length`, and the
 /// output bytes.
 pub fn assemble(src: &Source<'_, '_>, msgs: &[Val<'_>]) -> (Vec<u8>, Sizes) {
-    let mut lens = vec![0usize; src.raws.len()];
+    let canonical: Vec<Option<&[u8]>> = (0..src.raws.len()).map(|i| src.canonical_bytes(i)).collect();
     let mut scratch = Vec::new();
-    let mut before = 2 + src.raws.len().saturating_sub(1);
-    for (i, len) in lens.iter_mut().enumerate() {
-        scratch.clear();
-        *len = src.write_input(&mut scratch, i);
-        before += *len;
-    }
+    let lens: Vec<usize> = (0..src.raws.len()).map(|i| src.input_len(i, canonical[i], &mut scratch)).collect();
+    let before = 2 + src.raws.len().saturating_sub(1) + lens.iter().sum::<usize>();
     let mut out = Vec::with_capacity(src.input.len());
     out.push(b'[');
     let mut after = 2 + msgs.len().saturating_sub(1);
@@ -66,14 +65,14 @@ pub fn assemble(src: &Source<'_, '_>, msgs: &[Val<'_>]) -> (Vec<u8>, Sizes) {
         if n > 0 {
             out.push(b',');
         }
+        let from = out.len();
         let known = match m {
             Val::Raw(r) => src.index_of(*r),
             _ => None,
         };
         match known {
             Some(i) => {
-                let from = out.len();
-                match src.canonical_bytes(i) {
+                match canonical[i] {
                     Some(bytes) => out.extend_from_slice(bytes),
                     None => m.view().write_json(&mut out),
                 }
@@ -81,7 +80,6 @@ pub fn assemble(src: &Source<'_, '_>, msgs: &[Val<'_>]) -> (Vec<u8>, Sizes) {
                 after += lens[i];
             }
             None => {
-                let from = out.len();
                 m.view().write_json(&mut out);
                 after += utf16_len(&out[from..]);
             }
@@ -94,10 +92,6 @@ pub fn assemble(src: &Source<'_, '_>, msgs: &[Val<'_>]) -> (Vec<u8>, Sizes) {
 /// `JSON.stringify(JSON.parse(bytes)).length` for a whole array.
 pub fn measure(src: &Source<'_, '_>) -> usize {
     let mut scratch = Vec::new();
-    let mut total = 2 + src.raws.len().saturating_sub(1);
-    for i in 0..src.raws.len() {
-        scratch.clear();
-        total += src.write_input(&mut scratch, i);
-    }
-    total
+    let body: usize = (0..src.raws.len()).map(|i| src.input_len(i, src.canonical_bytes(i), &mut scratch)).sum();
+    2 + src.raws.len().saturating_sub(1) + body
 }
