@@ -149,4 +149,47 @@ mod tests {
             assert!(string_to_number(nan).is_nan(), "{nan}");
         }
     }
+
+    #[test]
+    fn formats_special_values_like_node() {
+        // Each right-hand side is node's JSON.stringify(n) === String(n).
+        for (n, js) in [
+            (1e-7, "1e-7"),
+            (123e-20, "1.23e-18"),
+            (1e-6, "0.000001"),
+            (0.000001234, "0.000001234"),
+            (-1e21, "-1e+21"),
+            (999999999999999900000.0, "999999999999999900000"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
+            (1e300 * 10.0, "1e+301"),
+            (-5e-324, "-5e-324"),
+            (-1.5e-7, "-1.5e-7"),
+            (2f64.powi(53) + 1.0, "9007199254740992"),
+            (123456789.125, "123456789.125"),
+            (100.0, "100"),
+        ] {
+            assert_eq!(json(n), js, "{n:e}");
+            assert_eq!(format_number(n), js, "{n:e}");
+        }
+        // String(-0) is "0" too.
+        assert_eq!(format_number(-0.0), "0");
+        assert_eq!(format_number(f64::INFINITY), "Infinity");
+    }
+
+    #[test]
+    fn string_to_number_reads_json_spellings() {
+        assert_eq!(string_to_number("1e21"), 1e21);
+        assert_eq!(string_to_number("1E21"), 1e21);
+        assert_eq!(string_to_number("1.5e-7"), 1.5e-7);
+        assert_eq!(string_to_number("123e-20"), 1.23e-18);
+        assert_eq!(string_to_number("1E400"), f64::INFINITY);
+        assert_eq!(string_to_number("-1e999"), f64::NEG_INFINITY);
+        assert_eq!(string_to_number("9007199254740993"), 9007199254740992.0);
+        let neg_zero = string_to_number("-0");
+        assert!(neg_zero == 0.0 && neg_zero.is_sign_negative());
+        // JS white space includes U+2028, U+FEFF and NBSP.
+        assert_eq!(string_to_number("\u{2028}\u{feff}\u{a0}7\u{2029}"), 7.0);
+        assert!(string_to_number("1_000").is_nan());
+        assert!(string_to_number("+-1").is_nan());
+    }
 }

@@ -103,4 +103,35 @@ mod tests {
             format!("\"a{}\\n{}\"", stand_in(0xd834), stand_in(0xdfff))
         );
     }
+
+    #[test]
+    fn every_control_character_is_escaped_like_node() {
+        let all: String = (0u8..0x20).map(char::from).collect();
+        // node: JSON.stringify(String.fromCharCode(0, 1, ..., 31)), 174 units.
+        let js = concat!(
+            r#""\u0000\u0001\u0002\u0003\u0004\u0005\u0006\u0007\b\t\n\u000b\f\r"#,
+            r#"\u000e\u000f\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017\u0018\u0019"#,
+            r#"\u001a\u001b\u001c\u001d\u001e\u001f""#
+        );
+        assert_eq!(enc(&all), js);
+        assert_eq!(js.len(), 174);
+    }
+
+    #[test]
+    fn non_ascii_stays_literal_and_counts_in_utf16_units() {
+        use crate::jsjson::utf16_len;
+        // (text, JSON.stringify(text).length in node)
+        for (s, js_len) in [
+            ("\u{7f}", 3),
+            ("\u{2028}\u{2029}", 4),
+            ("😀", 4),
+            ("a😀é日\u{301}", 8),
+            ("👩\u{200d}💻", 7),
+            ("\u{10ffff}", 4),
+        ] {
+            let out = enc(s);
+            assert_eq!(out, format!("\"{s}\""));
+            assert_eq!(utf16_len(out.as_bytes()), js_len, "{s:?}");
+        }
+    }
 }

@@ -47,4 +47,23 @@ mod tests {
         let long = "xé日😀".repeat(100);
         assert_eq!(utf16_len(long.as_bytes()), 500);
     }
+
+    #[test]
+    fn counts_json_text_as_js_length() {
+        // JSON texts with escapes count their escape characters; raw
+        // astral characters count 2.
+        for (json, js_len) in [
+            (r#"["\ud800"]"#, 10),
+            (r#"{"p":"é😀"}"#, 11),
+            (r#"{"s":"a\nb"}"#, 12),
+            ("\"\u{2028}\"", 3),
+        ] {
+            assert_eq!(utf16_len(json.as_bytes()), js_len, "{json}");
+        }
+        // Lengths that straddle the 64-byte chunks.
+        for n in [63, 64, 65, 127, 128, 129] {
+            let s = "😀".repeat(n / 4) + &"é".repeat(n % 4);
+            assert_eq!(utf16_len(s.as_bytes()), js_len(&s), "{n}");
+        }
+    }
 }

@@ -338,3 +338,335 @@ fn substitute_block_refs(state: &State, summary: &str, own: &str) -> String {
     out.push_str(rest);
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{expect_error, expect_pruned, expect_unchanged, plain_stub};
+    use super::super::Stats;
+
+    const INVALID: &str = "ERR_CONDENSE_INVALID_MESSAGE";
+
+    const USER_100: &str = r#"{"role":"user","content":"start","timestamp":100}"#;
+    const CALL_D1: &str = r#"{"role":"assistant","content":[{"type":"thinking","thinking":"plan"},{"type":"toolCall","id":"d1","name":"read","arguments":{"path":"a"}}],"timestamp":101}"#;
+    const RESULT_D1: &str = r#"{"role":"toolResult","toolCallId":"d1","toolName":"read","content":[{"type":"text","text":"A"}],"isError":false,"timestamp":102}"#;
+    const SUMMARY_D1: &str = r#"{"role":"custom","customType":"context-prune-summary","content":"s","display":false,"details":{"toolCallRefs":[{"toolCallId":"d1","shortId":"t1"}]},"timestamp":103}"#;
+    const FINAL: &str = r#"{"role":"assistant","content":[{"type":"thinking","thinking":"wrap","thinkingSignature":"sig"},{"type":"text","text":"done"}],"timestamp":104}"#;
+    const FINAL_STRIPPED: &str =
+        r#"{"role":"assistant","content":[{"type":"text","text":"done"}],"timestamp":104}"#;
+    const OTHER_CUSTOM: &str = r#"{"role":"custom","customType":"note","content":"keep","details":{"toolCallRefs":[{"toolCallId":"d1"}]},"timestamp":105}"#;
+    const USER_200: &str = r#"{"role":"user","content":"next","timestamp":200}"#;
+    const CALL_K1: &str = r#"{"role":"assistant","content":[{"type":"toolCall","id":"k1","name":"read","arguments":{}}],"timestamp":201}"#;
+    const RESULT_K1: &str = r#"{"role":"toolResult","toolCallId":"k1","toolName":"read","content":[{"type":"text","text":"line1"},{"type":"image","data":"..."},{"type":"text","text":"line2"}],"isError":false,"timestamp":202}"#;
+
+    /// b1 drops d1 and has a range summary naming itself, b2 and a missing
+    /// b9; b2 drops nothing present, protects k1, and its per-batch summary
+    /// names b1.
+    const STATE: &str = concat!(
+        r#"{"chains":[{"blockId":"b1","startUserTimestamp":100,"droppedToolCallIds":["d1"],"finalAssistantTimestamp":104,"#,
+        r#""toolRefs":["t1"],"compressedAt":150,"rangeSummaryText":"Read files. See {b1} and {b2} and {b9}."},"#,
+        r#"{"blockId":"b2","startUserTimestamp":200,"droppedToolCallIds":["k0"],"protectedToolCallIds":["k1"],"#,
+        r#""finalAssistantTimestamp":null,"toolRefs":["t2","t3"],"compressedAt":250}],"#,
+        r#""summaryBodies":[{"toolCallIds":["k0"],"text":"batch k0 {b1}"}]}"#
+    );
+
+    // {b1} is this block's own id and {b9} finds nothing: both stay. {b2}
+    // becomes b2's per-batch text, whose {b1} is not re-scanned.
+    const BLOCK_B1: &str = r#"{"role":"user","content":[{"type":"text","text":"<compressed-chain id=\"b1\" tools=\"t1\">\nRead files. See {b1} and batch k0 {b1} and {b9}.\n</compressed-chain>"}],"timestamp":150}"#;
+    const BLOCK_B2: &str = r#"{"role":"user","content":[{"type":"text","text":"<compressed-chain id=\"b2\" tools=\"t2,t3\">\nbatch k0 Read files. See {b1} and {b2} and {b9}.\n\n<protected-output tool=\"read\">\nline1\nline2\n</protected-output>\n</compressed-chain>"}],"timestamp":250}"#;
+
+    fn array(items: &[&str]) -> String {
+        format!("[{}]", items.join(","))
+    }
+
+    fn input() -> String {
+        array(&[
+            USER_100,
+            CALL_D1,
+            RESULT_D1,
+            SUMMARY_D1,
+            FINAL,
+            OTHER_CUSTOM,
+            USER_200,
+            CALL_K1,
+            RESULT_K1,
+        ])
+    }
+
+    fn chain_config(strip: bool) -> String {
+        format!(
+            r#"{{"chainCompression":{{"enabled":true,"stripFinalAssistantThinking":{strip}}}}}"#
+        )
+    }
+
+    #[test]
+    fn drops_chain_and_inserts_synthetic_blocks() {
+        let expected = array(&[
+            USER_100,
+            BLOCK_B1,
+            FINAL_STRIPPED,
+            OTHER_CUSTOM,
+            USER_200,
+            BLOCK_B2,
+            CALL_K1,
+            RESULT_K1,
+        ]);
+        let p = expect_pruned(
+            &input(),
+            STATE,
+            &chain_config(true),
+            None,
+            &expected,
+            Stats {
+                chain_dropped: 3,
+                chain_inserted: 2,
+                final_thinking_stripped: 1,
+                ..Stats::default()
+            },
+        );
+        assert_eq!((p.before_chars, p.after_chars), (1115, 1039));
+    }
+
+    #[test]
+    fn final_assistant_keeps_thinking_without_the_strip_option() {
+        let expected = array(&[
+            USER_100,
+            BLOCK_B1,
+            FINAL,
+            OTHER_CUSTOM,
+            USER_200,
+            BLOCK_B2,
+            CALL_K1,
+            RESULT_K1,
+        ]);
+        let p = expect_pruned(
+            &input(),
+            STATE,
+            &chain_config(false),
+            None,
+            &expected,
+            Stats {
+                chain_dropped: 3,
+                chain_inserted: 2,
+                ..Stats::default()
+            },
+        );
+        assert_eq!((p.before_chars, p.after_chars), (1115, 1103));
+    }
+
+    #[test]
+    fn existing_blocks_are_not_reinserted_and_duplicate_user_timestamps_each_get_one() {
+        let existing = r#"{"role":"user","content":[{"type":"text","text":"<compressed-chain id=\"b1\" tools=\"t1\">\nold\n</compressed-chain>"}],"timestamp":150}"#;
+        let a = r#"{"role":"user","content":"a","timestamp":100}"#;
+        let again = r#"{"role":"user","content":"again","timestamp":100}"#;
+        let b = r#"{"role":"user","content":"b","timestamp":200}"#;
+        let asst = r#"{"role":"assistant","content":[{"type":"text","text":"x"}],"timestamp":201}"#;
+        let c = r#"{"role":"user","content":[{"type":"text","text":"c"}],"timestamp":200}"#;
+        // An empty range summary is used as it is.
+        let b2 = r#"{"role":"user","content":[{"type":"text","text":"<compressed-chain id=\"b2\" tools=\"t5\">\n\n</compressed-chain>"}],"timestamp":250}"#;
+        let state = concat!(
+            r#"{"chains":[{"blockId":"b1","startUserTimestamp":100,"droppedToolCallIds":[],"finalAssistantTimestamp":null,"toolRefs":[],"compressedAt":150,"rangeSummaryText":"one"},"#,
+            r#"{"blockId":"b2","startUserTimestamp":200,"droppedToolCallIds":[],"finalAssistantTimestamp":null,"toolRefs":["t5"],"compressedAt":250,"rangeSummaryText":""}]}"#
+        );
+        let p = expect_pruned(
+            &array(&[existing, a, again, b, asst, c]),
+            state,
+            &chain_config(false),
+            None,
+            &array(&[existing, a, again, b, b2, asst, c, b2]),
+            Stats {
+                chain_inserted: 2,
+                ..Stats::default()
+            },
+        );
+        assert_eq!((p.before_chars, p.after_chars), (427, 695));
+    }
+
+    #[test]
+    fn reports_pruned_even_when_nothing_differs() {
+        let msgs = array(&[
+            r#"{"role":"user","content":"a","timestamp":1}"#,
+            r#"{"role":"assistant","content":[{"type":"text","text":"x"}],"timestamp":2}"#,
+        ]);
+        let state = r#"{"chains":[{"blockId":"b1","startUserTimestamp":999,"droppedToolCallIds":["nope"],"finalAssistantTimestamp":null,"toolRefs":[],"compressedAt":1000}]}"#;
+        let p = expect_pruned(
+            &msgs,
+            state,
+            &chain_config(true),
+            None,
+            &msgs,
+            Stats::default(),
+        );
+        assert_eq!((p.before_chars, p.after_chars), (119, 119));
+
+        // Empty messages: sizes 2 and 2.
+        let p = expect_pruned(
+            "[]",
+            state,
+            r#"{"chainCompression":{"enabled":true}}"#,
+            None,
+            "[]",
+            Stats::default(),
+        );
+        assert_eq!((p.before_chars, p.after_chars), (2, 2));
+
+        // Disabled, or no chain entries: the phase does not run.
+        let one = r#"[{"role":"user","content":"a","timestamp":1}]"#;
+        expect_unchanged(
+            one,
+            state,
+            r#"{"chainCompression":{"enabled":false}}"#,
+            None,
+        );
+        expect_unchanged(one, "{}", r#"{"chainCompression":{"enabled":true}}"#, None);
+    }
+
+    #[test]
+    fn protected_output_carries_the_phase_one_stub() {
+        let user = r#"{"role":"user","content":"go","timestamp":1}"#;
+        let input = array(&[
+            user,
+            r#"{"role":"toolResult","toolCallId":"k","content":[{"type":"text","text":"raw"}],"isError":false,"timestamp":2}"#,
+        ]);
+        let state = concat!(
+            r#"{"records":{"k":{"toolName":"read","args":{}}},"shortRefs":{"k":"t7"},"#,
+            r#""chains":[{"blockId":"b3","startUserTimestamp":1,"droppedToolCallIds":[],"protectedToolCallIds":["k"],"#,
+            r#""finalAssistantTimestamp":null,"toolRefs":["t7"],"compressedAt":3,"rangeSummaryText":"S"}]}"#
+        );
+        // The message has no toolName: the label reads "undefined", and the
+        // stub has no toolName key.
+        let stub = plain_stub("k", "", "2", "t7").replace(r#""toolName":"","#, "");
+        let block = concat!(
+            r#"{"role":"user","content":[{"type":"text","text":"<compressed-chain id=\"b3\" tools=\"t7\">\nS\n\n"#,
+            r#"<protected-output tool=\"undefined\">\n[Summarized in pruner summary, ref `t7`. Use context_tree_query to retrieve full output.]\n"#,
+            r#"</protected-output>\n</compressed-chain>"}],"timestamp":3}"#
+        );
+        let p = expect_pruned(
+            &input,
+            state,
+            r#"{"chainCompression":{"enabled":true}}"#,
+            None,
+            &array(&[user, block, &stub]),
+            Stats {
+                stubbed: 1,
+                chain_inserted: 1,
+                ..Stats::default()
+            },
+        );
+        assert_eq!((p.before_chars, p.after_chars), (156, 528));
+    }
+
+    #[test]
+    fn bad_message_shapes_are_typed_errors() {
+        let state = r#"{"chains":[{"blockId":"b1","startUserTimestamp":1,"droppedToolCallIds":["x"],"finalAssistantTimestamp":null,"toolRefs":[],"compressedAt":2}]}"#;
+        let config = r#"{"chainCompression":{"enabled":true}}"#;
+        let err = expect_error(
+            r#"[{"role":"custom","customType":"context-prune-summary","details":{"toolCallRefs":[null]},"timestamp":1}]"#,
+            state,
+            config,
+            None,
+            INVALID,
+            "message 0",
+        );
+        assert!(err.message.contains("details.toolCallRefs[0]"), "{err}");
+        let err = expect_error(
+            r#"[{"role":"user","content":"u","timestamp":0},{"role":"assistant","content":"hi","timestamp":1}]"#,
+            state,
+            config,
+            None,
+            INVALID,
+            "message 1",
+        );
+        assert!(err.message.contains("content"), "{err}");
+    }
+
+    #[test]
+    fn odd_refs_tool_lists_and_missing_final_timestamp() {
+        let user = r#"{"role":"user","content":"go","timestamp":1}"#;
+        let untimed = r#"{"role":"assistant","content":[{"type":"thinking","thinking":"t"},{"type":"text","text":"x"}]}"#;
+        let timed =
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":"t"}],"timestamp":2}"#;
+        // b1 has no finalAssistantTimestamp at all: undefined joins F, so
+        // the assistant without a timestamp loses its thinking.
+        let state = concat!(
+            r#"{"chains":[{"blockId":"b1","startUserTimestamp":1,"droppedToolCallIds":[],"#,
+            r#""toolRefs":[null,5,"t1",["a","b"],true,""],"compressedAt":3,"#,
+            r#""rangeSummaryText":"{b01} {b١} {b2}{b2} {b} {b3 $& $1"},"#,
+            r#"{"blockId":"b01","startUserTimestamp":7,"droppedToolCallIds":[],"finalAssistantTimestamp":null,"#,
+            r#""toolRefs":[],"compressedAt":8,"rangeSummaryText":"<$&>"},"#,
+            r#"{"blockId":"b2","startUserTimestamp":9,"droppedToolCallIds":[],"finalAssistantTimestamp":null,"#,
+            r#""toolRefs":[],"compressedAt":10,"rangeSummaryText":"B2"}]}"#
+        );
+        // {b01} looks up "b01"; Arabic-Indic digits are not \d; `$&` is
+        // inserted literally; toolRefs join like Array#join.
+        let block = concat!(
+            r#"{"role":"user","content":[{"type":"text","text":"<compressed-chain id=\"b1\" tools=\",5,t1,a,b,true,\">\n"#,
+            r#"<$&> {b١} B2B2 {b} {b3 $& $1\n</compressed-chain>"}],"timestamp":3}"#
+        );
+        let p = expect_pruned(
+            &array(&[user, untimed, timed]),
+            state,
+            &chain_config(true),
+            None,
+            &array(&[
+                user,
+                block,
+                r#"{"role":"assistant","content":[{"type":"text","text":"x"}]}"#,
+                timed,
+            ]),
+            Stats {
+                chain_inserted: 1,
+                final_thinking_stripped: 1,
+                ..Stats::default()
+            },
+        );
+        assert_eq!((p.before_chars, p.after_chars), (223, 361));
+    }
+
+    #[test]
+    #[ignore = "bug: a numeric blockId is compared as a string with pre-scanned ids"]
+    fn numeric_block_id_is_not_a_prescanned_string_id() {
+        // The pre-scan collects the string "5"; `existing.has(5)` is false
+        // in JS, so the block for blockId 5 is still inserted.
+        let user = r#"{"role":"user","content":"a","timestamp":1}"#;
+        let old = r#"{"role":"user","content":[{"type":"text","text":"<compressed-chain id=\"5\""}],"timestamp":2}"#;
+        let state = r#"{"chains":[{"blockId":5,"startUserTimestamp":1,"droppedToolCallIds":[],"toolRefs":[],"compressedAt":3,"rangeSummaryText":"S"}]}"#;
+        let block = r#"{"role":"user","content":[{"type":"text","text":"<compressed-chain id=\"5\" tools=\"\">\nS\n</compressed-chain>"}],"timestamp":3}"#;
+        let p = expect_pruned(
+            &array(&[user, old]),
+            state,
+            r#"{"chainCompression":{"enabled":true}}"#,
+            None,
+            &array(&[user, block, old]),
+            Stats {
+                chain_inserted: 1,
+                ..Stats::default()
+            },
+        );
+        assert_eq!((p.before_chars, p.after_chars), (139, 269));
+    }
+
+    #[test]
+    #[ignore = "bug: null or missing summary texts are joined as \"null\"/\"undefined\" instead of \"\""]
+    fn per_batch_texts_join_like_array_join() {
+        // Texts [null, undefined, "null"] are three distinct values;
+        // Array#join writes null and undefined as "".
+        let state = concat!(
+            r#"{"chains":[{"blockId":"b1","startUserTimestamp":1,"droppedToolCallIds":["a"],"toolRefs":[],"compressedAt":2}],"#,
+            r#""summaryBodies":[{"toolCallIds":["a"],"text":null},{"toolCallIds":["a"]},{"toolCallIds":["a"],"text":"null"}]}"#
+        );
+        let user = r#"{"role":"user","content":"x","timestamp":1}"#;
+        let block = r#"{"role":"user","content":[{"type":"text","text":"<compressed-chain id=\"b1\" tools=\"\">\n\n\n\n\nnull\n</compressed-chain>"}],"timestamp":2}"#;
+        let p = expect_pruned(
+            &array(&[user]),
+            state,
+            r#"{"chainCompression":{"enabled":true}}"#,
+            None,
+            &array(&[user, block]),
+            Stats {
+                chain_inserted: 1,
+                ..Stats::default()
+            },
+        );
+        assert_eq!((p.before_chars, p.after_chars), (45, 187));
+    }
+}
