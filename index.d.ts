@@ -1,0 +1,230 @@
+// Types of condense-native's public API (index.js; index.mjs re-exports it).
+
+/** A pi message; unknown roles and fields pass through untouched. */
+export type Message = UserMessage | AssistantMessage | ToolResultMessage | CustomMessage | { role: string; [key: string]: unknown };
+
+export interface TextBlock {
+  type: 'text';
+  text: string;
+  [key: string]: unknown;
+}
+
+export interface ThinkingBlock {
+  type: 'thinking';
+  thinking: string;
+  thinkingSignature?: string;
+  redacted?: boolean;
+  [key: string]: unknown;
+}
+
+export interface ToolCallBlock {
+  type: 'toolCall';
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export interface ImageBlock {
+  type: 'image';
+  [key: string]: unknown;
+}
+
+export interface UserMessage {
+  role: 'user';
+  content: string | Array<TextBlock | ImageBlock | { type: string; [key: string]: unknown }>;
+  timestamp: number;
+  [key: string]: unknown;
+}
+
+export interface AssistantMessage {
+  role: 'assistant';
+  content: Array<TextBlock | ThinkingBlock | ToolCallBlock>;
+  timestamp: number;
+  api?: string;
+  provider?: string;
+  model?: string;
+  usage?: Record<string, unknown>;
+  stopReason?: string;
+  [key: string]: unknown;
+}
+
+export interface ToolResultMessage {
+  role: 'toolResult';
+  toolCallId: string;
+  toolName: string;
+  content: Array<TextBlock | ImageBlock>;
+  details?: unknown;
+  isError: boolean;
+  timestamp: number;
+  [key: string]: unknown;
+}
+
+/** The per-batch summary pi-condense injects. */
+export interface CustomMessage {
+  role: 'custom';
+  customType: string;
+  content: unknown;
+  display?: boolean;
+  details?: { toolCallRefs?: Array<{ toolCallId: string; shortId: string }>; [key: string]: unknown };
+  timestamp: number;
+  [key: string]: unknown;
+}
+
+/** What pi-condense's indexer knows about one summarized tool call. */
+export interface ToolCallRecord {
+  toolName: string;
+  args: Record<string, unknown>;
+  spillPath?: string;
+  spillBytes?: number;
+  resultPreview?: string;
+  [key: string]: unknown;
+}
+
+/** One compressed chain of the registry. */
+export interface ChainEntry {
+  blockId: string;
+  startUserTimestamp: number;
+  droppedToolCallIds: string[];
+  protectedToolCallIds?: string[];
+  finalAssistantTimestamp: number | null;
+  toolRefs: string[];
+  compressedAt: number;
+  rangeSummaryText?: string;
+  [key: string]: unknown;
+}
+
+export interface SummaryBody {
+  toolCallIds: string[];
+  text: string;
+}
+
+/** The pruning state (SPEC 2.2); it changes only at flushes. Every table is optional. */
+export interface PruneState {
+  records?: Record<string, ToolCallRecord>;
+  dedupAliases?: Record<string, string>;
+  shortRefs?: Record<string, string>;
+  refAliases?: Record<string, string>;
+  chains?: ChainEntry[];
+  summaryBodies?: SummaryBody[];
+}
+
+export interface ChainCompressionConfig {
+  enabled: boolean;
+  stripFinalAssistantThinking?: boolean;
+}
+
+export interface ErrorPurgeConfig {
+  enabled: boolean;
+  /** Default 2. */
+  cooldownTurns?: number;
+  /** Default 500. */
+  minArgChars?: number;
+}
+
+export interface ThinkingStripConfig {
+  enabled: boolean;
+  /** Default 16. */
+  keepLastTurns?: number;
+}
+
+export interface ProtectionConfig {
+  protectedTools?: string[];
+  /** Globs: `**` `*` `?`, anchored at both ends, `\` read as `/`. */
+  protectedPaths?: string[];
+}
+
+/** The pruner's config (SPEC 2.3); an absent phase is disabled. */
+export interface PruneConfig {
+  chainCompression?: ChainCompressionConfig | null;
+  errorPurge?: ErrorPurgeConfig | null;
+  thinkingStrip?: ThinkingStripConfig | null;
+  protection?: ProtectionConfig | null;
+  /** 0 disables; pi-condense's default is 3. */
+  recoveryGraceTurns?: number;
+}
+
+export interface PruneOptions {
+  state?: PruneState | null;
+  config?: PruneConfig | null;
+  /** The persisted frontier (SPEC 6). */
+  thinkingStripBoundaryTimestamp?: number | null;
+}
+
+export interface PrunerPruneOptions {
+  thinkingStripBoundaryTimestamp?: number | null;
+}
+
+export interface Frontier {
+  /** The boundary this prune used. */
+  thinkingStripBoundaryTimestamp: number | null;
+  /** What a flush after these messages would persist; null while thinking strip is off. */
+  nextThinkingStripBoundaryTimestamp: number | null;
+}
+
+export interface PruneStats {
+  stubbed: number;
+  purgedArgs: number;
+  chainDropped: number;
+  chainInserted: number;
+  finalThinkingStripped: number;
+  thinkingStripped: number;
+}
+
+export interface PruneResult {
+  /** Some phase changed something. */
+  pruned: boolean;
+  /** `JSON.stringify(input).length` when pruned, 0 otherwise. */
+  beforeChars: number;
+  /** `JSON.stringify(output).length` when pruned, 0 otherwise. */
+  afterChars: number;
+  /** The pruned array's JSON text in a new Buffer; null when nothing changed. */
+  messages: Buffer | null;
+  frontier: Frontier;
+  stats: PruneStats;
+}
+
+/** Error codes carried by `error.code`. */
+export type CondenseErrorCode =
+  | 'ERR_CONDENSE_INVALID_ARGUMENT'
+  | 'ERR_CONDENSE_INVALID_JSON'
+  | 'ERR_CONDENSE_NOT_ARRAY'
+  | 'ERR_CONDENSE_INVALID_MESSAGE'
+  | 'ERR_CONDENSE_INVALID_STATE'
+  | 'ERR_CONDENSE_INVALID_CONFIG'
+  | 'ERR_CONDENSE_LONE_SURROGATE'
+  | 'ERR_CONDENSE_TOO_DEEP'
+  | (string & {});
+
+/**
+ * Prunes a JSON array of pi messages held in a Buffer. The caller's bytes
+ * are never modified.
+ */
+export declare function prune(messages: Uint8Array, options?: PruneOptions | null): PruneResult;
+
+/** Keeps the converted config and state between renders. */
+export declare class Pruner {
+  constructor(config?: PruneConfig | null);
+  setConfig(config: PruneConfig | null | undefined): this;
+  setState(state: PruneState | null | undefined): this;
+  prune(messages: Uint8Array, options?: PrunerPruneOptions | null): PruneResult;
+}
+
+/**
+ * SPEC 6: the boundary a flush computes; undefined where the reference
+ * returns undefined (too few turns and no previous boundary).
+ */
+export declare function computeThinkingBoundary(
+  assistantTimestamps: number[],
+  keepLastTurns: number,
+  prev?: number | null,
+): number | undefined;
+
+/** `JSON.stringify(JSON.parse(bytes)).length`. */
+export declare function sizeOf(messages: Uint8Array): number;
+
+/**
+ * Which implementation answers: 'native' (the Rust addon) or 'js' (the
+ * pure-JavaScript fallback, used where no binary for this platform loads).
+ */
+export declare const backend: 'native' | 'js';

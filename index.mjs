@@ -1,0 +1,6 @@
+// ESM entry: the CommonJS API (index.js) re-exported, so `import` and
+// `require` share one loaded binding.
+import api from './index.js';
+
+export const { prune, Pruner, computeThinkingBoundary, sizeOf, backend } = api;
+export default api;
