@@ -54,9 +54,13 @@ impl<'i, 't> Source<'i, 't> {
 /// `JSON.stringify(input).length`, `JSON.stringify(output).length`, and the
 /// output bytes.
 pub fn assemble(src: &Source<'_, '_>, msgs: &[Val<'_>]) -> (Vec<u8>, Sizes) {
-    let canonical: Vec<Option<&[u8]>> = (0..src.raws.len()).map(|i| src.canonical_bytes(i)).collect();
+    let canonical: Vec<Option<&[u8]>> = (0..src.raws.len())
+        .map(|i| src.canonical_bytes(i))
+        .collect();
     let mut scratch = Vec::new();
-    let lens: Vec<usize> = (0..src.raws.len()).map(|i| src.input_len(i, canonical[i], &mut scratch)).collect();
+    let lens: Vec<usize> = (0..src.raws.len())
+        .map(|i| src.input_len(i, canonical[i], &mut scratch))
+        .collect();
     let before = 2 + src.raws.len().saturating_sub(1) + lens.iter().sum::<usize>();
     let mut out = Vec::with_capacity(src.input.len());
     out.push(b'[');
@@ -92,6 +96,8 @@ pub fn assemble(src: &Source<'_, '_>, msgs: &[Val<'_>]) -> (Vec<u8>, Sizes) {
 /// `JSON.stringify(JSON.parse(bytes)).length` for a whole array.
 pub fn measure(src: &Source<'_, '_>) -> usize {
     let mut scratch = Vec::new();
-    let body: usize = (0..src.raws.len()).map(|i| src.input_len(i, src.canonical_bytes(i), &mut scratch)).sum();
+    let body: usize = (0..src.raws.len())
+        .map(|i| src.input_len(i, src.canonical_bytes(i), &mut scratch))
+        .sum();
     2 + src.raws.len().saturating_sub(1) + body
 }

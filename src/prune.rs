@@ -4,7 +4,7 @@ use crate::config::Config;
 use crate::error::Result;
 use crate::frontier::compute_thinking_boundary;
 use crate::index::{parse_tape, prepare, top_level_elements, Prepared, TextFlags};
-use crate::jsjson::lone::{holds_stand_ins, with_lone_mode};
+use crate::jsjson::lone::{holds_stand_ins, with_infinity_mode, with_lone_mode};
 use crate::output::{assemble, Source};
 use crate::phases::{self, Stats};
 use crate::state::State;
@@ -45,9 +45,12 @@ pub fn prune_bytes(
         flags.stand_ins = escaped_stand_in || holds_stand_ins(input);
     }
     let lone = TextFlags::lone_mode(&[flags, state.flags, config.flags])?;
+    let infinity = TextFlags::infinity_mode(&[flags])?;
     let tape = parse_tape(&mut scratch, &spans)?;
     with_lone_mode(lone, || {
-        prune_tape(input, &spans, &tape.0, state, config, boundary)
+        with_infinity_mode(infinity, || {
+            prune_tape(input, &spans, &tape.0, state, config, boundary)
+        })
     })
 }
 
@@ -107,10 +110,13 @@ pub fn size_of(input: &[u8]) -> Result<usize> {
         ..
     } = prepare(input)?;
     let lone = TextFlags::lone_mode(&[flags])?;
+    let infinity = TextFlags::infinity_mode(&[flags])?;
     let tape = parse_tape(&mut scratch, &spans)?;
     let raws = top_level_elements(&tape.0)?;
     Ok(with_lone_mode(lone, || {
-        crate::output::measure(&Source::new(input, &raws, &spans))
+        with_infinity_mode(infinity, || {
+            crate::output::measure(&Source::new(input, &raws, &spans))
+        })
     }))
 }
 
@@ -385,7 +391,6 @@ mod overflow_tests {
     }
 
     #[test]
-    #[ignore = "bug: overflowing numbers are read as null instead of Infinity"]
     fn infinity_timestamp_is_not_before_the_boundary_and_spill_bytes_print_infinity() {
         let input = concat!(
             r#"[{"role":"user","content":"u","timestamp":1},"#,
@@ -412,7 +417,6 @@ mod overflow_tests {
     }
 
     #[test]
-    #[ignore = "bug: overflowing numbers are read as null instead of Infinity"]
     fn infinity_config_values_keep_their_meaning() {
         // recoveryGraceTurns Infinity: every context_tree_query result is in
         // grace; keepLastTurns Infinity: n <= K, nothing stripped. The
@@ -435,7 +439,6 @@ mod overflow_tests {
     }
 
     #[test]
-    #[ignore = "bug: overflowing numbers are read as null instead of Infinity"]
     fn infinity_assistant_timestamps_count_for_the_frontier() {
         // Numeric assistant timestamps 10, 20, 30, Infinity; K = 2 picks 30.
         let input = concat!(
@@ -454,7 +457,6 @@ mod overflow_tests {
     }
 
     #[test]
-    #[ignore = "bug: overflowing numbers are read as null instead of Infinity"]
     fn infinity_min_arg_chars_and_start_timestamp() {
         // minArgChars Infinity: no args are long enough; pruned: false.
         let p = run(

@@ -165,8 +165,10 @@ impl State {
     /// each text, joined by a blank line.
     pub fn per_batch_summary_text<'a>(&self, ids: impl Iterator<Item = V<'a, 'a>>) -> String {
         let wanted: HashSet<Key<'_>> = ids.map(|v| v.key()).collect();
-        let mut seen: HashSet<String> = HashSet::new();
-        let mut texts: Vec<String> = Vec::new();
+        // Distinct text values (null, a missing text and "null" are three),
+        // joined like Array#join: null and undefined print as "".
+        let mut seen: HashSet<Key<'_>> = HashSet::new();
+        let mut texts: Vec<Option<V<'_, 'static>>> = Vec::new();
         for body in &self.summary_bodies {
             let b = body.view();
             let Some(ids) = b.get("toolCallIds") else {
@@ -175,14 +177,19 @@ impl State {
             if !ids.elements().any(|id| wanted.contains(&id.key())) {
                 continue;
             }
-            let text = b
-                .get("text")
-                .map_or_else(|| "undefined".to_owned(), |t| t.to_js_string().into_owned());
-            if seen.insert(text.clone()) {
+            let text = b.get("text");
+            if seen.insert(Key::of(text)) {
                 texts.push(text);
             }
         }
-        texts.join("\n\n")
+        let parts: Vec<String> = texts
+            .iter()
+            .map(|t| match t {
+                Some(t) if t.ty() != Ty::Null => t.to_js_string().into_owned(),
+                _ => String::new(),
+            })
+            .collect();
+        parts.join("\n\n")
     }
 
     /// An entry's own summary: its range text, or its batches' texts.

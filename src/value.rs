@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 use simd_json::{Node, StaticNode};
 
+use crate::jsjson::lone::tape_number;
 use crate::jsjson::{format_number, string_to_number, write_json_number, write_json_string};
 
 /// A node on the tape and, for containers, the subtree behind it.
@@ -278,7 +279,7 @@ fn static_num(s: StaticNode) -> f64 {
     match s {
         StaticNode::I64(i) => i as f64,
         StaticNode::U64(u) => u as f64,
-        StaticNode::F64(f) => f,
+        StaticNode::F64(f) => tape_number(f),
         _ => f64::NAN,
     }
 }

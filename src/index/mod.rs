@@ -5,7 +5,7 @@ pub mod scan;
 use simd_json::{Node, Tape};
 
 use crate::error::{PruneError, Result};
-use crate::jsjson::lone::{holds_stand_ins, stand_in};
+use crate::jsjson::lone::{holds_stand_ins, stand_in, with_infinity_mode, INFINITY_SENTINEL_TEXT};
 use crate::value::{Raw, Val};
 use scan::{scan, Rewrite, Scan, Span};
 
@@ -14,6 +14,9 @@ use scan::{scan, Rewrite, Scan, Span};
 pub struct TextFlags {
     pub lone_surrogates: bool,
     pub stand_ins: bool,
+    /// Numbers overflowing to Infinity were spelled as the sentinel.
+    pub infinities: bool,
+    pub infinity_sentinel: bool,
 }
 
 impl TextFlags {
@@ -28,6 +31,18 @@ impl TextFlags {
             ));
         }
         Ok(lone)
+    }
+
+    /// Infinity mode for a call over several texts, refused when one of
+    /// them holds the sentinel number itself.
+    pub fn infinity_mode(parts: &[TextFlags]) -> Result<bool> {
+        let on = parts.iter().any(|p| p.infinities);
+        if on && parts.iter().any(|p| p.infinity_sentinel) {
+            return Err(PruneError::invalid_json(
+                "numbers that overflow to Infinity cannot be kept exactly in a call that also holds the number 1.2345678901234e-310",
+            ));
+        }
+        Ok(on)
     }
 }
 
@@ -46,6 +61,7 @@ pub fn prepare(input: &[u8]) -> Result<Prepared> {
         spans,
         rewrites,
         escaped_stand_in,
+        holds_infinity_sentinel,
         ..
     } = scan(input)?;
     let lone = rewrites
@@ -55,6 +71,10 @@ pub fn prepare(input: &[u8]) -> Result<Prepared> {
         lone_surrogates: lone,
         // Only looked for when it matters: a text that needs lone mode.
         stand_ins: lone && (escaped_stand_in || holds_stand_ins(input)),
+        infinities: rewrites
+            .iter()
+            .any(|r| matches!(r.2, Rewrite::Infinity { .. })),
+        infinity_sentinel: holds_infinity_sentinel,
     };
     let scratch = if rewrites.is_empty() {
         input.to_vec()
@@ -64,7 +84,12 @@ pub fn prepare(input: &[u8]) -> Result<Prepared> {
         for (start, end, what) in rewrites {
             out.extend_from_slice(&input[from..start]);
             match what {
-                Rewrite::Null => out.extend_from_slice(b"null"),
+                Rewrite::Infinity { negative } => {
+                    if negative {
+                        out.push(b'-');
+                    }
+                    out.extend_from_slice(INFINITY_SENTINEL_TEXT);
+                }
                 Rewrite::LoneSurrogate(unit) => {
                     out.extend_from_slice(stand_in(unit).encode_utf8(&mut [0u8; 4]).as_bytes())
                 }
@@ -121,8 +146,16 @@ pub fn parse_owned(json: &[u8], what: &str) -> Result<(Val<'static>, TextFlags)>
     flags.stand_ins = prepared.escaped_stand_in || holds_stand_ins(json);
     let tape = parse_tape(&mut prepared.scratch, &[]).map_err(relabel)?;
     let root = Raw::new(&tape.0, 0);
+    let infinity = TextFlags::infinity_mode(&[flags]).map_err(relabel)?;
     match (root.elements().next(), root.elements().count()) {
-        (Some(first), 1) => Ok((Val::to_owned_val(first), flags)),
+        // Owned numbers keep ±Infinity; the flag is spent here.
+        (Some(first), 1) => Ok((
+            with_infinity_mode(infinity, || Val::to_owned_val(first)),
+            TextFlags {
+                infinities: false,
+                ..flags
+            },
+        )),
         _ => Err(PruneError::invalid_json(format!(
             "{what}: not a single JSON value"
         ))),

@@ -8,7 +8,7 @@
 //! the diagnosis to simd-json.
 
 use crate::error::PruneError;
-use crate::jsjson::lone::STAND_IN_HIGH;
+use crate::jsjson::lone::{INFINITY_SENTINEL, STAND_IN_HIGH};
 use crate::jsjson::write_json_number;
 
 /// Deepest nesting accepted inside one message; the serializer recurses.
@@ -26,8 +26,8 @@ pub struct Span {
 /// A byte range of the input that the scratch copy spells differently.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Rewrite {
-    /// A number that overflows: JS reads Infinity and writes `null`.
-    Null,
+    /// A number that overflows: JS reads ±Infinity (and writes `null`).
+    Infinity { negative: bool },
     /// A lone surrogate escape, kept as its stand-in character.
     LoneSurrogate(u32),
 }
@@ -41,6 +41,8 @@ pub struct Scan {
     pub rewrites: Vec<(usize, usize, Rewrite)>,
     /// An escaped surrogate pair spells a character of the stand-in range.
     pub escaped_stand_in: bool,
+    /// A number token reads as the Infinity sentinel itself.
+    pub holds_infinity_sentinel: bool,
 }
 
 impl Scan {
@@ -58,10 +60,12 @@ pub fn scan(buf: &[u8]) -> Result<Scan, PruneError> {
         i: 0,
         rewrites: Vec::new(),
         escaped_stand_in: false,
+        holds_infinity_sentinel: false,
     };
     let result = scan_array(&mut s, &mut out);
     out.rewrites = s.rewrites;
     out.escaped_stand_in = s.escaped_stand_in;
+    out.holds_infinity_sentinel = s.holds_infinity_sentinel;
     result.map(|()| out)
 }
 
@@ -107,6 +111,7 @@ struct Scanner<'a> {
     i: usize,
     rewrites: Vec<(usize, usize, Rewrite)>,
     escaped_stand_in: bool,
+    holds_infinity_sentinel: bool,
 }
 
 impl Scanner<'_> {
@@ -262,9 +267,16 @@ impl Scanner<'_> {
             return false;
         };
         if value.is_infinite() {
-            self.rewrites.push((start, self.i, Rewrite::Null));
+            self.rewrites.push((
+                start,
+                self.i,
+                Rewrite::Infinity {
+                    negative: value < 0.0,
+                },
+            ));
             return false;
         }
+        self.holds_infinity_sentinel |= value.abs() == INFINITY_SENTINEL;
         let mut spelled = Vec::with_capacity(24);
         write_json_number(&mut spelled, value);
         spelled == tok
@@ -346,7 +358,10 @@ mod tests {
         assert!(!sc.spans[0].canonical);
         assert_eq!(
             sc.rewrites,
-            [(6, 11, Rewrite::Null), (16, 22, Rewrite::Null)]
+            [
+                (6, 11, Rewrite::Infinity { negative: false }),
+                (16, 22, Rewrite::Infinity { negative: true })
+            ]
         );
     }
 

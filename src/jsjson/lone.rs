@@ -16,6 +16,36 @@ const BASE: u32 = 0x10D800;
 pub const STAND_IN_HIGH: [u32; 2] = [0xDBF6, 0xDBF7];
 
 thread_local!(static LONE_MODE: Cell<bool> = const { Cell::new(false) });
+thread_local!(static INFINITY_MODE: Cell<bool> = const { Cell::new(false) });
+
+/// Numbers that overflow to ±Infinity in JS cannot go through simd-json, so
+/// the scratch copy spells them as this subnormal (negated for -Infinity);
+/// in "infinity mode" readers take it back as ±Infinity. A text that holds
+/// the sentinel itself is never mixed with that mode.
+pub const INFINITY_SENTINEL: f64 = 1.234_567_890_123_4e-310;
+pub const INFINITY_SENTINEL_TEXT: &[u8] = b"1.2345678901234e-310";
+
+/// Runs `f` with infinity mode on or off, restoring the previous mode after.
+pub fn with_infinity_mode<R>(on: bool, f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            INFINITY_MODE.with(|m| m.set(self.0));
+        }
+    }
+    let _restore = Restore(INFINITY_MODE.with(|m| m.replace(on)));
+    f()
+}
+
+/// A number read from the tape, with the sentinel read as ±Infinity in
+/// infinity mode.
+pub fn tape_number(n: f64) -> f64 {
+    if n.abs() == INFINITY_SENTINEL && INFINITY_MODE.with(Cell::get) {
+        f64::INFINITY.copysign(n)
+    } else {
+        n
+    }
+}
 
 /// Runs `f` with lone mode on or off, restoring the previous mode after.
 pub fn with_lone_mode<R>(on: bool, f: impl FnOnce() -> R) -> R {
