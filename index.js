@@ -4,7 +4,7 @@
 // layer turns the host's state and config objects into JSON text (once per
 // change with `Pruner`), checks arguments, and gives errors a stable `code`.
 
-const native = require('./binding.js');
+const native = require('./loader.js');
 
 const ERR_INVALID_ARGUMENT = 'ERR_CONDENSE_INVALID_ARGUMENT';
 
@@ -104,4 +104,11 @@ function sizeOf(messages) {
   return native.sizeOf(asBytes(messages, 'sizeOf'));
 }
 
-module.exports = { prune, Pruner, computeThinkingBoundary, sizeOf };
+module.exports = {
+  prune,
+  Pruner,
+  computeThinkingBoundary,
+  sizeOf,
+  /** 'native' when the platform binary loaded, 'js' on the pure-JS fallback. */
+  backend: native.backend,
+};

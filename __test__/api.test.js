@@ -102,7 +102,8 @@ test('typed errors carry a stable code and name the message and field', () => {
 });
 
 test('a panic inside the addon becomes a JS error, and the addon keeps working', () => {
-  const binding = require('../binding.js');
+  const binding = require('../loader.js');
+  assert.equal(binding.backend, 'native');
   assert.throws(() => binding.debugPanic(), (e) => e instanceof Error && /panic/.test(e.message));
   const r = prune(bytesOf(sample.messages), { state: sample.state, config: sample.config });
   assert.ok(r.pruned);
