@@ -104,8 +104,16 @@ function sizeOf(messages) {
   return native.sizeOf(asBytes(messages, 'sizeOf'));
 }
 
+const { pruneMessages, PruneSession } = require('./js/array.js').makeArrayApi(native, {
+  argumentError,
+  jsonOrNull,
+  boundaryOf,
+});
+
 module.exports = {
   prune,
+  pruneMessages,
+  PruneSession,
   Pruner,
   computeThinkingBoundary,
   sizeOf,

@@ -9,6 +9,7 @@ pub mod jsjson;
 pub mod output;
 pub mod phases;
 pub mod prune;
+pub mod session;
 pub mod state;
 pub mod value;
 

@@ -1,7 +1,7 @@
 //! The N-API surface: converts arguments, maps `PruneError` to a JS Error
 //! whose `code` is the error's code, and never lets a panic cross.
 
-use napi::bindgen_prelude::{Buffer, Either, Null, Uint8Array};
+use napi::bindgen_prelude::{Buffer, Either, Int32Array, Null, Uint32Array, Uint8Array};
 use napi::{Env, Status};
 use napi_derive::napi;
 
@@ -10,6 +10,7 @@ use crate::error::PruneError;
 use crate::frontier;
 use crate::phases::Stats;
 use crate::prune::{self, Pruned};
+use crate::session::Session;
 use crate::state::State;
 
 /// Throws a JS Error carrying the typed error's code, then tells napi-rs the
@@ -170,6 +171,141 @@ impl NativePruner {
         boundary_from(thinking_strip_boundary_timestamp)
             .and_then(|b| prune::prune_bytes(&messages, &self.state, &self.config, b))
             .map(Into::into)
+            .map_err(|e| js_error(&env, e))
+    }
+}
+
+/// A prune result whose messages come as an edit script over the input
+/// array: `order[k] >= 0` is input message `order[k]`, `order[k] < 0` is
+/// edited message `-order[k] - 1`; the edits new to the caller are `fresh`
+/// (ids) with their JSON texts in `freshJson` (one array, same order), and
+/// `evicted` lists ids the caller may forget.
+#[napi(object)]
+pub struct NativeScriptResult {
+    pub pruned: bool,
+    pub before_chars: f64,
+    pub after_chars: f64,
+    pub frontier: NativeFrontier,
+    pub stats: NativeStats,
+    pub order: Option<Int32Array>,
+    pub fresh: Option<Uint32Array>,
+    pub fresh_json: Option<String>,
+    pub evicted: Option<Uint32Array>,
+}
+
+impl From<Pruned> for NativeScriptResult {
+    fn from(p: Pruned) -> Self {
+        let script = p.script;
+        NativeScriptResult {
+            pruned: p.pruned,
+            before_chars: p.before_chars as f64,
+            after_chars: p.after_chars as f64,
+            frontier: NativeFrontier {
+                thinking_strip_boundary_timestamp: nullable(
+                    p.frontier.thinking_strip_boundary_timestamp,
+                ),
+                next_thinking_strip_boundary_timestamp: nullable(
+                    p.frontier.next_thinking_strip_boundary_timestamp,
+                ),
+            },
+            stats: p.stats.into(),
+            order: script.as_ref().map(|s| Int32Array::new(s.order.clone())),
+            fresh: script.as_ref().map(|s| Uint32Array::new(s.fresh.clone())),
+            evicted: script.as_ref().map(|s| Uint32Array::new(s.evicted.clone())),
+            fresh_json: script.map(|s| String::from_utf8(s.fresh_json).unwrap_or_default()),
+        }
+    }
+}
+
+/// Stateless prune of a JSON array text (JSON.stringify of the host's
+/// array), answered as an edit script so untouched messages stay the
+/// caller's own objects.
+#[napi(catch_unwind)]
+pub fn prune_array(
+    env: Env,
+    messages_json: String,
+    state_json: Option<String>,
+    config_json: Option<String>,
+    thinking_strip_boundary_timestamp: Option<f64>,
+) -> napi::Result<NativeScriptResult> {
+    let run = || -> Result<Pruned, PruneError> {
+        let state = state_from(state_json)?;
+        let config = config_from(config_json)?;
+        let boundary = boundary_from(thinking_strip_boundary_timestamp)?;
+        prune::prune_to_script(messages_json.as_bytes(), &state, &config, boundary)
+    };
+    run().map(Into::into).map_err(|e| js_error(&env, e))
+}
+
+/// The incremental path: keeps the conversation between renders.
+#[napi]
+pub struct NativeSession {
+    inner: Session,
+}
+
+#[napi]
+impl NativeSession {
+    /// Starts empty; the JS layer sets config, state and boundary.
+    #[napi(constructor)]
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        NativeSession {
+            inner: Session::default(),
+        }
+    }
+
+    #[napi(catch_unwind)]
+    pub fn set_config(&mut self, env: Env, config_json: Option<String>) -> napi::Result<()> {
+        let config = config_from(config_json).map_err(|e| js_error(&env, e))?;
+        self.inner.set_config(config);
+        Ok(())
+    }
+
+    #[napi(catch_unwind)]
+    pub fn set_state(&mut self, env: Env, state_json: Option<String>) -> napi::Result<()> {
+        let state = state_from(state_json).map_err(|e| js_error(&env, e))?;
+        self.inner.set_state(state);
+        Ok(())
+    }
+
+    #[napi(catch_unwind)]
+    pub fn set_boundary(&mut self, env: Env, boundary: Option<f64>) -> napi::Result<()> {
+        let b = boundary_from(boundary).map_err(|e| js_error(&env, e))?;
+        self.inner.set_boundary(b);
+        Ok(())
+    }
+
+    #[napi(getter)]
+    pub fn length(&self) -> u32 {
+        self.inner.len() as u32
+    }
+
+    /// Replaces the kept messages from `from` on (JSON texts, one each).
+    #[napi(catch_unwind)]
+    pub fn sync(&mut self, env: Env, from: u32, messages: Vec<String>) -> napi::Result<()> {
+        self.inner
+            .sync(from as usize, &messages)
+            .map_err(|e| js_error(&env, e))
+    }
+
+    #[napi(catch_unwind)]
+    pub fn render(&mut self, env: Env) -> napi::Result<NativeScriptResult> {
+        self.inner
+            .render()
+            .map(Into::into)
+            .map_err(|e| js_error(&env, e))
+    }
+
+    /// Advances and returns the thinking boundary (null: none yet).
+    #[napi(catch_unwind)]
+    pub fn flush(
+        &mut self,
+        env: Env,
+        closing_json: Option<String>,
+    ) -> napi::Result<Either<f64, Null>> {
+        self.inner
+            .flush(closing_json.as_deref().map(str::as_bytes))
+            .map(nullable)
             .map_err(|e| js_error(&env, e))
     }
 }

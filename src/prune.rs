@@ -5,10 +5,10 @@ use crate::error::Result;
 use crate::frontier::compute_thinking_boundary;
 use crate::index::{parse_tape, prepare, top_level_elements, Prepared, TextFlags};
 use crate::jsjson::lone::{holds_stand_ins, with_infinity_mode, with_lone_mode};
-use crate::output::{assemble, Source};
+use crate::output::{array_len, assemble, script, EditCache, Script, Source};
 use crate::phases::{self, Stats};
 use crate::state::State;
-use crate::value::{Ty, V};
+use crate::value::{Ty, Val, V};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Frontier {
@@ -21,8 +21,11 @@ pub struct Pruned {
     pub pruned: bool,
     pub before_chars: usize,
     pub after_chars: usize,
-    /// The pruned JSON array; None when nothing changed.
+    /// The pruned JSON array; None when nothing changed or when delivered
+    /// as a script.
     pub messages: Option<Vec<u8>>,
+    /// The output as an edit script over the input (array callers).
+    pub script: Option<Script>,
     pub frontier: Frontier,
     pub stats: Stats,
 }
@@ -34,6 +37,33 @@ pub fn prune_bytes(
     state: &State,
     config: &Config,
     boundary: Option<f64>,
+) -> Result<Pruned> {
+    prune_input(input, state, config, boundary, Deliver::Bytes)
+}
+
+/// Like `prune_bytes`, but the messages come back as an edit script over
+/// the input's elements (for callers that hold the input as JS objects).
+pub fn prune_to_script(
+    input: &[u8],
+    state: &State,
+    config: &Config,
+    boundary: Option<f64>,
+) -> Result<Pruned> {
+    prune_input(input, state, config, boundary, Deliver::Script)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Deliver {
+    Bytes,
+    Script,
+}
+
+fn prune_input(
+    input: &[u8],
+    state: &State,
+    config: &Config,
+    boundary: Option<f64>,
+    deliver: Deliver,
 ) -> Result<Pruned> {
     let Prepared {
         spans,
@@ -49,7 +79,7 @@ pub fn prune_bytes(
     let tape = parse_tape(&mut scratch, &spans)?;
     with_lone_mode(lone, || {
         with_infinity_mode(infinity, || {
-            prune_tape(input, &spans, &tape.0, state, config, boundary)
+            prune_tape(input, &spans, &tape.0, state, config, boundary, deliver)
         })
     })
 }
@@ -61,44 +91,78 @@ fn prune_tape<'t>(
     state: &State,
     config: &Config,
     boundary: Option<f64>,
+    deliver: Deliver,
 ) -> Result<Pruned> {
     let raws = top_level_elements(tape)?;
-    let outcome = phases::run(&raws, state, config, boundary)?;
-    let frontier = Frontier {
+    let outcome = phases::run(
+        raws.iter().map(|r| Val::Raw(*r)).collect(),
+        state,
+        config,
+        boundary,
+    )?;
+    let frontier = frontier_of(raws.iter().map(|r| V::R(*r)), config, boundary);
+    if !outcome.changed {
+        return Ok(Pruned::unchanged(frontier, outcome.stats));
+    }
+    let src = Source::new(input, &raws, spans);
+    let mut pruned = Pruned::unchanged(frontier, outcome.stats);
+    pruned.pruned = true;
+    match deliver {
+        Deliver::Bytes => {
+            let (bytes, sizes) = assemble(&src, &outcome.messages);
+            pruned.before_chars = sizes.before;
+            pruned.after_chars = sizes.after;
+            pruned.messages = Some(bytes);
+        }
+        Deliver::Script => {
+            let lens = src.input_lens();
+            let script = script(&outcome.messages, &lens, &mut EditCache::default());
+            pruned.before_chars = array_len(lens.len(), lens.iter().sum());
+            pruned.after_chars = script.after;
+            pruned.script = Some(script);
+        }
+    }
+    Ok(pruned)
+}
+
+/// The frontier snapshot: the boundary used, and the one a flush would
+/// compute now over these messages' numeric assistant timestamps.
+pub fn frontier_of<'v, 't: 'v>(
+    messages: impl Iterator<Item = V<'v, 't>>,
+    config: &Config,
+    boundary: Option<f64>,
+) -> Frontier {
+    Frontier {
         thinking_strip_boundary_timestamp: boundary,
         next_thinking_strip_boundary_timestamp: config.thinking.as_ref().and_then(|t| {
-            let stamps: Vec<f64> = raws
-                .iter()
-                .map(|r| V::R(*r))
-                .filter(|m| m.get("role").is_some_and(|r| r.is_str("assistant")))
-                .filter_map(|m| match m.get("timestamp").map(|t| t.ty()) {
-                    Some(Ty::Num(n)) => Some(n),
-                    _ => None,
-                })
-                .collect();
-            compute_thinking_boundary(&stamps, t.keep_last_turns, boundary)
+            compute_thinking_boundary(&assistant_timestamps(messages), t.keep_last_turns, boundary)
         }),
-    };
-    if !outcome.changed {
-        return Ok(Pruned {
+    }
+}
+
+/// Timestamps of assistant messages that are JS numbers, in order.
+pub fn assistant_timestamps<'v, 't: 'v>(messages: impl Iterator<Item = V<'v, 't>>) -> Vec<f64> {
+    messages
+        .filter(|m| m.get("role").is_some_and(|r| r.is_str("assistant")))
+        .filter_map(|m| match m.get("timestamp").map(|t| t.ty()) {
+            Some(Ty::Num(n)) => Some(n),
+            _ => None,
+        })
+        .collect()
+}
+
+impl Pruned {
+    pub fn unchanged(frontier: Frontier, stats: Stats) -> Self {
+        Pruned {
             pruned: false,
             before_chars: 0,
             after_chars: 0,
             messages: None,
+            script: None,
             frontier,
-            stats: outcome.stats,
-        });
+            stats,
+        }
     }
-    let src = Source::new(input, &raws, spans);
-    let (bytes, sizes) = assemble(&src, &outcome.messages);
-    Ok(Pruned {
-        pruned: true,
-        before_chars: sizes.before,
-        after_chars: sizes.after,
-        messages: Some(bytes),
-        frontier,
-        stats: outcome.stats,
-    })
 }
 
 /// `JSON.stringify(JSON.parse(input)).length` for any JSON array.

@@ -214,6 +214,8 @@ impl<'t> Iterator for RawEntries<'t> {
 #[derive(Clone)]
 pub enum Val<'t> {
     Raw(Raw<'t>),
+    /// A message kept by a session between renders, read in place.
+    Ref(&'t Val<'t>),
     Null,
     Bool(bool),
     Num(f64),
@@ -239,6 +241,35 @@ impl<'t> Val<'t> {
             .into_iter()
             .map(|(k, v)| (Cow::Borrowed(k), Val::Raw(v)))
             .collect()
+    }
+
+    /// A shallow owned copy of an object or array held in place (`Raw` or
+    /// `Ref`), so its direct children can be replaced; other values as they
+    /// are.
+    pub fn make_owned(&mut self) {
+        match *self {
+            Val::Raw(r) => match r.node() {
+                Node::Object { .. } => *self = Val::Obj(Val::shallow_object(r)),
+                Node::Array { .. } => *self = Val::Arr(r.elements().map(Val::Raw).collect()),
+                _ => {}
+            },
+            Val::Ref(inner) => match inner {
+                Val::Obj(entries) => {
+                    *self = Val::Obj(
+                        entries
+                            .iter()
+                            .map(|(k, v)| (Cow::Borrowed(k.as_ref()), Val::Ref(v)))
+                            .collect(),
+                    )
+                }
+                Val::Arr(items) => *self = Val::Arr(items.iter().map(Val::Ref).collect()),
+                other => {
+                    *self = other.clone();
+                    self.make_owned();
+                }
+            },
+            _ => {}
+        }
     }
 
     /// A deep copy detached from the tape.
@@ -306,6 +337,7 @@ impl<'v, 't: 'v> V<'v, 't> {
     pub fn of(v: &'v Val<'t>) -> Self {
         match v {
             Val::Raw(r) => V::R(*r),
+            Val::Ref(inner) => V::of(inner),
             other => V::O(other),
         }
     }
@@ -322,6 +354,7 @@ impl<'v, 't: 'v> V<'v, 't> {
             },
             V::O(v) => match v {
                 Val::Raw(r) => V::R(*r).ty(),
+                Val::Ref(inner) => V::of(inner).ty(),
                 Val::Null => Ty::Null,
                 Val::Bool(b) => Ty::Bool(*b),
                 Val::Num(n) => Ty::Num(*n),
@@ -351,6 +384,7 @@ impl<'v, 't: 'v> V<'v, 't> {
                 .find(|(k, _)| k == key)
                 .map(|(_, v)| V::of(v)),
             V::O(Val::Raw(r)) => r.get(key).map(V::R),
+            V::O(Val::Ref(inner)) => V::of(inner).get(key),
             V::O(_) => None,
         }
     }
@@ -365,6 +399,7 @@ impl<'v, 't: 'v> V<'v, 't> {
             V::R(r) => Elements::R(r.elements()),
             V::O(Val::Arr(items)) => Elements::O(items.iter()),
             V::O(Val::Raw(r)) => Elements::R(r.elements()),
+            V::O(Val::Ref(inner)) => V::of(inner).elements(),
             V::O(_) => Elements::O([].iter()),
         }
     }
@@ -382,6 +417,7 @@ impl<'v, 't: 'v> V<'v, 't> {
                 .map(|(k, v)| (k.as_ref(), V::of(v)))
                 .collect(),
             V::O(Val::Raw(r)) => V::R(*r).js_entries(),
+            V::O(Val::Ref(inner)) => V::of(inner).js_entries(),
             V::O(_) => Vec::new(),
         }
     }
@@ -571,6 +607,7 @@ fn write_entries<'t>(out: &mut Vec<u8>, entries: impl Iterator<Item = (&'t str, 
 fn write_val(out: &mut Vec<u8>, v: &Val<'_>) {
     match v {
         Val::Raw(r) => write_raw(out, *r),
+        Val::Ref(inner) => write_val(out, inner),
         Val::Null => out.extend_from_slice(b"null"),
         Val::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
         Val::Num(n) => write_json_number(out, *n),

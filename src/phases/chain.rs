@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
-use super::{has_role, without_thinking, Stats};
+use super::{has_role, without_thinking, Edit, Msg, Stats};
 use crate::config::ChainConfig;
 use crate::error::{PruneError, Result};
 use crate::state::State;
@@ -20,11 +20,11 @@ enum Action {
 }
 
 pub fn run<'t>(
-    msgs: Vec<Val<'t>>,
+    msgs: Vec<Msg<'t>>,
     state: &State,
     cfg: &ChainConfig,
     stats: &mut Stats,
-) -> Result<Vec<Val<'t>>> {
+) -> Result<Vec<Msg<'t>>> {
     let entries: Vec<V<'_, 'static>> = state.chain_entries().collect();
 
     let existing = existing_block_ids(&msgs);
@@ -96,17 +96,28 @@ pub fn run<'t>(
         match action {
             Action::Drop => stats.chain_dropped += 1,
             Action::Keep => out.push(m),
-            Action::StripThinking => match without_thinking(&m, i)? {
+            Action::StripThinking => match without_thinking(&m.val, i)? {
                 Some(stripped) => {
                     stats.final_thinking_stripped += 1;
-                    out.push(stripped);
+                    out.push(Msg {
+                        val: stripped,
+                        edit: Edit {
+                            final_thinking_stripped: true,
+                            ..m.edit
+                        },
+                        src: m.src,
+                    });
                 }
                 None => out.push(m),
             },
         }
         if let Some(block) = insert {
             stats.chain_inserted += 1;
-            out.push(block);
+            out.push(Msg {
+                val: block,
+                src: None,
+                edit: Edit::default(),
+            });
         }
     }
     Ok(out)
@@ -198,7 +209,7 @@ fn id_list_of<'v>(v: V<'v, 'static>, field: &str, n: usize) -> Result<Vec<V<'v, 
 
 /// Block ids of `<compressed-chain>` messages already in the array, read
 /// the way the reference does: `String(content?.[0]?.text)`.
-fn existing_block_ids(msgs: &[Val<'_>]) -> HashSet<String> {
+fn existing_block_ids(msgs: &[Msg<'_>]) -> HashSet<String> {
     let mut ids = HashSet::new();
     for m in msgs {
         let v = m.view();
@@ -230,7 +241,7 @@ fn existing_block_ids(msgs: &[Val<'_>]) -> HashSet<String> {
 
 /// Outputs of protected calls, by block id, in array order.
 fn protected_outputs(
-    msgs: &[Val<'_>],
+    msgs: &[Msg<'_>],
     protected: &HashMap<Key<'_>, String>,
 ) -> Result<HashMap<String, Vec<(String, String)>>> {
     let mut out: HashMap<String, Vec<(String, String)>> = HashMap::new();

@@ -1,6 +1,8 @@
 //! The four phases of SPEC section 3, run in order over the message list.
-//! Untouched messages stay `Val::Raw` (a tape position); a phase that edits
-//! one replaces it with a shallow owned copy.
+//! Untouched messages stay as they came (`Val::Raw`, a tape position, or
+//! `Val::Ref`, a session's kept message); a phase that edits one replaces it
+//! with a shallow owned copy and records what it did in the message's `Edit`,
+//! which is the edit script the appliers and the session cache work from.
 
 mod chain;
 mod purge;
@@ -12,7 +14,7 @@ use std::borrow::Cow;
 use crate::config::Config;
 use crate::error::{PruneError, Result};
 use crate::state::State;
-use crate::value::{Raw, Ty, Val, V};
+use crate::value::{Ty, Val, V};
 
 /// What each phase changed, for reports.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -25,19 +27,58 @@ pub struct Stats {
     pub thinking_stripped: u32,
 }
 
+/// What the phases did to one input message (all false/empty: untouched).
+#[derive(Debug, Default, Clone, PartialEq, Eq, Hash)]
+pub struct Edit {
+    pub stubbed: bool,
+    /// Content indices of toolCall blocks whose arguments were purged.
+    pub purged: Vec<u32>,
+    pub final_thinking_stripped: bool,
+    pub thinking_stripped: bool,
+}
+
+impl Edit {
+    pub fn is_none(&self) -> bool {
+        *self == Edit::default()
+    }
+}
+
+/// One message of the output: where it came from and what was done to it.
+#[derive(Clone)]
+pub struct Msg<'t> {
+    pub val: Val<'t>,
+    /// Its index in the input; None for an inserted chain block.
+    pub src: Option<usize>,
+    pub edit: Edit,
+}
+
+impl<'t> Msg<'t> {
+    pub fn view(&self) -> V<'_, 't> {
+        self.val.view()
+    }
+}
+
 pub struct Outcome<'t> {
-    pub messages: Vec<Val<'t>>,
+    pub messages: Vec<Msg<'t>>,
     pub changed: bool,
     pub stats: Stats,
 }
 
 pub fn run<'t>(
-    input: &[Raw<'t>],
+    input: Vec<Val<'t>>,
     state: &State,
     config: &Config,
     boundary: Option<f64>,
 ) -> Result<Outcome<'t>> {
-    let mut msgs: Vec<Val<'t>> = input.iter().map(|r| Val::Raw(*r)).collect();
+    let mut msgs: Vec<Msg<'t>> = input
+        .into_iter()
+        .enumerate()
+        .map(|(i, val)| Msg {
+            val,
+            src: Some(i),
+            edit: Edit::default(),
+        })
+        .collect();
     let mut stats = Stats::default();
     // The reference reads `msg.role` of every element first: null throws.
     if let Some(i) = msgs.iter().position(|m| m.view().ty() == Ty::Null) {
@@ -73,9 +114,7 @@ fn has_role(m: V<'_, '_>, role: &str) -> bool {
 
 /// The message as an owned object whose properties can be replaced.
 fn owned_object<'a, 't>(m: &'a mut Val<'t>) -> &'a mut Vec<(Cow<'t, str>, Val<'t>)> {
-    if let Val::Raw(r) = *m {
-        *m = Val::Obj(Val::shallow_object(r));
-    }
+    m.make_owned();
     match m {
         Val::Obj(entries) => entries,
         _ => unreachable!("owned_object is only called on objects"),

@@ -4,13 +4,13 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use super::{has_role, owned_object, Stats};
+use super::{has_role, owned_object, Msg, Stats};
 use crate::config::PurgeConfig;
 use crate::error::{PruneError, Result};
 use crate::jsjson::utf16_len;
 use crate::value::{Key, Ty, Val};
 
-pub fn run(msgs: &mut [Val<'_>], cfg: &PurgeConfig, stats: &mut Stats) -> Result<bool> {
+pub fn run(msgs: &mut [Msg<'_>], cfg: &PurgeConfig, stats: &mut Stats) -> Result<bool> {
     // (message index, block index, JSON length of the arguments)
     let mut edits: Vec<(usize, usize, usize)> = Vec::new();
     {
@@ -76,13 +76,12 @@ pub fn run(msgs: &mut [Val<'_>], cfg: &PurgeConfig, stats: &mut Stats) -> Result
         }
     }
     for &(i, j, len) in &edits {
-        let entries = owned_object(&mut msgs[i]);
+        msgs[i].edit.purged.push(j as u32);
+        let entries = owned_object(&mut msgs[i].val);
         let Some((_, content)) = entries.iter_mut().find(|(k, _)| k == "content") else {
             continue;
         };
-        if let Val::Raw(r) = *content {
-            *content = Val::Arr(r.elements().map(Val::Raw).collect());
-        }
+        content.make_owned();
         let Val::Arr(blocks) = content else { continue };
         let block = owned_object(&mut blocks[j]);
         let marker = format!("<purged-errored-args size=\"{len}\"/>");

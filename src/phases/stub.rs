@@ -3,14 +3,14 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-use super::{has_role, Stats};
+use super::{has_role, Msg, Stats};
 use crate::config::Config;
 use crate::error::Result;
 use crate::state::State;
 use crate::value::{Ty, Val, V};
 
 pub fn run(
-    msgs: &mut [Val<'_>],
+    msgs: &mut [Msg<'_>],
     state: &State,
     config: &Config,
     stats: &mut Stats,
@@ -33,7 +33,8 @@ pub fn run(
             continue;
         }
         let text = stub_text(state, id, record);
-        *m = stub_message(v, text);
+        m.val = stub_message(v, text);
+        m.edit.stubbed = true;
         stats.stubbed += 1;
         changed = true;
     }
@@ -41,7 +42,7 @@ pub fn run(
 }
 
 /// Ids of `context_tree_query` results within the last `grace` user turns.
-fn recovery_grace_ids(msgs: &[Val<'_>], grace: f64) -> HashSet<String> {
+fn recovery_grace_ids(msgs: &[Msg<'_>], grace: f64) -> HashSet<String> {
     let mut ids = HashSet::new();
     // `recoveryGraceTurns > 0` is false for NaN too.
     if grace.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {

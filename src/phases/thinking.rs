@@ -1,11 +1,10 @@
 //! Phase 4: thinking blocks of older assistant turns are removed, behind the
 //! persisted boundary or, without one, all but the last K turns.
 
-use super::{has_role, without_thinking, Stats};
+use super::{has_role, without_thinking, Msg, Stats};
 use crate::config::ThinkingConfig;
 use crate::error::Result;
 use crate::frontier::js_max;
-use crate::value::Val;
 
 /// Which assistants lose their thinking.
 enum Rule {
@@ -17,7 +16,7 @@ enum Rule {
 }
 
 impl Rule {
-    fn strips(&self, i: usize, m: &Val<'_>) -> bool {
+    fn strips(&self, i: usize, m: &Msg<'_>) -> bool {
         match *self {
             Rule::Before(b) => m.view().get("timestamp").is_some_and(|t| t.to_number() < b),
             Rule::BeforePosition(cutoff) => cutoff.is_none_or(|c| i < c),
@@ -26,7 +25,7 @@ impl Rule {
 }
 
 pub fn run(
-    msgs: &mut [Val<'_>],
+    msgs: &mut [Msg<'_>],
     cfg: &ThinkingConfig,
     boundary: Option<f64>,
     stats: &mut Stats,
@@ -52,8 +51,9 @@ pub fn run(
         if !rule.strips(i, &msgs[i]) {
             continue;
         }
-        if let Some(stripped) = without_thinking(&msgs[i], i)? {
-            msgs[i] = stripped;
+        if let Some(stripped) = without_thinking(&msgs[i].val, i)? {
+            msgs[i].val = stripped;
+            msgs[i].edit.thinking_stripped = true;
             stats.thinking_stripped += 1;
             changed = true;
         }

@@ -1,0 +1,185 @@
+'use strict';
+
+// The array APIs: `pruneMessages` on a JS array and the incremental
+// `PruneSession`. The native side answers with an edit script; this file
+// applies it, so untouched messages stay the caller's own objects and only
+// edited or inserted messages are new (parsed from the script's JSON).
+
+const pure = require('./pure.js');
+
+function makeArrayApi(native, { argumentError, jsonOrNull, boundaryOf }) {
+  const hasNative = typeof native.pruneArray === 'function' && typeof native.NativeSession === 'function';
+
+  function checkArray(messages, where) {
+    if (!Array.isArray(messages)) throw argumentError(`${where}: messages must be an array`);
+  }
+
+  // JSON text of one message as JSON.stringify writes it inside an array.
+  function messageJson(message, index) {
+    let text;
+    try {
+      text = JSON.stringify(message);
+    } catch (cause) {
+      const err = argumentError(`message ${index} cannot be serialized as JSON: ${cause.message}`);
+      err.cause = cause;
+      throw err;
+    }
+    return text === undefined ? 'null' : text;
+  }
+
+  function unchanged(messages, r) {
+    return { messages, pruned: false, beforeChars: 0, afterChars: 0, frontier: r.frontier, stats: r.stats };
+  }
+
+  function result(out, r) {
+    return { messages: out, pruned: true, beforeChars: r.beforeChars, afterChars: r.afterChars, frontier: r.frontier, stats: r.stats };
+  }
+
+  /** Prunes a JS array; a no-op returns the caller's array itself. */
+  function pruneMessages(messages, options = {}) {
+    checkArray(messages, 'pruneMessages');
+    const opts = options || {};
+    const boundary = boundaryOf(opts, 'pruneMessages');
+    if (!hasNative) {
+      return pure.pruneMessages(messages, { state: opts.state, config: opts.config, thinkingStripBoundaryTimestamp: boundary });
+    }
+    let json;
+    try {
+      json = JSON.stringify(messages);
+    } catch (cause) {
+      const err = argumentError(`pruneMessages: messages cannot be serialized as JSON: ${cause.message}`);
+      err.cause = cause;
+      throw err;
+    }
+    const r = native.pruneArray(json, jsonOrNull(opts.state, 'state'), jsonOrNull(opts.config, 'config'), boundary);
+    if (!r.pruned) return unchanged(messages, r);
+    const fresh = JSON.parse(r.freshJson);
+    const byId = new Map();
+    for (let j = 0; j < r.fresh.length; j++) byId.set(r.fresh[j], fresh[j]);
+    const order = r.order;
+    const out = new Array(order.length);
+    for (let k = 0; k < order.length; k++) {
+      const v = order[k];
+      out[k] = v >= 0 ? messages[v] : byId.get(-v - 1);
+    }
+    return result(out, r);
+  }
+
+  // What a render compares to find the first message that changed: role,
+  // timestamp, ids, content length and per block its type, id and text
+  // lengths. Cheap, and no serialization.
+  function blockPrint(b) {
+    if (b === null || typeof b !== 'object') return [typeof b, b];
+    const text = b.text ?? b.thinking;
+    return [b.type, b.id, typeof text === 'string' ? text.length : text === undefined ? -1 : -2, b.arguments === undefined ? 0 : 1];
+  }
+
+  function fingerprint(m) {
+    if (m === null || typeof m !== 'object' || Array.isArray(m)) return [typeof m, Array.isArray(m) ? -1 : m];
+    const c = m.content;
+    const fp = [m.role, m.timestamp, m.toolCallId, m.isError, m.customType, Object.keys(m).length];
+    if (typeof c === 'string') fp.push('s', c.length);
+    else if (Array.isArray(c)) {
+      fp.push('a', c.length);
+      for (const b of c) fp.push(...blockPrint(b));
+    } else fp.push(typeof c, c === null ? null : 0);
+    const refs = m.details && m.details.toolCallRefs;
+    if (Array.isArray(refs)) fp.push('r', refs.length);
+    return fp;
+  }
+
+  function same(m, fp) {
+    const now = fingerprint(m);
+    if (now.length !== fp.length) return false;
+    for (let i = 0; i < now.length; i++) if (!Object.is(now[i], fp[i])) return false;
+    return true;
+  }
+
+  /**
+   * Renders the same growing conversation again and again: keeps the
+   * indexed messages natively, re-indexes only from the first message that
+   * no longer matches, and reuses edited messages from earlier renders.
+   */
+  class PruneSession {
+    constructor({ config, state, thinkingStripBoundaryTimestamp } = {}) {
+      this._config = config;
+      this._state = state;
+      this._boundary = boundaryOf({ thinkingStripBoundaryTimestamp }, 'PruneSession');
+      this._prints = [];
+      this._edits = new Map();
+      if (hasNative) {
+        this._native = new native.NativeSession();
+        this._native.setConfig(jsonOrNull(config, 'config'));
+        this._native.setState(jsonOrNull(state, 'state'));
+        this._native.setBoundary(this._boundary);
+      }
+    }
+
+    /** New state from the indexer (at flushes). */
+    setState(state) {
+      this._state = state;
+      if (this._native) this._native.setState(jsonOrNull(state, 'state'));
+      return this;
+    }
+
+    render(messages) {
+      checkArray(messages, 'PruneSession.render');
+      if (!this._native) {
+        this._lastMessages = messages;
+        return pure.pruneMessages(messages, { state: this._state, config: this._config, thinkingStripBoundaryTimestamp: this._boundary });
+      }
+      const prints = this._prints;
+      let from = 0;
+      const common = Math.min(prints.length, messages.length);
+      while (from < common && same(messages[from], prints[from])) from++;
+      if (from < prints.length || from < messages.length) {
+        const texts = [];
+        for (let i = from; i < messages.length; i++) texts.push(messageJson(messages[i], i));
+        this._native.sync(from, texts);
+        prints.length = from;
+        for (let i = from; i < messages.length; i++) prints.push(fingerprint(messages[i]));
+      }
+      const r = this._native.render();
+      const edits = this._edits;
+      if (r.evicted) for (const id of r.evicted) edits.delete(id);
+      if (!r.pruned) return unchanged(messages, r);
+      if (r.fresh.length) {
+        const fresh = JSON.parse(r.freshJson);
+        for (let j = 0; j < r.fresh.length; j++) edits.set(r.fresh[j], fresh[j]);
+      }
+      const order = r.order;
+      const out = new Array(order.length);
+      for (let k = 0; k < order.length; k++) {
+        const v = order[k];
+        out[k] = v >= 0 ? messages[v] : edits.get(-v - 1);
+      }
+      return result(out, r);
+    }
+
+    /**
+     * Advances the thinking boundary (SPEC 6) over the conversation of the
+     * last render plus the optional closing message, and returns the
+     * frontier snapshot to persist.
+     */
+    flush(closingMessage) {
+      let boundary;
+      if (this._native) {
+        const closing = closingMessage === undefined ? null : messageJson(closingMessage, 'closing');
+        boundary = this._native.flush(closing);
+      } else {
+        const keep = this._config && this._config.thinkingStrip && this._config.thinkingStrip.keepLastTurns;
+        const enabled = this._config && this._config.thinkingStrip;
+        const all = [...(this._lastMessages || []), ...(closingMessage === undefined ? [] : [closingMessage])];
+        const stamps = all.filter((m) => m && m.role === 'assistant' && typeof m.timestamp === 'number').map((m) => m.timestamp);
+        const next = enabled ? pure.computeThinkingBoundary(stamps, keep, this._boundary ?? undefined) : this._boundary;
+        boundary = next === undefined || Number.isNaN(next) ? this._boundary : next;
+      }
+      this._boundary = boundary ?? null;
+      return { thinkingStripBoundaryTimestamp: this._boundary };
+    }
+  }
+
+  return { pruneMessages, PruneSession };
+}
+
+module.exports = { makeArrayApi };
