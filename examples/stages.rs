@@ -31,6 +31,16 @@ fn split(doc: &[u8]) -> (Vec<u8>, Vec<u8>, Vec<u8>, Option<f64>) {
     )
 }
 
+/// Each message's own JSON text, as the JS layer sends it to a session.
+fn split_messages(messages: &[u8]) -> Vec<Vec<u8>> {
+    let mut scratch = messages.to_vec();
+    let tape = simd_json::to_tape(&mut scratch).expect("messages parse");
+    let root = Raw::new(&tape.0, 0);
+    root.elements()
+        .map(|m| condense_native::value::V::R(m).to_json())
+        .collect()
+}
+
 fn time<R>(label: &str, runs: usize, mut f: impl FnMut() -> R) {
     let mut ms: Vec<f64> = (0..runs)
         .map(|_| {
@@ -49,8 +59,9 @@ fn main() {
         .unwrap_or_else(|| "../shared/corpus/large.json".into());
     let doc = std::fs::read(&path).expect("readable corpus file");
     let (messages, state, config, boundary) = split(&doc);
-    let state = State::from_json(&state).unwrap();
-    let config = Config::from_json(&config).unwrap();
+    let (state_json, config_json) = (state, config);
+    let state = State::from_json(&state_json).unwrap();
+    let config = Config::from_json(&config_json).unwrap();
     println!("{path}: {:.2} MB of messages", messages.len() as f64 / 1e6);
     let runs = 21;
     time("copy", runs, || messages.to_vec());
@@ -65,6 +76,25 @@ fn main() {
         top_level_elements(&tape.0).unwrap().len()
     });
     time("size_of", runs, || size_of(&messages).unwrap());
+    let mut session = condense_native::session::Session::default();
+    session.set_config(Config::from_json(&config_json).unwrap());
+    session.set_state(State::from_json(&state_json).unwrap());
+    session.set_boundary(boundary);
+    let texts = split_messages(&messages);
+    time("session sync", 3, || {
+        session.sync(0, &texts).unwrap();
+    });
+    session.render().unwrap();
+    if std::env::var("STAGES").as_deref() == Ok("session") {
+        // For profilers: only session renders from here on.
+        time("session render", 500, || {
+            session.render().unwrap().after_chars
+        });
+        return;
+    }
+    time("session render", runs, || {
+        session.render().unwrap().after_chars
+    });
     time("prune", runs, || {
         prune_bytes(&messages, &state, &config, boundary)
             .unwrap()

@@ -66,33 +66,57 @@ function makeArrayApi(native, { argumentError, jsonOrNull, boundaryOf }) {
   }
 
   // What a render compares to find the first message that changed: role,
-  // timestamp, ids, content length and per block its type, id and text
-  // lengths. Cheap, and no serialization.
-  function blockPrint(b) {
-    if (b === null || typeof b !== 'object') return [typeof b, b];
-    const text = b.text ?? b.thinking;
-    return [b.type, b.id, typeof text === 'string' ? text.length : text === undefined ? -1 : -2, b.arguments === undefined ? 0 : 1];
+  // timestamp, ids, key count, content length and per block its type, id,
+  // text length and whether it has arguments. Cheap, and no serialization:
+  // a print is a flat array, compared in place without allocating.
+  function textLength(t) {
+    return typeof t === 'string' ? t.length : t === undefined ? -1 : -2;
   }
 
   function fingerprint(m) {
     if (m === null || typeof m !== 'object' || Array.isArray(m)) return [typeof m, Array.isArray(m) ? -1 : m];
     const c = m.content;
-    const fp = [m.role, m.timestamp, m.toolCallId, m.isError, m.customType, Object.keys(m).length];
-    if (typeof c === 'string') fp.push('s', c.length);
-    else if (Array.isArray(c)) {
-      fp.push('a', c.length);
-      for (const b of c) fp.push(...blockPrint(b));
-    } else fp.push(typeof c, c === null ? null : 0);
     const refs = m.details && m.details.toolCallRefs;
-    if (Array.isArray(refs)) fp.push('r', refs.length);
+    const fp = [m.role, m.timestamp, m.toolCallId, m.isError, m.customType, Object.keys(m).length, Array.isArray(refs) ? refs.length : -1];
+    if (typeof c === 'string') fp.push(-1, c.length);
+    else if (Array.isArray(c)) {
+      fp.push(c.length, -3);
+      for (const b of c) {
+        if (b === null || typeof b !== 'object') fp.push(typeof b, b, -1, -1);
+        else fp.push(b.type, b.id, textLength(b.text ?? b.thinking), b.arguments === undefined ? 0 : 1);
+      }
+    } else fp.push(-2, c === null ? null : typeof c);
     return fp;
   }
 
   function same(m, fp) {
-    const now = fingerprint(m);
-    if (now.length !== fp.length) return false;
-    for (let i = 0; i < now.length; i++) if (!Object.is(now[i], fp[i])) return false;
-    return true;
+    if (m === null || typeof m !== 'object' || Array.isArray(m)) {
+      return fp.length === 2 && fp[0] === typeof m && Object.is(fp[1], Array.isArray(m) ? -1 : m);
+    }
+    if (fp.length < 9 || m.role !== fp[0] || !Object.is(m.timestamp, fp[1]) || m.toolCallId !== fp[2]) return false;
+    if (m.isError !== fp[3] || m.customType !== fp[4]) return false;
+    const refs = m.details && m.details.toolCallRefs;
+    if ((Array.isArray(refs) ? refs.length : -1) !== fp[6]) return false;
+    const c = m.content;
+    if (typeof c === 'string') {
+      if (fp[7] !== -1 || fp[8] !== c.length) return false;
+    } else if (Array.isArray(c)) {
+      if (fp[7] !== c.length || fp.length !== 9 + 4 * c.length) return false;
+      for (let j = 0, at = 9; j < c.length; j++, at += 4) {
+        const b = c[j];
+        if (b === null || typeof b !== 'object') {
+          if (fp[at] !== typeof b || !Object.is(fp[at + 1], b)) return false;
+        } else if (
+          b.type !== fp[at] ||
+          b.id !== fp[at + 1] ||
+          textLength(b.text ?? b.thinking) !== fp[at + 2] ||
+          (b.arguments === undefined ? 0 : 1) !== fp[at + 3]
+        ) {
+          return false;
+        }
+      }
+    } else if (fp[7] !== -2 || fp[8] !== (c === null ? null : typeof c)) return false;
+    return Object.keys(m).length === fp[5];
   }
 
   /**

@@ -68,7 +68,7 @@ impl<'t> Raw<'t> {
     /// `obj[key]` after JSON.parse: the last duplicate wins.
     pub fn get(&self, key: &str) -> Option<Raw<'t>> {
         self.entries()
-            .filter(|(k, _)| *k == key)
+            .filter(|(k, _)| same_key(k, key))
             .last()
             .map(|(_, v)| v)
     }
@@ -118,6 +118,13 @@ impl<'t> Raw<'t> {
         order_integer_keys_first(&mut out, |e| e.0);
         out
     }
+}
+
+/// Key equality with the cheap tests first: property look-ups are the
+/// phases' inner loop and most keys differ in length or first byte.
+#[inline]
+fn same_key(k: &str, key: &str) -> bool {
+    k.len() == key.len() && k.as_bytes().first() == key.as_bytes().first() && k == key
 }
 
 /// Objects up to this many keys are checked by comparing keys pairwise.
@@ -331,14 +338,26 @@ pub enum Ty<'v> {
 pub enum V<'v, 't> {
     R(Raw<'t>),
     O(&'v Val<'t>),
+    /// A part of a value that lives as long as the tape lifetime (a
+    /// session's kept message): it can be embedded with `Val::Ref` instead
+    /// of copied.
+    S(&'t Val<'t>),
 }
 
 impl<'v, 't: 'v> V<'v, 't> {
     pub fn of(v: &'v Val<'t>) -> Self {
         match v {
             Val::Raw(r) => V::R(*r),
-            Val::Ref(inner) => V::of(inner),
+            Val::Ref(inner) => V::shared(inner),
             other => V::O(other),
+        }
+    }
+
+    fn shared(v: &'t Val<'t>) -> Self {
+        match v {
+            Val::Raw(r) => V::R(*r),
+            Val::Ref(inner) => V::shared(inner),
+            other => V::S(other),
         }
     }
 
@@ -352,9 +371,9 @@ impl<'v, 't: 'v> V<'v, 't> {
                 Node::Array { .. } => Ty::Arr,
                 Node::Object { .. } => Ty::Obj,
             },
-            V::O(v) => match v {
+            V::O(v) | V::S(v) => match v {
                 Val::Raw(r) => V::R(*r).ty(),
-                Val::Ref(inner) => V::of(inner).ty(),
+                Val::Ref(inner) => V::shared(inner).ty(),
                 Val::Null => Ty::Null,
                 Val::Bool(b) => Ty::Bool(*b),
                 Val::Num(n) => Ty::Num(*n),
@@ -381,11 +400,16 @@ impl<'v, 't: 'v> V<'v, 't> {
             V::R(r) => r.get(key).map(V::R),
             V::O(Val::Obj(entries)) => entries
                 .iter()
-                .find(|(k, _)| k == key)
+                .find(|(k, _)| same_key(k, key))
                 .map(|(_, v)| V::of(v)),
             V::O(Val::Raw(r)) => r.get(key).map(V::R),
-            V::O(Val::Ref(inner)) => V::of(inner).get(key),
+            V::O(Val::Ref(inner)) => V::shared(inner).get(key),
             V::O(_) => None,
+            V::S(Val::Obj(entries)) => entries
+                .iter()
+                .find(|(k, _)| same_key(k, key))
+                .map(|(_, v)| V::shared(v)),
+            V::S(other) => V::O(other).get(key),
         }
     }
 
@@ -399,8 +423,10 @@ impl<'v, 't: 'v> V<'v, 't> {
             V::R(r) => Elements::R(r.elements()),
             V::O(Val::Arr(items)) => Elements::O(items.iter()),
             V::O(Val::Raw(r)) => Elements::R(r.elements()),
-            V::O(Val::Ref(inner)) => V::of(inner).elements(),
+            V::O(Val::Ref(inner)) => V::shared(inner).elements(),
             V::O(_) => Elements::O([].iter()),
+            V::S(Val::Arr(items)) => Elements::S(items.iter()),
+            V::S(other) => V::O(other).elements(),
         }
     }
 
@@ -417,8 +443,13 @@ impl<'v, 't: 'v> V<'v, 't> {
                 .map(|(k, v)| (k.as_ref(), V::of(v)))
                 .collect(),
             V::O(Val::Raw(r)) => V::R(*r).js_entries(),
-            V::O(Val::Ref(inner)) => V::of(inner).js_entries(),
+            V::O(Val::Ref(inner)) => V::shared(inner).js_entries(),
             V::O(_) => Vec::new(),
+            V::S(Val::Obj(entries)) => entries
+                .iter()
+                .map(|(k, v)| (k.as_ref(), V::shared(v)))
+                .collect(),
+            V::S(other) => V::O(other).js_entries(),
         }
     }
 
@@ -474,7 +505,7 @@ impl<'v, 't: 'v> V<'v, 't> {
     pub fn write_json(&self, out: &mut Vec<u8>) {
         match *self {
             V::R(r) => write_raw(out, r),
-            V::O(v) => write_val(out, v),
+            V::O(v) | V::S(v) => write_val(out, v),
         }
     }
 
@@ -483,6 +514,7 @@ impl<'v, 't: 'v> V<'v, 't> {
         match *self {
             V::R(r) => Val::Raw(r),
             V::O(v) => v.clone(),
+            V::S(v) => Val::Ref(v),
         }
     }
 
@@ -510,6 +542,7 @@ pub fn join_elements<'v, 't: 'v>(items: impl Iterator<Item = V<'v, 't>>) -> Stri
 pub enum Elements<'v, 't> {
     R(RawElements<'t>),
     O(std::slice::Iter<'v, Val<'t>>),
+    S(std::slice::Iter<'t, Val<'t>>),
 }
 
 impl<'v, 't: 'v> Iterator for Elements<'v, 't> {
@@ -518,6 +551,7 @@ impl<'v, 't: 'v> Iterator for Elements<'v, 't> {
         match self {
             Elements::R(it) => it.next().map(V::R),
             Elements::O(it) => it.next().map(V::of),
+            Elements::S(it) => it.next().map(V::shared),
         }
     }
 }

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
-use super::{has_role, without_thinking, Edit, Msg, Stats};
+use super::{without_thinking, Edit, Msg, Role, Stats};
 use crate::config::ChainConfig;
 use crate::error::{PruneError, Result};
 use crate::state::State;
@@ -75,13 +75,13 @@ pub fn run<'t>(
 
     let mut actions = Vec::with_capacity(msgs.len());
     for (i, m) in msgs.iter().enumerate() {
-        actions.push(decide(m.view(), i, &dropped, &finals)?);
+        actions.push(decide(m, i, &dropped, &finals)?);
     }
     let inserts: Vec<Option<Val<'t>>> = msgs
         .iter()
         .map(|m| {
             let v = m.view();
-            if !has_role(v, "user") {
+            if m.role != Role::User {
                 return None;
             }
             let key = Key::of(v.get("timestamp"));
@@ -106,6 +106,7 @@ pub fn run<'t>(
                             ..m.edit
                         },
                         src: m.src,
+                        role: m.role,
                     });
                 }
                 None => out.push(m),
@@ -117,6 +118,7 @@ pub fn run<'t>(
                 val: block,
                 src: None,
                 edit: Edit::default(),
+                role: Role::User,
             });
         }
     }
@@ -124,16 +126,17 @@ pub fn run<'t>(
 }
 
 fn decide(
-    v: V<'_, '_>,
+    m: &Msg<'_>,
     i: usize,
     dropped: &HashSet<Key<'_>>,
     finals: &HashSet<Key<'_>>,
 ) -> Result<Action> {
-    if has_role(v, "toolResult") {
+    let v = m.view();
+    if m.role == Role::ToolResult {
         if dropped.contains(&Key::of(v.get("toolCallId"))) {
             return Ok(Action::Drop);
         }
-    } else if has_role(v, "assistant") {
+    } else if m.role == Role::Assistant {
         if let Some(content) = v.get("content").filter(|c| c.ty() != Ty::Null) {
             if content.ty() != Ty::Arr {
                 return Err(PruneError::bad_message(i, "content", "is not an array"));
@@ -159,7 +162,7 @@ fn decide(
         if finals.contains(&Key::of(v.get("timestamp"))) {
             return Ok(Action::StripThinking);
         }
-    } else if has_role(v, "custom")
+    } else if m.role == Role::Custom
         && v.get("customType")
             .is_some_and(|t| t.is_str("context-prune-summary"))
     {
@@ -213,7 +216,7 @@ fn existing_block_ids(msgs: &[Msg<'_>]) -> HashSet<String> {
     let mut ids = HashSet::new();
     for m in msgs {
         let v = m.view();
-        if !has_role(v, "user") {
+        if m.role != Role::User {
             continue;
         }
         let Some(content) = v.get("content") else {
@@ -250,7 +253,7 @@ fn protected_outputs(
     }
     for (i, m) in msgs.iter().enumerate() {
         let v = m.view();
-        if !has_role(v, "toolResult") {
+        if m.role != Role::ToolResult {
             continue;
         }
         let Some(block) = protected.get(&Key::of(v.get("toolCallId"))) else {

@@ -43,10 +43,34 @@ impl Edit {
     }
 }
 
+/// `msg.role`, read once per message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+    ToolResult,
+    Custom,
+    Other,
+}
+
+impl Role {
+    pub fn of(m: V<'_, '_>) -> Role {
+        match m.get("role").and_then(|r| r.as_str()) {
+            Some("user") => Role::User,
+            Some("assistant") => Role::Assistant,
+            Some("toolResult") => Role::ToolResult,
+            Some("custom") => Role::Custom,
+            _ => Role::Other,
+        }
+    }
+}
+
 /// One message of the output: where it came from and what was done to it.
 #[derive(Clone)]
 pub struct Msg<'t> {
     pub val: Val<'t>,
+    /// The phases never change a message's role.
+    pub role: Role,
     /// Its index in the input; None for an inserted chain block.
     pub src: Option<usize>,
     pub edit: Edit,
@@ -74,6 +98,7 @@ pub fn run<'t>(
         .into_iter()
         .enumerate()
         .map(|(i, val)| Msg {
+            role: Role::of(val.view()),
             val,
             src: Some(i),
             edit: Edit::default(),
@@ -106,10 +131,6 @@ pub fn run<'t>(
         changed,
         stats,
     })
-}
-
-fn has_role(m: V<'_, '_>, role: &str) -> bool {
-    m.get("role").is_some_and(|r| r.is_str(role))
 }
 
 /// The message as an owned object whose properties can be replaced.

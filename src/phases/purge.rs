@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use super::{has_role, owned_object, Msg, Stats};
+use super::{owned_object, Msg, Role, Stats};
 use crate::config::PurgeConfig;
 use crate::error::{PruneError, Result};
 use crate::jsjson::utf16_len;
@@ -18,9 +18,9 @@ pub fn run(msgs: &mut [Msg<'_>], cfg: &PurgeConfig, stats: &mut Stats) -> Result
         let mut turn = 0usize;
         for m in msgs.iter() {
             let v = m.view();
-            if has_role(v, "assistant") {
+            if m.role == Role::Assistant {
                 turn += 1;
-            } else if has_role(v, "toolResult")
+            } else if m.role == Role::ToolResult
                 && v.get("isError").is_some_and(|e| e.ty() == Ty::Bool(true))
             {
                 errored_at.insert(Key::of(v.get("toolCallId")), turn);
@@ -32,7 +32,7 @@ pub fn run(msgs: &mut [Msg<'_>], cfg: &PurgeConfig, stats: &mut Stats) -> Result
         let current = turn;
         for (i, m) in msgs.iter().enumerate() {
             let v = m.view();
-            if !has_role(v, "assistant") {
+            if m.role != Role::Assistant {
                 continue;
             }
             let content = v.get("content");

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-use super::{has_role, Msg, Stats};
+use super::{Msg, Role, Stats};
 use crate::config::Config;
 use crate::error::Result;
 use crate::state::State;
@@ -19,7 +19,7 @@ pub fn run(
     let mut changed = false;
     for m in msgs.iter_mut() {
         let v = m.view();
-        if !has_role(v, "toolResult") || !state.is_summarized(v.get("toolCallId")) {
+        if m.role != Role::ToolResult || !state.is_summarized(v.get("toolCallId")) {
             continue;
         }
         let Some(id) = v.get("toolCallId").and_then(|i| i.as_str()) else {
@@ -48,14 +48,14 @@ fn recovery_grace_ids(msgs: &[Msg<'_>], grace: f64) -> HashSet<String> {
     if grace.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
         return ids;
     }
-    let users = msgs.iter().filter(|m| has_role(m.view(), "user")).count();
+    let users = msgs.iter().filter(|m| m.role == Role::User).count();
     let mut seen = 0usize;
     for m in msgs {
         let v = m.view();
-        if has_role(v, "user") {
+        if m.role == Role::User {
             seen += 1;
         }
-        if has_role(v, "toolResult")
+        if m.role == Role::ToolResult
             && v.get("toolName")
                 .is_some_and(|n| n.is_str("context_tree_query"))
         {

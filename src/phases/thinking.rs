@@ -1,7 +1,7 @@
 //! Phase 4: thinking blocks of older assistant turns are removed, behind the
 //! persisted boundary or, without one, all but the last K turns.
 
-use super::{has_role, without_thinking, Msg, Stats};
+use super::{without_thinking, Msg, Role, Stats};
 use crate::config::ThinkingConfig;
 use crate::error::Result;
 use crate::frontier::js_max;
@@ -31,7 +31,7 @@ pub fn run(
     stats: &mut Stats,
 ) -> Result<bool> {
     let assistants: Vec<usize> = (0..msgs.len())
-        .filter(|&i| has_role(msgs[i].view(), "assistant"))
+        .filter(|&i| msgs[i].role == Role::Assistant)
         .collect();
     let rule = match boundary {
         Some(b) => Rule::Before(b),
