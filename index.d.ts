@@ -184,6 +184,48 @@ export interface PruneResult {
   stats: PruneStats;
 }
 
+/** What `pruneMessages` and `PruneSession.render` return: a JS array. */
+export interface ArrayPruneResult {
+  /**
+   * The pruned array. On a no-op it is the caller's own array; otherwise a
+   * new array in which untouched messages are the caller's own objects.
+   */
+  messages: Message[];
+  pruned: boolean;
+  beforeChars: number;
+  afterChars: number;
+  frontier: Frontier;
+  stats: PruneStats;
+}
+
+export interface PruneSessionOptions {
+  config?: PruneConfig | null;
+  state?: PruneState | null;
+  thinkingStripBoundaryTimestamp?: number | null;
+}
+
+/** The frontier snapshot a flush persists. */
+export interface FrontierSnapshot {
+  thinkingStripBoundaryTimestamp: number | null;
+}
+
+/** The look-ups of pi-condense's tool-call indexer that `pruneMessagesCompat` asks. */
+export interface CondenseIndexer {
+  isSummarized(toolCallId: string): boolean;
+  getRecord(toolCallId: string): ToolCallRecord | undefined | null;
+  getShortRefForToolCallId(toolCallId: string): string | undefined;
+  getChainEntries(): ChainEntry[] | undefined | null;
+  getPerBatchSummaryTextForToolCallIds(toolCallIds: string[]): string;
+}
+
+/** What pi-condense's `pruneMessages` returns. */
+export interface CompatPruneResult {
+  messages: Message[];
+  pruned: boolean;
+  beforeChars: number;
+  afterChars: number;
+}
+
 /** Error codes carried by `error.code`. */
 export type CondenseErrorCode =
   | 'ERR_CONDENSE_INVALID_ARGUMENT'
@@ -201,6 +243,43 @@ export type CondenseErrorCode =
  * are never modified.
  */
 export declare function prune(messages: Uint8Array, options?: PruneOptions | null): PruneResult;
+
+/**
+ * Prunes a JS array of pi messages (what pi-condense's `pruneMessages`
+ * takes). The caller's array and objects are never modified.
+ */
+export declare function pruneMessages(messages: Message[], options?: PruneOptions | null): ArrayPruneResult;
+
+/**
+ * pi-condense's `pruneMessages`, same arguments (an indexer instead of a
+ * state) and same result.
+ */
+export declare function pruneMessagesCompat(
+  messages: Message[],
+  indexer: CondenseIndexer,
+  chainCompression?: ChainCompressionConfig | null,
+  errorPurge?: ErrorPurgeConfig | null,
+  thinkingStrip?: ThinkingStripConfig | null,
+  protection?: ProtectionConfig | null,
+  recoveryGraceTurns?: number,
+  thinkingBoundaryTimestamp?: number | null,
+): CompatPruneResult;
+
+/**
+ * Renders the same growing conversation again and again: re-indexes only
+ * from the first message that changed since the last render.
+ */
+export declare class PruneSession {
+  constructor(options?: PruneSessionOptions);
+  /** New state from the indexer (at flushes). */
+  setState(state: PruneState | null | undefined): this;
+  render(messages: Message[]): ArrayPruneResult;
+  /**
+   * Advances the thinking boundary over the last render's messages plus the
+   * optional closing message; returns the snapshot to persist.
+   */
+  flush(closingMessage?: Message): FrontierSnapshot;
+}
 
 /** Keeps the converted config and state between renders. */
 export declare class Pruner {

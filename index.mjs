@@ -2,5 +2,14 @@
 // `require` share one loaded binding.
 import api from './index.js';
 
-export const { prune, Pruner, computeThinkingBoundary, sizeOf, backend } = api;
+export const {
+  prune,
+  pruneMessages,
+  pruneMessagesCompat,
+  PruneSession,
+  Pruner,
+  computeThinkingBoundary,
+  sizeOf,
+  backend,
+} = api;
 export default api;

@@ -181,6 +181,14 @@ module.exports = function report(api, samplePath, how, loadedBinaries) {
   const pruner = new api.Pruner(sample.config).setState(sample.state);
   const stateful = summary(pruner.prune(bytes, { thinkingStripBoundaryTimestamp: sample.thinkingBoundaryTimestamp }));
   const stamps = sample.messages.filter((m) => m.role === 'assistant').map((m) => m.timestamp);
+  const before = JSON.stringify(sample.messages);
+  const array = api.pruneMessages(sample.messages, options);
+  const session = new api.PruneSession(options);
+  const rendered = [session.render(sample.messages), session.render(sample.messages)];
+  const arraySummary = (r) => ({
+    pruned: r.pruned, beforeChars: r.beforeChars, afterChars: r.afterChars,
+    messagesSha256: sha256(JSON.stringify(r.messages)), frontier: r.frontier, stats: r.stats,
+  });
   process.stdout.write(JSON.stringify({
     how,
     runtime: typeof Bun !== 'undefined' ? 'bun' : 'node',
@@ -192,6 +200,9 @@ module.exports = function report(api, samplePath, how, loadedBinaries) {
     boundary: api.computeThinkingBoundary(stamps, 16, null) ?? null,
     boundaryNone: api.computeThinkingBoundary([], 16) === undefined,
     bufferUntouched: bytes.equals(copy),
+    array: arraySummary(array),
+    session: rendered.map(arraySummary),
+    arrayUntouched: JSON.stringify(sample.messages) === before,
     loadedBinaries,
   }) + '\\n');
 };
@@ -208,11 +219,14 @@ const CONSUMER_ESM = `
 import { createRequire } from 'node:module';
 import * as named from 'condense-native';
 import api from 'condense-native';
-import { prune, Pruner, computeThinkingBoundary, sizeOf, backend } from 'condense-native';
+import { prune, pruneMessages, PruneSession, Pruner, computeThinkingBoundary, sizeOf, backend } from 'condense-native';
 const require = createRequire(import.meta.url);
-if (api.prune !== prune || api.Pruner !== Pruner || api.computeThinkingBoundary !== computeThinkingBoundary
-  || api.sizeOf !== sizeOf || api.backend !== backend) {
-  throw new Error('named and default ESM exports differ');
+const statics = { prune, pruneMessages, PruneSession, Pruner, computeThinkingBoundary, sizeOf, backend };
+for (const [name, value] of Object.entries(statics)) {
+  if (api[name] !== value) throw new Error('named and default ESM exports differ: ' + name);
+}
+for (const name of Object.keys(api)) {
+  if (named[name] !== api[name]) throw new Error('ESM lacks the named export ' + name);
 }
 const loaded = Object.keys(require.cache).filter((k) => k.endsWith('.node'));
 const namedApi = Object.fromEntries(Object.entries(named).filter(([k]) => k !== 'default'));
@@ -254,9 +268,20 @@ function expectedSummary() {
     frontier: r.frontier,
     stats: r.stats,
   };
+  const arraySummary = {
+    pruned: r.pruned,
+    beforeChars: r.beforeChars,
+    afterChars: r.afterChars,
+    messagesSha256: sha256(json),
+    frontier: r.frontier,
+    stats: r.stats,
+  };
   return {
     stateless: summary,
     stateful: summary,
+    array: arraySummary,
+    session: [arraySummary, arraySummary],
+    arrayUntouched: true,
     sizeOf: JSON.stringify(sample.messages).length,
     boundary: pure.computeThinkingBoundary(stamps, 16, undefined) ?? null,
     boundaryNone: true,
@@ -281,6 +306,20 @@ function declaredExports() {
   return names.sort();
 }
 
+// The `files` entries of package.json, with `dir/*.ext` patterns expanded.
+function publishedFiles() {
+  const out = [];
+  for (const entry of MAIN.files) {
+    const m = /^(.*)\/\*(\.[\w.]+)$/.exec(entry);
+    if (!m) {
+      out.push(entry);
+      continue;
+    }
+    for (const f of fs.readdirSync(path.join(ROOT, m[1]))) if (f.endsWith(m[2])) out.push(`${m[1]}/${f}`);
+  }
+  return out;
+}
+
 // --- Set-up, once, shared by the tests -------------------------------------
 
 let setupPromise;
@@ -301,7 +340,7 @@ async function doSetup() {
   // the binary built here.
   const stage = path.join(work, 'stage');
   fs.mkdirSync(stage);
-  for (const entry of ['package.json', 'README.md', 'LICENSE', 'npm', ...MAIN.files]) {
+  for (const entry of ['package.json', 'README.md', 'LICENSE', 'npm', ...publishedFiles()]) {
     const from = path.join(ROOT, entry);
     if (fs.existsSync(from)) fs.cpSync(from, path.join(stage, entry), { recursive: true });
   }
@@ -358,12 +397,12 @@ const opts = { timeout: TIMEOUT, skip: skipReason };
 test('index.js loads the binding through loader.js (binding.js is not published)', { skip: skipReason }, () => {
   const source = fs.readFileSync(path.join(ROOT, 'index.js'), 'utf8');
   assert.match(source, /require\(['"]\.\/loader(\.js)?['"]\)/, 'index.js must require ./loader.js');
-  assert.ok(!MAIN.files.includes('binding.js'), 'binding.js must stay out of the published files');
+  assert.ok(!publishedFiles().includes('binding.js'), 'binding.js must stay out of the published files');
 });
 
 test('the main tarball holds the JS API, types, loader and fallback, and no binary', opts, async () => {
   const { packed } = await setup();
-  const expected = ['package.json', ...MAIN.files];
+  const expected = ['package.json', ...publishedFiles()];
   for (const extra of ['README.md', 'LICENSE']) if (fs.existsSync(path.join(ROOT, extra))) expected.push(extra);
   assert.deepEqual(packed.main.files, expected.sort());
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
@@ -491,24 +530,28 @@ const next: number | null = r.frontier.nextThinkingStripBoundaryTimestamp;
 const p: Pruner = new Pruner({ errorPurge: { enabled: true } }).setState(null).setConfig(undefined);
 const b: number | undefined = computeThinkingBoundary([1, 2], 1, null);
 const k: 'native' | 'js' = backend;
-export { n, m, next, p, b, k };
+const a = pruneMessages([{ role: 'user', content: 'hi', timestamp: 1 }], { config: { recoveryGraceTurns: 3 } });
+const first: unknown = a.messages[0];
+const s = new PruneSession({ config: {}, state: null, thinkingStripBoundaryTimestamp: 5 }).setState({ chains: [] });
+const f: number | null = s.flush().thinkingStripBoundaryTimestamp;
+const rs: boolean = s.render([]).pruned;
+const indexer = {
+  isSummarized: (id: string) => id === 'x',
+  getRecord: () => undefined,
+  getShortRefForToolCallId: () => undefined,
+  getChainEntries: () => [],
+  getPerBatchSummaryTextForToolCallIds: () => '',
+};
+const cp: boolean = pruneMessagesCompat([], indexer, { enabled: true, stripFinalAssistantThinking: false }, null, null, null, 3).pruned;
+export { n, m, next, p, b, k, first, f, rs, cp };
 `;
-  fs.writeFileSync(path.join(dir, 'use.cts'), body("import { prune, Pruner, computeThinkingBoundary, sizeOf, backend } from 'condense-native';"));
-  fs.writeFileSync(path.join(dir, 'use.mts'), body("import { prune, Pruner, computeThinkingBoundary, sizeOf, backend } from 'condense-native';\nimport api from 'condense-native';\nconst same: typeof prune = api.prune;\nexport { same };"));
+  fs.writeFileSync(path.join(dir, 'use.cts'), body("import { prune, pruneMessages, pruneMessagesCompat, PruneSession, Pruner, computeThinkingBoundary, sizeOf, backend } from 'condense-native';"));
+  fs.writeFileSync(path.join(dir, 'use.mts'), body("import { prune, pruneMessages, pruneMessagesCompat, PruneSession, Pruner, computeThinkingBoundary, sizeOf, backend } from 'condense-native';\nimport api from 'condense-native';\nconst same: typeof prune = api.prune;\nexport { same };"));
   fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({
     compilerOptions: { module: 'node16', moduleResolution: 'node16', strict: true, noEmit: true, types: [], skipLibCheck: false, typeRoots: [] },
-    files: ['use.cts', 'use.mts'],
+    files: ['use.cts', 'use.mts', 'buffer.d.ts'],
   }));
-  // Buffer comes from @types/node where present; declare it otherwise.
-  let hasNodeTypes = true;
-  try {
-    require.resolve('@types/node/package.json', { paths: [ROOT] });
-  } catch {
-    hasNodeTypes = false;
-  }
-  if (!hasNodeTypes) fs.writeFileSync(path.join(dir, 'buffer.d.ts'), 'declare global { interface Buffer extends Uint8Array {} }\nexport {};\n');
-  const config = JSON.parse(fs.readFileSync(path.join(dir, 'tsconfig.json'), 'utf8'));
-  if (!hasNodeTypes) config.files.push('buffer.d.ts');
-  fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify(config));
+  // Buffer, as @types/node would declare it (not installed in the temp project).
+  fs.writeFileSync(path.join(dir, 'buffer.d.ts'), 'declare global { interface Buffer extends Uint8Array {} }\nexport {};\n');
   await run(NODE, [tsc, '-p', dir], { cwd: dir, env });
 });
