@@ -110,9 +110,12 @@ const { pruneMessages, PruneSession } = require('./js/array.js').makeArrayApi(na
   boundaryOf,
 });
 
+const { pruneMessagesCompat } = require('./js/compat.js').makeCompat(pruneMessages);
+
 module.exports = {
   prune,
   pruneMessages,
+  pruneMessagesCompat,
   PruneSession,
   Pruner,
   computeThinkingBoundary,

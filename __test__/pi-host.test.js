@@ -212,11 +212,10 @@ test(`${HOST}: what pi hands on equals pruneMessages at every context event of t
 // a list, and a later handler gets the objects an earlier one returned. Each
 // render must therefore hand out objects that no earlier render handed out:
 // with pruneMessages (and pi-condense) every model call sees one note per
-// tool result. PruneSession reuses the edited messages of earlier renders, so
-// the notes pile up on them (dozens on one stub by the end of the sample).
+// tool result. PruneSession builds its edited messages afresh from each
+// event's own objects, so notes never pile up across renders.
 test(
   `${HOST}: a later handler editing messages in place sees fresh objects at every event`,
-  { todo: 'PruneSession.render returns cached edited messages that later in-place edits accumulate on' },
   async () => {
     const note = (list) => {
       for (const m of list) if (m.role === 'toolResult' && Array.isArray(m.content)) m.content.push({ type: 'text', text: '[annotated]' });

@@ -35,6 +35,50 @@ function makeArrayApi(native, { argumentError, jsonOrNull, boundaryOf }) {
     return { messages: out, pruned: true, beforeChars: r.beforeChars, afterChars: r.afterChars, frontier: r.frontier, stats: r.stats };
   }
 
+  function purgedArguments(size) {
+    return { _purged: `<purged-errored-args size="${size}"/>` };
+  }
+
+  // A fresh message for one edit description (see src/output.rs, Script),
+  // built from the caller's own objects at every render, so that a later
+  // handler editing the result in place never touches another render's.
+  function build(desc, messages) {
+    const kind = desc[1];
+    if (kind === 2) {
+      const block = { role: 'user', content: [{ type: 'text', text: desc[2] }] };
+      if (desc.length > 3) block.timestamp = desc[3];
+      return block;
+    }
+    const src = messages[desc[0]];
+    if (kind === 0) {
+      const stub = { role: 'toolResult', toolCallId: src.toolCallId };
+      if (src.toolName !== undefined) stub.toolName = src.toolName;
+      stub.content = [{ type: 'text', text: desc[2] }];
+      stub.isError = false;
+      if (src.timestamp !== undefined) stub.timestamp = src.timestamp;
+      return stub;
+    }
+    let content = src.content;
+    const purged = desc[3];
+    if (purged.length > 0) {
+      const size = new Map(purged);
+      content = content.map((b, j) => (size.has(j) ? { ...b, arguments: purgedArguments(size.get(j)) } : b));
+    }
+    if (desc[2]) content = content.filter((b) => b.type !== 'thinking');
+    return { ...src, content };
+  }
+
+  // The output array: the caller's messages where untouched, fresh ones
+  // where edited.
+  function apply(order, edits, messages) {
+    const out = new Array(order.length);
+    for (let k = 0; k < order.length; k++) {
+      const v = order[k];
+      out[k] = v >= 0 ? messages[v] : build(edits.get(-v - 1), messages);
+    }
+    return out;
+  }
+
   /** Prunes a JS array; a no-op returns the caller's array itself. */
   function pruneMessages(messages, options = {}) {
     checkArray(messages, 'pruneMessages');
@@ -53,16 +97,10 @@ function makeArrayApi(native, { argumentError, jsonOrNull, boundaryOf }) {
     }
     const r = native.pruneArray(json, jsonOrNull(opts.state, 'state'), jsonOrNull(opts.config, 'config'), boundary);
     if (!r.pruned) return unchanged(messages, r);
-    const fresh = JSON.parse(r.freshJson);
+    const fresh = JSON.parse(r.freshEdits);
     const byId = new Map();
     for (let j = 0; j < r.fresh.length; j++) byId.set(r.fresh[j], fresh[j]);
-    const order = r.order;
-    const out = new Array(order.length);
-    for (let k = 0; k < order.length; k++) {
-      const v = order[k];
-      out[k] = v >= 0 ? messages[v] : byId.get(-v - 1);
-    }
-    return result(out, r);
+    return result(apply(r.order, byId, messages), r);
   }
 
   // What a render compares to find the first message that changed: role,
@@ -168,16 +206,10 @@ function makeArrayApi(native, { argumentError, jsonOrNull, boundaryOf }) {
       if (r.evicted) for (const id of r.evicted) edits.delete(id);
       if (!r.pruned) return unchanged(messages, r);
       if (r.fresh.length) {
-        const fresh = JSON.parse(r.freshJson);
+        const fresh = JSON.parse(r.freshEdits);
         for (let j = 0; j < r.fresh.length; j++) edits.set(r.fresh[j], fresh[j]);
       }
-      const order = r.order;
-      const out = new Array(order.length);
-      for (let k = 0; k < order.length; k++) {
-        const v = order[k];
-        out[k] = v >= 0 ? messages[v] : edits.get(-v - 1);
-      }
-      return result(out, r);
+      return result(apply(r.order, edits, messages), r);
     }
 
     /**

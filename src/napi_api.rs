@@ -178,7 +178,7 @@ impl NativePruner {
 /// A prune result whose messages come as an edit script over the input
 /// array: `order[k] >= 0` is input message `order[k]`, `order[k] < 0` is
 /// edited message `-order[k] - 1`; the edits new to the caller are `fresh`
-/// (ids) with their JSON texts in `freshJson` (one array, same order), and
+/// (ids) with their descriptions in `freshEdits` (see `output::Script`), and
 /// `evicted` lists ids the caller may forget.
 #[napi(object)]
 pub struct NativeScriptResult {
@@ -189,7 +189,7 @@ pub struct NativeScriptResult {
     pub stats: NativeStats,
     pub order: Option<Int32Array>,
     pub fresh: Option<Uint32Array>,
-    pub fresh_json: Option<String>,
+    pub fresh_edits: Option<String>,
     pub evicted: Option<Uint32Array>,
 }
 
@@ -212,7 +212,7 @@ impl From<Pruned> for NativeScriptResult {
             order: script.as_ref().map(|s| Int32Array::new(s.order.clone())),
             fresh: script.as_ref().map(|s| Uint32Array::new(s.fresh.clone())),
             evicted: script.as_ref().map(|s| Uint32Array::new(s.evicted.clone())),
-            fresh_json: script.map(|s| String::from_utf8(s.fresh_json).unwrap_or_default()),
+            fresh_edits: script.map(|s| String::from_utf8(s.fresh_edits).unwrap_or_default()),
         }
     }
 }

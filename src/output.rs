@@ -173,14 +173,21 @@ impl EditCache {
 }
 
 /// The output as an edit script: `order[k] >= 0` is input message
-/// `order[k]` itself; `order[k] < 0` is edited message `-order[k] - 1`,
-/// either listed in `fresh` (its JSON text in `fresh_json`, an array in the
-/// same order) or sent by an earlier render with the same cache.
+/// `order[k]` itself; `order[k] < 0` is edit `-order[k] - 1`, either listed
+/// in `fresh` (its description in `fresh_edits`, a JSON array in the same
+/// order) or sent by an earlier render with the same cache. An edit is
+/// described, not serialized, so the JS side builds a fresh message from
+/// the caller's own objects at every render:
+/// - `[i, 0, text]`: input message `i` replaced by a stub with this text;
+/// - `[i, 1, strip, [[j, size], ...]]`: input message `i` with the
+///   arguments of content blocks `j` purged (marker of that size), then its
+///   thinking blocks removed when `strip` is 1;
+/// - `[-1, 2, text]` or `[-1, 2, text, timestamp]`: an inserted chain block.
 #[derive(Debug)]
 pub struct Script {
     pub order: Vec<i32>,
     pub fresh: Vec<u32>,
-    pub fresh_json: Vec<u8>,
+    pub fresh_edits: Vec<u8>,
     /// Ids sent earlier that this render no longer uses.
     pub evicted: Vec<u32>,
     pub after: usize,
@@ -189,7 +196,7 @@ pub struct Script {
 pub fn script(msgs: &[Msg<'_>], input_lens: &[usize], cache: &mut EditCache) -> Script {
     let mut order = Vec::with_capacity(msgs.len());
     let mut fresh = Vec::new();
-    let mut fresh_json = vec![b'['];
+    let mut fresh_edits = vec![b'['];
     let mut used = HashSet::new();
     let mut body = 0;
     let mut json = Vec::new();
@@ -220,9 +227,9 @@ pub fn script(msgs: &[Msg<'_>], input_lens: &[usize], cache: &mut EditCache) -> 
                 };
                 cache.next_id = (cache.next_id + 1) & 0x7fff_ffff;
                 if !fresh.is_empty() {
-                    fresh_json.push(b',');
+                    fresh_edits.push(b',');
                 }
-                fresh_json.extend_from_slice(&json);
+                describe(&mut fresh_edits, m);
                 fresh.push(sent.id);
                 match m.src {
                     Some(i) => cache.by_edit.insert((i, m.edit.clone()), sent),
@@ -235,13 +242,50 @@ pub fn script(msgs: &[Msg<'_>], input_lens: &[usize], cache: &mut EditCache) -> 
         order.push(-(sent.id as i32) - 1);
         body += sent.len;
     }
-    fresh_json.push(b']');
+    fresh_edits.push(b']');
     let evicted = cache.retain(&used);
     Script {
         order,
         fresh,
-        fresh_json,
+        fresh_edits,
         evicted,
         after: array_len(msgs.len(), body),
+    }
+}
+
+/// Appends the description of an edited or inserted message (see `Script`).
+fn describe(out: &mut Vec<u8>, m: &Msg<'_>) {
+    let text_of = |v: Option<crate::value::V<'_, '_>>| {
+        v.and_then(|c| c.elements().next())
+            .and_then(|b| b.get("text"))
+            .map(|t| t.to_json())
+            .unwrap_or_else(|| b"\"\"".to_vec())
+    };
+    match m.src {
+        Some(i) if m.edit.stubbed => {
+            out.extend_from_slice(format!("[{i},0,").as_bytes());
+            out.extend_from_slice(&text_of(m.view().get("content")));
+            out.push(b']');
+        }
+        Some(i) => {
+            let strip = u8::from(m.edit.thinking_stripped || m.edit.final_thinking_stripped);
+            out.extend_from_slice(format!("[{i},1,{strip},[").as_bytes());
+            for (n, (j, size)) in m.edit.purged.iter().enumerate() {
+                if n > 0 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(format!("[{j},{size}]").as_bytes());
+            }
+            out.extend_from_slice(b"]]");
+        }
+        None => {
+            out.extend_from_slice(b"[-1,2,");
+            out.extend_from_slice(&text_of(m.view().get("content")));
+            if let Some(t) = m.view().get("timestamp") {
+                out.push(b',');
+                t.write_json(out);
+            }
+            out.push(b']');
+        }
     }
 }

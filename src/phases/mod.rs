@@ -31,8 +31,9 @@ pub struct Stats {
 #[derive(Debug, Default, Clone, PartialEq, Eq, Hash)]
 pub struct Edit {
     pub stubbed: bool,
-    /// Content indices of toolCall blocks whose arguments were purged.
-    pub purged: Vec<u32>,
+    /// Content indices (before any thinking was removed) of toolCall blocks
+    /// whose arguments were purged, with the purged arguments' length.
+    pub purged: Vec<(u32, u32)>,
     pub final_thinking_stripped: bool,
     pub thinking_stripped: bool,
 }

@@ -76,7 +76,7 @@ pub fn run(msgs: &mut [Msg<'_>], cfg: &PurgeConfig, stats: &mut Stats) -> Result
         }
     }
     for &(i, j, len) in &edits {
-        msgs[i].edit.purged.push(j as u32);
+        msgs[i].edit.purged.push((j as u32, len as u32));
         let entries = owned_object(&mut msgs[i].val);
         let Some((_, content)) = entries.iter_mut().find(|(k, _)| k == "content") else {
             continue;
