@@ -18,6 +18,21 @@ export declare class NativePruner {
   prune(messages: Uint8Array, thinkingStripBoundaryTimestamp?: number | undefined | null): NativePruneResult
 }
 
+/** The incremental path: keeps the conversation between renders. */
+export declare class NativeSession {
+  /** Starts empty; the JS layer sets config, state and boundary. */
+  constructor()
+  setConfig(configJson?: string | undefined | null): void
+  setState(stateJson?: string | undefined | null): void
+  setBoundary(boundary?: number | undefined | null): void
+  get length(): number
+  /** Replaces the kept messages from `from` on (JSON texts, one each). */
+  sync(from: number, messages: Array<string>): void
+  render(): NativeScriptResult
+  /** Advances and returns the thinking boundary (null: none yet). */
+  flush(closingJson?: string | undefined | null): number | null
+}
+
 /** SPEC 6; null stands for `undefined`. */
 export declare function computeThinkingBoundary(assistantTimestamps: Array<number>, keepLastTurns: number, prev?: number | undefined | null): number | null
 
@@ -38,6 +53,25 @@ export interface NativePruneResult {
   stats: NativeStats
 }
 
+/**
+ * A prune result whose messages come as an edit script over the input
+ * array: `order[k] >= 0` is input message `order[k]`, `order[k] < 0` is
+ * edited message `-order[k] - 1`; the edits new to the caller are `fresh`
+ * (ids) with their descriptions in `freshEdits` (see `output::Script`), and
+ * `evicted` lists ids the caller may forget.
+ */
+export interface NativeScriptResult {
+  pruned: boolean
+  beforeChars: number
+  afterChars: number
+  frontier: NativeFrontier
+  stats: NativeStats
+  order?: Int32Array
+  fresh?: Uint32Array
+  freshEdits?: string
+  evicted?: Uint32Array
+}
+
 export interface NativeStats {
   stubbed: number
   purgedArgs: number
@@ -46,6 +80,13 @@ export interface NativeStats {
   finalThinkingStripped: number
   thinkingStripped: number
 }
+
+/**
+ * Stateless prune of a JSON array text (JSON.stringify of the host's
+ * array), answered as an edit script so untouched messages stay the
+ * caller's own objects.
+ */
+export declare function pruneArray(messagesJson: string, stateJson?: string | undefined | null, configJson?: string | undefined | null, thinkingStripBoundaryTimestamp?: number | undefined | null): NativeScriptResult
 
 /**
  * Stateless prune: `stateJson` and `configJson` are JSON texts (the JS

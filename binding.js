@@ -836,7 +836,9 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.NativePruner = nativeBinding.NativePruner
+module.exports.NativeSession = nativeBinding.NativeSession
 module.exports.computeThinkingBoundary = nativeBinding.computeThinkingBoundary
 module.exports.debugPanic = nativeBinding.debugPanic
+module.exports.pruneArray = nativeBinding.pruneArray
 module.exports.pruneJson = nativeBinding.pruneJson
 module.exports.sizeOf = nativeBinding.sizeOf
