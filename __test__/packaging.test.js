@@ -1,8 +1,8 @@
 'use strict';
 // Packaging, end to end: the main package and this platform's binary package
 // are packed as a release would pack them (scripts/prepare-publish.js adds the
-// optionalDependencies), installed offline into a fresh project with no Rust
-// toolchain on PATH, then loaded there by Node (require and import) and by Bun.
+// optionalDependencies), installed offline into fresh projects (npm install,
+// and bun add) with no Rust toolchain on PATH, then loaded there by Node (require and import) and by Bun.
 // Each prunes sample/session.json and must give js/pure.js's result. The
 // loader's fallback is exercised there too: forced, on a platform with no
 // published binary, and with the platform package missing.
@@ -128,6 +128,8 @@ function childEnv(work, extra = {}) {
   env.npm_config_update_notifier = 'false';
   // Nothing may come from a registry: an unreachable one makes sure of it.
   env.npm_config_registry = 'http://127.0.0.1:9/';
+  env.NPM_CONFIG_REGISTRY = env.npm_config_registry;
+  env.BUN_INSTALL_CACHE_DIR = path.join(work, 'bun-cache');
   return Object.assign(env, extra);
 }
 
@@ -363,11 +365,12 @@ async function doSetup() {
   }
 
   // A consumer project with both packages, and one with the main package only.
-  const makeProject = async (name, specs) => {
+  const makeProject = async (name, specs, installer = 'npm') => {
     const dir = path.join(work, name);
     fs.mkdirSync(dir);
     fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name, version: '1.0.0', private: true }) + '\n');
-    await npm(['install', '--no-package-lock', ...specs], dir, env);
+    if (installer === 'bun') await run(BUN, ['add', ...specs], { cwd: dir, env });
+    else await npm(['install', '--no-package-lock', ...specs], dir, env);
     fs.writeFileSync(path.join(dir, 'report.cjs'), SUMMARIZE);
     fs.writeFileSync(path.join(dir, 'consumer.cjs'), CONSUMER_CJS);
     fs.writeFileSync(path.join(dir, 'consumer.mjs'), CONSUMER_ESM);
@@ -377,8 +380,9 @@ async function doSetup() {
   };
   const project = await makeProject('consumer', [packed.main.file, packed.platform.file]);
   const bare = await makeProject('consumer-no-binary', [packed.main.file]);
+  const bunProject = await makeProject('consumer-bun-add', [packed.main.file, packed.platform.file], 'bun');
 
-  return { work, env, packed, project, bare, expected: expectedSummary() };
+  return { work, env, packed, project, bare, bunProject, expected: expectedSummary() };
 }
 
 async function consume(runtime, script, cwd, env, preload) {
@@ -461,6 +465,17 @@ test('bun loads the native binary (import and require) and prunes the sample lik
     assert.equal(report.runtime, 'bun');
     assert.deepEqual(warnings, []);
     assert.equal(report.backend, 'native', `bun ${script}`);
+    checkReport(report, expected);
+  }
+});
+
+test('bun add installs the tarballs too, and bun and node load the binary from there', opts, async () => {
+  const { bunProject, env, expected } = await setup();
+  assert.ok(fs.existsSync(path.join(bunProject, 'node_modules', `condense-native-${TARGET}`, path.basename(BINARY))));
+  for (const [runtime, script] of [['bun', 'consumer.mjs'], ['node', 'consumer.cjs']]) {
+    const { report, warnings } = await consume(runtime, script, bunProject, env);
+    assert.deepEqual(warnings, []);
+    assert.equal(report.backend, 'native', `${runtime} ${script}`);
     checkReport(report, expected);
   }
 });
