@@ -35,6 +35,59 @@ function makeArrayApi(native, { argumentError, jsonOrNull, boundaryOf }) {
     return { messages: out, pruned: true, beforeChars: r.beforeChars, afterChars: r.afterChars, frontier: r.frontier, stats: r.stats };
   }
 
+  // A cheap scan that says when no phase can change anything (and nothing
+  // would throw), so a no-op costs what the pure-JS no-op costs instead of a
+  // serialization. It only ever answers "maybe" when unsure.
+  function hasEntries(o) {
+    if (o === null || typeof o !== 'object') return false;
+    for (const _ in o) return true;
+    return false;
+  }
+
+  function mayChange(messages, state, config) {
+    const s = state || {};
+    const c = config || {};
+    const stubs = hasEntries(s.records) || hasEntries(s.dedupAliases);
+    const purge = Boolean(c.errorPurge && c.errorPurge.enabled);
+    const chains = Boolean(c.chainCompression && c.chainCompression.enabled) && Array.isArray(s.chains) && s.chains.length > 0;
+    const thinking = Boolean(c.thinkingStrip && c.thinkingStrip.enabled);
+    if (chains) return true;
+    for (const m of messages) {
+      if (m === null) return true;
+      if (typeof m !== 'object') continue;
+      if (m.role === 'toolResult') {
+        if (stubs && typeof m.toolCallId === 'string') return true;
+        if (purge && m.isError === true) return true;
+      } else if (thinking && m.role === 'assistant') {
+        const content = m.content;
+        if (!Array.isArray(content)) continue;
+        for (const b of content) if (b === null || (typeof b === 'object' && b.type === 'thinking')) return true;
+      }
+    }
+    return false;
+  }
+
+  function noOp(messages, config, boundary) {
+    const t = config && config.thinkingStrip;
+    let next = null;
+    if (t && t.enabled) {
+      const stamps = [];
+      for (const m of messages) {
+        if (m !== null && typeof m === 'object' && m.role === 'assistant' && typeof m.timestamp === 'number') stamps.push(m.timestamp);
+      }
+      const b = pure.computeThinkingBoundary(stamps, t.keepLastTurns, boundary ?? undefined);
+      next = b === undefined || Number.isNaN(b) ? null : b;
+    }
+    return {
+      messages,
+      pruned: false,
+      beforeChars: 0,
+      afterChars: 0,
+      frontier: { thinkingStripBoundaryTimestamp: boundary, nextThinkingStripBoundaryTimestamp: next },
+      stats: { stubbed: 0, purgedArgs: 0, chainDropped: 0, chainInserted: 0, finalThinkingStripped: 0, thinkingStripped: 0 },
+    };
+  }
+
   function purgedArguments(size) {
     return { _purged: `<purged-errored-args size="${size}"/>` };
   }
@@ -87,6 +140,7 @@ function makeArrayApi(native, { argumentError, jsonOrNull, boundaryOf }) {
     if (!hasNative) {
       return pure.pruneMessages(messages, { state: opts.state, config: opts.config, thinkingStripBoundaryTimestamp: boundary });
     }
+    if (!mayChange(messages, opts.state, opts.config)) return noOp(messages, opts.config, boundary);
     let json;
     try {
       json = JSON.stringify(messages);
@@ -201,6 +255,7 @@ function makeArrayApi(native, { argumentError, jsonOrNull, boundaryOf }) {
         prints.length = from;
         for (let i = from; i < messages.length; i++) prints.push(fingerprint(messages[i]));
       }
+      if (!mayChange(messages, this._state, this._config)) return noOp(messages, this._config, this._boundary);
       const r = this._native.render();
       const edits = this._edits;
       if (r.evicted) for (const id of r.evicted) edits.delete(id);
