@@ -162,15 +162,22 @@ impl State {
     }
 
     /// Texts of the summary bodies whose ids meet `ids`, first occurrence of
-    /// each text, joined by a blank line.
-    pub fn per_batch_summary_text<'a>(&self, ids: impl Iterator<Item = V<'a, 'a>>) -> String {
+    /// each text, joined by a blank line. A null body is an error, as in the
+    /// reference (`body.toolCallIds` of null).
+    pub fn per_batch_summary_text<'a>(
+        &self,
+        ids: impl Iterator<Item = V<'a, 'a>>,
+    ) -> Result<String> {
         let wanted: HashSet<Key<'_>> = ids.map(|v| v.key()).collect();
         // Distinct text values (null, a missing text and "null" are three),
         // joined like Array#join: null and undefined print as "".
         let mut seen: HashSet<Key<'_>> = HashSet::new();
         let mut texts: Vec<Option<V<'_, 'static>>> = Vec::new();
-        for body in &self.summary_bodies {
+        for (n, body) in self.summary_bodies.iter().enumerate() {
             let b = body.view();
+            if b.ty() == Ty::Null {
+                return Err(PruneError::bad_state(format!("summaryBodies[{n}] is null")));
+            }
             let Some(ids) = b.get("toolCallIds") else {
                 continue;
             };
@@ -189,30 +196,53 @@ impl State {
                 _ => String::new(),
             })
             .collect();
-        parts.join("\n\n")
+        Ok(parts.join("\n\n"))
     }
 
-    /// An entry's own summary: its range text, or its batches' texts.
-    pub fn entry_summary(&self, entry: V<'_, 'static>) -> String {
+    /// An entry's own summary, `rangeSummaryText ?? perBatch(dropped)`:
+    /// the range value as it is, or the batches' texts.
+    fn summary_value<'e>(&self, entry: V<'e, 'static>) -> Result<Summary<'e>> {
         match entry.get("rangeSummaryText") {
-            Some(t) if t.ty() != Ty::Null => t.to_js_string().into_owned(),
+            Some(t) if t.ty() != Ty::Null => Ok(Summary::Range(t)),
             _ => {
                 let dropped = entry.get("droppedToolCallIds");
-                self.per_batch_summary_text(dropped.into_iter().flat_map(|d| d.elements()))
+                let text =
+                    self.per_batch_summary_text(dropped.into_iter().flat_map(|d| d.elements()))?;
+                Ok(Summary::Batches(text))
             }
         }
+    }
+
+    /// An entry's own summary text.
+    pub fn entry_summary(&self, entry: V<'_, 'static>) -> Result<String> {
+        Ok(match self.summary_value(entry)? {
+            Summary::Range(t) => t.to_js_string().into_owned(),
+            Summary::Batches(text) => text,
+        })
     }
 
     /// `{bN}` look-up: the first of `chainEntries()` with that blockId (an
     /// entry replaced under the same startUserTimestamp is gone); an empty
     /// result counts as not found.
-    pub fn block_lookup(&self, block_id: &str) -> Option<String> {
-        let entry = self
+    /// The reference tests the value for truthiness, so a range value of 0
+    /// or false is not found while `[]` is found and inserts "".
+    pub fn block_lookup(&self, block_id: &str) -> Result<Option<String>> {
+        let Some(entry) = self
             .chain_entries()
-            .find(|c| c.get("blockId").is_some_and(|b| b.is_str(block_id)))?;
-        let text = self.entry_summary(entry);
-        (!text.is_empty()).then_some(text)
+            .find(|c| c.get("blockId").is_some_and(|b| b.is_str(block_id)))
+        else {
+            return Ok(None);
+        };
+        Ok(match self.summary_value(entry)? {
+            Summary::Range(t) => t.truthy().then(|| t.to_js_string().into_owned()),
+            Summary::Batches(text) => (!text.is_empty()).then_some(text),
+        })
     }
+}
+
+enum Summary<'s> {
+    Range(V<'s, 'static>),
+    Batches(String),
 }
 
 #[cfg(test)]
@@ -268,10 +298,11 @@ mod tests {
                           {"blockId":"b3","startUserTimestamp":4,"droppedToolCallIds":["y"]}]}"#,
         );
         // The first b1 was replaced by the later one under the same start.
-        assert_eq!(s.block_lookup("b1").as_deref(), Some("later"));
-        assert_eq!(s.block_lookup("b3").as_deref(), Some("two\n\none"));
-        assert_eq!(s.block_lookup("b2"), None);
-        assert_eq!(s.block_lookup("b9"), None);
+        let lookup = |id: &str| s.block_lookup(id).unwrap();
+        assert_eq!(lookup("b1").as_deref(), Some("later"));
+        assert_eq!(lookup("b3").as_deref(), Some("two\n\none"));
+        assert_eq!(lookup("b2"), None);
+        assert_eq!(lookup("b9"), None);
     }
 
     #[test]

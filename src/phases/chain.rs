@@ -303,7 +303,7 @@ fn synthetic<'t>(
             )))
         }
     };
-    let summary = substitute_block_refs(state, &state.entry_summary(entry), block_id);
+    let summary = substitute_block_refs(state, &state.entry_summary(entry)?, block_id)?;
     let mut text = format!("<compressed-chain id=\"{block_id}\" tools=\"{refs}\">\n{summary}");
     for (tool, body) in outputs.into_iter().flatten() {
         text.push_str(&format!(
@@ -327,7 +327,7 @@ fn synthetic<'t>(
 }
 
 /// One pass of `{b<digits>}` substitution; inserted text is not re-scanned.
-fn substitute_block_refs(state: &State, summary: &str, own: &str) -> String {
+fn substitute_block_refs(state: &State, summary: &str, own: &str) -> Result<String> {
     let mut out = String::with_capacity(summary.len());
     let mut rest = summary;
     while let Some(at) = rest.find("{b") {
@@ -339,7 +339,7 @@ fn substitute_block_refs(state: &State, summary: &str, own: &str) -> String {
             let found = if id == own {
                 None
             } else {
-                state.block_lookup(id)
+                state.block_lookup(id)?
             };
             match found {
                 Some(text) => out.push_str(&text),
@@ -352,7 +352,7 @@ fn substitute_block_refs(state: &State, summary: &str, own: &str) -> String {
         }
     }
     out.push_str(rest);
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
