@@ -266,6 +266,14 @@ export declare function pruneMessagesCompat(
 ): CompatPruneResult;
 
 /**
+ * The state `prune`, `Pruner` and `PruneSession` take, read from a
+ * pi-condense indexer for these messages (it is asked only about tool-call
+ * ids that occur in them). For hosts that keep pi-condense's indexer and
+ * switch to a `PruneSession`: call it at each flush and `setState` the result.
+ */
+export declare function stateFromIndexer(messages: Message[], indexer: CondenseIndexer): PruneState;
+
+/**
  * Renders the same growing conversation again and again: re-indexes only
  * from the first message that changed since the last render.
  */

@@ -110,12 +110,13 @@ const { pruneMessages, PruneSession } = require('./js/array.js').makeArrayApi(na
   boundaryOf,
 });
 
-const { pruneMessagesCompat } = require('./js/compat.js').makeCompat(pruneMessages);
+const { pruneMessagesCompat, stateFromIndexer } = require('./js/compat.js').makeCompat(pruneMessages);
 
 module.exports = {
   prune,
   pruneMessages,
   pruneMessagesCompat,
+  stateFromIndexer,
   PruneSession,
   Pruner,
   computeThinkingBoundary,

@@ -6,6 +6,7 @@ export const {
   prune,
   pruneMessages,
   pruneMessagesCompat,
+  stateFromIndexer,
   PruneSession,
   Pruner,
   computeThinkingBoundary,
