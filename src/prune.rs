@@ -3,12 +3,12 @@
 use crate::config::Config;
 use crate::error::Result;
 use crate::frontier::compute_thinking_boundary;
-use crate::index::{parse_tape, prepare, top_level_elements, Prepared, TextFlags};
+use crate::index::{parse_each, parse_tape, prepare, top_level_elements, Prepared, TextFlags};
 use crate::jsjson::lone::{holds_stand_ins, with_infinity_mode, with_lone_mode};
 use crate::output::{array_len, assemble, script, EditCache, Script, Source};
 use crate::phases::{self, Stats};
 use crate::state::State;
-use crate::value::{Ty, Val, V};
+use crate::value::{Raw, Ty, Val, V};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Frontier {
@@ -65,35 +65,64 @@ fn prune_input(
     boundary: Option<f64>,
     deliver: Deliver,
 ) -> Result<Pruned> {
+    prune_input_split_from(input, state, config, boundary, deliver, PARALLEL_MIN_BYTES)
+}
+
+fn prune_input_split_from(
+    input: &[u8],
+    state: &State,
+    config: &Config,
+    boundary: Option<f64>,
+    deliver: Deliver,
+    parallel_min_bytes: usize,
+) -> Result<Pruned> {
     let Prepared {
         spans,
         mut scratch,
         mut flags,
         escaped_stand_in,
+        splittable,
     } = prepare(input)?;
     if !flags.lone_surrogates && (state.flags.lone_surrogates || config.flags.lone_surrogates) {
         flags.stand_ins = escaped_stand_in || holds_stand_ins(input);
     }
     let lone = TextFlags::lone_mode(&[flags, state.flags, config.flags])?;
     let infinity = TextFlags::infinity_mode(&[flags])?;
-    let tape = parse_tape(&mut scratch, &spans)?;
-    with_lone_mode(lone, || {
-        with_infinity_mode(infinity, || {
-            prune_tape(input, &spans, &tape.0, state, config, boundary, deliver)
+    let run = |raws: Vec<Raw<'_>>| {
+        with_lone_mode(lone, || {
+            with_infinity_mode(infinity, || {
+                prune_raws(input, &spans, raws, state, config, boundary, deliver)
+            })
         })
-    })
+    };
+    // Large well-formed inputs: each message on its own, across cores. A
+    // message that fails falls through to the whole-document parse, which
+    // says where the input is wrong.
+    if splittable && input.len() >= parallel_min_bytes {
+        if let Some(tapes) = parse_each(&mut scratch, &spans) {
+            return run(tapes.iter().map(|t| Raw::new(&t.0, 0)).collect());
+        }
+        // simd-json parses in place: start again from a clean copy.
+        let mut whole = input.to_vec();
+        let tape = parse_tape(&mut whole, &spans)?;
+        return run(top_level_elements(&tape.0)?);
+    }
+    let tape = parse_tape(&mut scratch, &spans)?;
+    run(top_level_elements(&tape.0)?)
 }
 
-fn prune_tape<'t>(
+/// Inputs at least this large are parsed message by message on all cores.
+const PARALLEL_MIN_BYTES: usize = 1 << 20;
+
+fn prune_raws(
     input: &[u8],
     spans: &[crate::index::scan::Span],
-    tape: &'t [simd_json::Node<'t>],
+    raws: Vec<Raw<'_>>,
     state: &State,
     config: &Config,
     boundary: Option<f64>,
     deliver: Deliver,
 ) -> Result<Pruned> {
-    let raws = top_level_elements(tape)?;
     let outcome = phases::run(
         raws.iter().map(|r| Val::Raw(*r)).collect(),
         state,
@@ -187,6 +216,51 @@ pub fn size_of(input: &[u8]) -> Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parallel_and_whole_document_parses_agree() {
+        let config = Config::from_json(
+            br#"{"thinkingStrip":{"enabled":true,"keepLastTurns":1},"errorPurge":{"enabled":true,"cooldownTurns":0,"minArgChars":0}}"#,
+        )
+        .unwrap();
+        let state =
+            State::from_json(br#"{"records":{"c1":{"toolName":"read","args":{}}}}"#).unwrap();
+        let input = concat!(
+            "[ {\"role\":\"assistant\",\"content\":[{\"type\":\"thinking\",\"thinking\":\"t\"},",
+            "{\"type\":\"toolCall\",\"id\":\"c2\",\"arguments\":{\"x\":1.0}}],\"timestamp\":1},\n",
+            "{\"role\":\"toolResult\",\"toolCallId\":\"c1\",\"content\":[],\"timestamp\":2},",
+            "{\"role\":\"toolResult\",\"toolCallId\":\"c2\",\"isError\":true,\"content\":[]},",
+            "{\"role\":\"assistant\",\"content\":[{\"type\":\"thinking\",\"thinking\":\"u\"}],\"timestamp\":3} ]"
+        )
+        .as_bytes();
+        for deliver in [Deliver::Bytes, Deliver::Script] {
+            let split = prune_input_split_from(input, &state, &config, None, deliver, 0).unwrap();
+            let whole =
+                prune_input_split_from(input, &state, &config, None, deliver, usize::MAX).unwrap();
+            assert!(split.pruned);
+            assert_eq!(split.messages, whole.messages);
+            assert_eq!(
+                (split.before_chars, split.after_chars),
+                (whole.before_chars, whole.after_chars)
+            );
+            assert_eq!(split.stats, whole.stats);
+            assert_eq!(
+                split.script.map(|s| (s.order, s.fresh_edits)),
+                whole.script.map(|s| (s.order, s.fresh_edits))
+            );
+        }
+        // A message simd-json rejects falls back to the whole-document
+        // parse, whose error names the place.
+        let bad = br#"[{"role":"user","content":"a"},{"role":tru},3]"#;
+        let e = prune_input_split_from(bad, &state, &config, None, Deliver::Bytes, 0).unwrap_err();
+        assert_eq!(e.code, "ERR_CONDENSE_INVALID_JSON");
+        assert!(e.message.contains("message 1"), "{}", e.message);
+        // Trailing bytes after the array are not splittable, and rejected.
+        let trailing = br#"[1,2] x"#;
+        assert!(
+            prune_input_split_from(trailing, &state, &config, None, Deliver::Bytes, 0).is_err()
+        );
+    }
 
     /// JavaScript's `s.length`.
     fn units(s: &str) -> usize {

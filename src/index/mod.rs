@@ -2,6 +2,7 @@
 
 pub mod scan;
 
+use rayon::prelude::*;
 use simd_json::{Node, Tape};
 
 use crate::error::{PruneError, Result};
@@ -50,6 +51,9 @@ impl TextFlags {
 /// caller's bytes are never written).
 pub struct Prepared {
     pub spans: Vec<Span>,
+    /// The scanner saw a whole, closed array and the scratch copy is the
+    /// input as it is, so each span can be parsed on its own.
+    pub splittable: bool,
     pub scratch: Vec<u8>,
     pub flags: TextFlags,
     /// An escaped surrogate pair spells a stand-in character.
@@ -62,8 +66,9 @@ pub fn prepare(input: &[u8]) -> Result<Prepared> {
         rewrites,
         escaped_stand_in,
         holds_infinity_sentinel,
-        ..
+        complete,
     } = scan(input)?;
+    let splittable = complete && rewrites.is_empty();
     let lone = rewrites
         .iter()
         .any(|r| matches!(r.2, Rewrite::LoneSurrogate(_)));
@@ -100,11 +105,33 @@ pub fn prepare(input: &[u8]) -> Result<Prepared> {
         out
     };
     Ok(Prepared {
+        splittable,
         spans,
         scratch,
         flags,
         escaped_stand_in,
     })
+}
+
+/// Parses each span of the scratch copy as its own document, in parallel.
+/// None if any of them fails (the caller then parses the whole document
+/// to report where).
+pub fn parse_each<'s>(scratch: &'s mut [u8], spans: &[Span]) -> Option<Vec<Tape<'s>>> {
+    let mut parts: Vec<&'s mut [u8]> = Vec::with_capacity(spans.len());
+    let mut rest: &'s mut [u8] = scratch;
+    let mut offset = 0;
+    for s in spans {
+        let tail = std::mem::take(&mut rest);
+        let (_, tail) = tail.split_at_mut(s.start.checked_sub(offset)?);
+        let (part, tail) = tail.split_at_mut(s.end - s.start);
+        parts.push(part);
+        rest = tail;
+        offset = s.end;
+    }
+    parts
+        .into_par_iter()
+        .map(|p| simd_json::to_tape(p).ok())
+        .collect()
 }
 
 /// simd-json over the scratch copy; errors name the byte and the message.

@@ -35,8 +35,9 @@ pub enum Rewrite {
 #[derive(Debug, Default)]
 pub struct Scan {
     pub spans: Vec<Span>,
-    /// False when the scanner gave up (not an array, or malformed); the
-    /// parser then reports what is wrong.
+    /// True when the array closed and only white space follows; false when
+    /// the scanner gave up (not an array, or malformed), and the parser then
+    /// reports what is wrong.
     pub complete: bool,
     pub rewrites: Vec<(usize, usize, Rewrite)>,
     /// An escaped surrogate pair spells a character of the stand-in range.
@@ -77,7 +78,7 @@ fn scan_array(s: &mut Scanner<'_>, out: &mut Scan) -> Result<(), PruneError> {
     s.i += 1;
     s.skip_ws();
     if s.peek() == Some(b']') {
-        out.complete = true;
+        out.complete = s.closes_document();
         return Ok(());
     }
     loop {
@@ -98,7 +99,7 @@ fn scan_array(s: &mut Scanner<'_>, out: &mut Scan) -> Result<(), PruneError> {
                 s.skip_ws();
             }
             Some(b']') => {
-                out.complete = true;
+                out.complete = s.closes_document();
                 return Ok(());
             }
             _ => return Ok(()),
@@ -117,6 +118,13 @@ struct Scanner<'a> {
 impl Scanner<'_> {
     fn peek(&self) -> Option<u8> {
         self.b.get(self.i).copied()
+    }
+
+    /// At the array's closing bracket: whether only white space follows.
+    fn closes_document(&mut self) -> bool {
+        self.i += 1;
+        self.skip_ws();
+        self.i == self.b.len()
     }
 
     fn skip_ws(&mut self) -> bool {
