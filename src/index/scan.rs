@@ -176,7 +176,7 @@ impl Scanner<'_> {
                     canonical = false;
                     self.skip_ws();
                 }
-                b'-' | b'0'..=b'9' => canonical &= self.number(),
+                b'-' | b'0'..=b'9' => canonical &= self.number(index)?,
                 b't' | b'f' | b'n' => {
                     while matches!(self.peek(), Some(b'a'..=b'z')) {
                         self.i += 1;
@@ -252,7 +252,12 @@ impl Scanner<'_> {
     /// Scans a number token; returns whether JS would spell it the same way.
     /// A token that overflows to Infinity is listed for rewriting as `null`,
     /// which is how JS serializes Infinity.
-    fn number(&mut self) -> bool {
+    ///
+    /// A number must end at a delimiter: simd-json 0.17 does not check what
+    /// follows a number of 19 or more significant digits and would accept
+    /// `1234567890123456789null` (found by fuzzing), so that is rejected
+    /// here.
+    fn number(&mut self, index: usize) -> Result<bool, PruneError> {
         let start = self.i;
         while matches!(
             self.peek(),
@@ -260,6 +265,19 @@ impl Scanner<'_> {
         ) {
             self.i += 1;
         }
+        if let Some(next) = self.peek() {
+            if !matches!(next, b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r') {
+                return Err(PruneError::invalid_json(format!(
+                    "invalid JSON at byte {} (message {index}): a number is followed by {:?}",
+                    self.i,
+                    char::from(next)
+                )));
+            }
+        }
+        Ok(self.number_token(start))
+    }
+
+    fn number_token(&mut self, start: usize) -> bool {
         let tok = &self.b[start..self.i];
         let digits = tok.strip_prefix(b"-").unwrap_or(tok);
         let plain_int = !digits.is_empty()
@@ -371,6 +389,23 @@ mod tests {
                 (16, 22, Rewrite::Infinity { negative: true })
             ]
         );
+    }
+
+    #[test]
+    fn a_number_must_end_at_a_delimiter() {
+        for text in [
+            "[1234567890123456789null]",
+            "[1.23456789012345678901true]",
+            "[1x]",
+            r#"[{"a":12345678901234567890"b"}]"#,
+        ] {
+            let e = spans(text).unwrap_err();
+            assert_eq!(e.code, "ERR_CONDENSE_INVALID_JSON", "{text}");
+            assert!(e.message.contains("message 0"), "{}", e.message);
+        }
+        for text in ["[1,2]", "[1 ]", "[1\n]", r#"[{"a":1}]"#, "[-0.5e+3]"] {
+            assert!(spans(text).unwrap().complete, "{text}");
+        }
     }
 
     #[test]
