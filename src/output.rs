@@ -5,7 +5,7 @@
 //! JS arrays) lists, per output slot, either the caller's own message or an
 //! edited one, serializing only edits it has not sent before.
 
-use std::collections::{HashMap, HashSet};
+use crate::hash::{HashMap, HashSet};
 
 use crate::index::scan::Span;
 use crate::jsjson::utf16_len;
@@ -197,7 +197,7 @@ pub fn script(msgs: &[Msg<'_>], input_lens: &[usize], cache: &mut EditCache) -> 
     let mut order = Vec::with_capacity(msgs.len());
     let mut fresh = Vec::new();
     let mut fresh_edits = vec![b'['];
-    let mut used = HashSet::new();
+    let mut used = HashSet::default();
     let mut body = 0;
     let mut json = Vec::new();
     for m in msgs {

@@ -1,6 +1,6 @@
 //! The host indexer's knowledge (SPEC 2.2) and the look-ups derived from it.
 
-use std::collections::{HashMap, HashSet};
+use crate::hash::{HashMap, HashSet};
 
 use crate::error::{PruneError, Result};
 use crate::index::{parse_owned, TextFlags};
@@ -22,10 +22,10 @@ pub struct State {
 
 fn object_map(root: V<'_, 'static>, field: &str) -> Result<HashMap<String, Val<'static>>> {
     let Some(v) = root.get(field) else {
-        return Ok(HashMap::new());
+        return Ok(HashMap::default());
     };
     match (v.ty(), v) {
-        (Ty::Null, _) => Ok(HashMap::new()),
+        (Ty::Null, _) => Ok(HashMap::default()),
         (Ty::Obj, V::O(Val::Obj(entries))) => Ok(entries
             .iter()
             .map(|(k, v)| (k.to_string(), v.clone()))
@@ -87,7 +87,7 @@ impl State {
     /// reference's `a - b` comparator (stable).
     fn dedup_and_sort_chains(&self) -> Vec<usize> {
         let mut order: Vec<usize> = Vec::new();
-        let mut slot: HashMap<Key<'_>, usize> = HashMap::new();
+        let mut slot: HashMap<Key<'_>, usize> = HashMap::default();
         for (i, c) in self.chains.iter().enumerate() {
             let key = Key::of(c.view().get("startUserTimestamp"));
             match slot.get(&key) {
@@ -171,7 +171,7 @@ impl State {
         let wanted: HashSet<Key<'_>> = ids.map(|v| v.key()).collect();
         // Distinct text values (null, a missing text and "null" are three),
         // joined like Array#join: null and undefined print as "".
-        let mut seen: HashSet<Key<'_>> = HashSet::new();
+        let mut seen: HashSet<Key<'_>> = HashSet::default();
         let mut texts: Vec<Option<V<'_, 'static>>> = Vec::new();
         for (n, body) in self.summary_bodies.iter().enumerate() {
             let b = body.view();

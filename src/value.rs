@@ -2,9 +2,9 @@
 //! tape (`Raw`), edited ones are small owned trees (`Val`) that embed raw
 //! subtrees, and `V` reads either with JavaScript's rules.
 
+use crate::hash::HashMap;
 use std::borrow::Cow;
 use std::cell::Cell;
-use std::collections::HashMap;
 
 use simd_json::{Node, StaticNode};
 
@@ -105,7 +105,8 @@ impl<'t> Raw<'t> {
                 }
             }
         } else {
-            let mut seen: HashMap<&'t str, usize> = HashMap::with_capacity(len);
+            let mut seen: HashMap<&'t str, usize> =
+                HashMap::with_capacity_and_hasher(len, Default::default());
             for (k, v) in self.entries() {
                 if let Some(&pos) = seen.get(k) {
                     out[pos].1 = v;
@@ -145,8 +146,8 @@ fn object_keys_plain(obj: Raw<'_>, len: usize) -> bool {
         }
         true
     } else {
-        let mut keys: std::collections::HashSet<&str> =
-            std::collections::HashSet::with_capacity(len);
+        let mut keys: crate::hash::HashSet<&str> =
+            crate::hash::HashSet::with_capacity_and_hasher(len, Default::default());
         obj.entries().all(|(k, _)| keys.insert(k))
     }
 }

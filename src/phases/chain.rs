@@ -2,8 +2,8 @@
 //! their batch summaries leave the array; a synthetic user block carrying the
 //! chain's summary goes in right after the chain's opening user message.
 
+use crate::hash::{HashMap, HashSet};
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
 
 use super::{without_thinking, Edit, Msg, Role, Stats};
 use crate::config::ChainConfig;
@@ -28,9 +28,9 @@ pub fn run<'t>(
     let entries: Vec<V<'_, 'static>> = state.chain_entries().collect();
 
     let existing = existing_block_ids(&msgs);
-    let mut dropped: HashSet<Key<'_>> = HashSet::new();
-    let mut protected: HashMap<Key<'_>, String> = HashMap::new();
-    let mut finals: HashSet<Key<'_>> = HashSet::new();
+    let mut dropped: HashSet<Key<'_>> = HashSet::default();
+    let mut protected: HashMap<Key<'_>, String> = HashMap::default();
+    let mut finals: HashSet<Key<'_>> = HashSet::default();
     for (n, e) in entries.iter().enumerate() {
         let block_id = e
             .get("blockId")
@@ -57,9 +57,9 @@ pub fn run<'t>(
     }
 
     let outputs = protected_outputs(&msgs, &protected)?;
-    let mut by_start: HashMap<Key<'_>, Val<'t>> = HashMap::new();
+    let mut by_start: HashMap<Key<'_>, Val<'t>> = HashMap::default();
     // Only a string blockId can equal a pre-scanned id (a Set of strings).
-    let mut block_of_start: HashMap<Key<'_>, Option<&str>> = HashMap::new();
+    let mut block_of_start: HashMap<Key<'_>, Option<&str>> = HashMap::default();
     for (n, e) in entries.iter().enumerate() {
         let key = Key::of(e.get("startUserTimestamp"));
         let block_id = e
@@ -213,7 +213,7 @@ fn id_list_of<'v>(v: V<'v, 'static>, field: &str, n: usize) -> Result<Vec<V<'v, 
 /// Block ids of `<compressed-chain>` messages already in the array, read
 /// the way the reference does: `String(content?.[0]?.text)`.
 fn existing_block_ids(msgs: &[Msg<'_>]) -> HashSet<String> {
-    let mut ids = HashSet::new();
+    let mut ids = HashSet::default();
     for m in msgs {
         let v = m.view();
         if m.role != Role::User {
@@ -247,7 +247,7 @@ fn protected_outputs(
     msgs: &[Msg<'_>],
     protected: &HashMap<Key<'_>, String>,
 ) -> Result<HashMap<String, Vec<(String, String)>>> {
-    let mut out: HashMap<String, Vec<(String, String)>> = HashMap::new();
+    let mut out: HashMap<String, Vec<(String, String)>> = HashMap::default();
     if protected.is_empty() {
         return Ok(out);
     }

@@ -1,8 +1,8 @@
 //! Phase 2: arguments of calls that failed long enough ago are replaced by a
 //! marker that keeps their size.
 
+use crate::hash::HashMap;
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use super::{owned_object, Msg, Role, Stats};
 use crate::config::PurgeConfig;
@@ -14,7 +14,7 @@ pub fn run(msgs: &mut [Msg<'_>], cfg: &PurgeConfig, stats: &mut Stats) -> Result
     // (message index, block index, JSON length of the arguments)
     let mut edits: Vec<(usize, usize, usize)> = Vec::new();
     {
-        let mut errored_at: HashMap<Key<'_>, usize> = HashMap::new();
+        let mut errored_at: HashMap<Key<'_>, usize> = HashMap::default();
         let mut turn = 0usize;
         for m in msgs.iter() {
             let v = m.view();

@@ -1,7 +1,7 @@
 //! Phase 1: summarized tool results become stubs pointing at the summary.
 
+use crate::hash::HashSet;
 use std::borrow::Cow;
-use std::collections::HashSet;
 
 use super::{Msg, Role, Stats};
 use crate::config::Config;
@@ -43,7 +43,7 @@ pub fn run(
 
 /// Ids of `context_tree_query` results within the last `grace` user turns.
 fn recovery_grace_ids(msgs: &[Msg<'_>], grace: f64) -> HashSet<String> {
-    let mut ids = HashSet::new();
+    let mut ids = HashSet::default();
     // `recoveryGraceTurns > 0` is false for NaN too.
     if grace.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
         return ids;
