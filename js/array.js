@@ -223,6 +223,7 @@ function makeArrayApi(native, { argumentError, jsonOrNull, boundaryOf }) {
       this._boundary = boundaryOf({ thinkingStripBoundaryTimestamp }, 'PruneSession');
       this._prints = [];
       this._edits = new Map();
+      this._pending = null;
       if (hasNative) {
         this._native = new native.NativeSession();
         this._native.setConfig(jsonOrNull(config, 'config'));
@@ -238,12 +239,10 @@ function makeArrayApi(native, { argumentError, jsonOrNull, boundaryOf }) {
       return this;
     }
 
-    render(messages) {
-      checkArray(messages, 'PruneSession.render');
-      if (!this._native) {
-        this._lastMessages = messages;
-        return pure.pruneMessages(messages, { state: this._state, config: this._config, thinkingStripBoundaryTimestamp: this._boundary });
-      }
+    // Brings the kept log in line with `messages`: re-indexes from the first
+    // message that no longer matches.
+    _sync(messages) {
+      this._pending = null;
       const prints = this._prints;
       let from = 0;
       const common = Math.min(prints.length, messages.length);
@@ -255,7 +254,21 @@ function makeArrayApi(native, { argumentError, jsonOrNull, boundaryOf }) {
         prints.length = from;
         for (let i = from; i < messages.length; i++) prints.push(fingerprint(messages[i]));
       }
-      if (!mayChange(messages, this._state, this._config)) return noOp(messages, this._config, this._boundary);
+    }
+
+    render(messages) {
+      checkArray(messages, 'PruneSession.render');
+      if (!this._native) {
+        this._lastMessages = messages;
+        return pure.pruneMessages(messages, { state: this._state, config: this._config, thinkingStripBoundaryTimestamp: this._boundary });
+      }
+      // Nothing can change: answer before any indexing; the kept log catches
+      // up when a render or a flush needs it.
+      if (!mayChange(messages, this._state, this._config)) {
+        this._pending = messages;
+        return noOp(messages, this._config, this._boundary);
+      }
+      this._sync(messages);
       const r = this._native.render();
       const edits = this._edits;
       if (r.evicted) for (const id of r.evicted) edits.delete(id);
@@ -275,11 +288,12 @@ function makeArrayApi(native, { argumentError, jsonOrNull, boundaryOf }) {
     flush(closingMessage) {
       let boundary;
       if (this._native) {
+        if (this._pending) this._sync(this._pending);
         const closing = closingMessage === undefined ? null : messageJson(closingMessage, 'closing');
         boundary = this._native.flush(closing);
       } else {
         const keep = this._config && this._config.thinkingStrip && this._config.thinkingStrip.keepLastTurns;
-        const enabled = this._config && this._config.thinkingStrip;
+        const enabled = Boolean(this._config && this._config.thinkingStrip && this._config.thinkingStrip.enabled);
         const all = [...(this._lastMessages || []), ...(closingMessage === undefined ? [] : [closingMessage])];
         const stamps = all.filter((m) => m && m.role === 'assistant' && typeof m.timestamp === 'number').map((m) => m.timestamp);
         const next = enabled ? pure.computeThinkingBoundary(stamps, keep, this._boundary ?? undefined) : this._boundary;
