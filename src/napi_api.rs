@@ -9,7 +9,7 @@ use crate::config::Config;
 use crate::error::PruneError;
 use crate::frontier;
 use crate::phases::Stats;
-use crate::prune::{self, Pruned};
+use crate::prune::{self, Frontier, Pruned};
 use crate::session::Session;
 use crate::state::State;
 
@@ -78,15 +78,19 @@ impl From<Pruned> for NativePruneResult {
                 Some(bytes) => Either::A(bytes.into()),
                 None => Either::B(Null),
             },
-            frontier: NativeFrontier {
-                thinking_strip_boundary_timestamp: nullable(
-                    p.frontier.thinking_strip_boundary_timestamp,
-                ),
-                next_thinking_strip_boundary_timestamp: nullable(
-                    p.frontier.next_thinking_strip_boundary_timestamp,
-                ),
-            },
+            frontier: p.frontier.into(),
             stats: p.stats.into(),
+        }
+    }
+}
+
+impl From<Frontier> for NativeFrontier {
+    fn from(f: Frontier) -> Self {
+        NativeFrontier {
+            thinking_strip_boundary_timestamp: nullable(f.thinking_strip_boundary_timestamp),
+            next_thinking_strip_boundary_timestamp: nullable(
+                f.next_thinking_strip_boundary_timestamp,
+            ),
         }
     }
 }
@@ -200,14 +204,7 @@ impl From<Pruned> for NativeScriptResult {
             pruned: p.pruned,
             before_chars: p.before_chars as f64,
             after_chars: p.after_chars as f64,
-            frontier: NativeFrontier {
-                thinking_strip_boundary_timestamp: nullable(
-                    p.frontier.thinking_strip_boundary_timestamp,
-                ),
-                next_thinking_strip_boundary_timestamp: nullable(
-                    p.frontier.next_thinking_strip_boundary_timestamp,
-                ),
-            },
+            frontier: p.frontier.into(),
             stats: p.stats.into(),
             order: script.as_ref().map(|s| Int32Array::new(s.order.clone())),
             fresh: script.as_ref().map(|s| Uint32Array::new(s.fresh.clone())),

@@ -25,16 +25,26 @@ thread_local!(static INFINITY_MODE: Cell<bool> = const { Cell::new(false) });
 pub const INFINITY_SENTINEL: f64 = 1.234_567_890_123_4e-310;
 pub const INFINITY_SENTINEL_TEXT: &[u8] = b"1.2345678901234e-310";
 
-/// Runs `f` with infinity mode on or off, restoring the previous mode after.
-pub fn with_infinity_mode<R>(on: bool, f: impl FnOnce() -> R) -> R {
-    struct Restore(bool);
+/// Runs `f` with a thread's mode flag set to `on`, restoring the previous
+/// value after, also when `f` unwinds.
+fn with_mode<R>(
+    mode: &'static std::thread::LocalKey<Cell<bool>>,
+    on: bool,
+    f: impl FnOnce() -> R,
+) -> R {
+    struct Restore(&'static std::thread::LocalKey<Cell<bool>>, bool);
     impl Drop for Restore {
         fn drop(&mut self) {
-            INFINITY_MODE.with(|m| m.set(self.0));
+            self.0.with(|m| m.set(self.1));
         }
     }
-    let _restore = Restore(INFINITY_MODE.with(|m| m.replace(on)));
+    let _restore = Restore(mode, mode.with(|m| m.replace(on)));
     f()
+}
+
+/// Runs `f` with infinity mode on or off.
+pub fn with_infinity_mode<R>(on: bool, f: impl FnOnce() -> R) -> R {
+    with_mode(&INFINITY_MODE, on, f)
 }
 
 /// A number read from the tape, with the sentinel read as ±Infinity in
@@ -47,16 +57,9 @@ pub fn tape_number(n: f64) -> f64 {
     }
 }
 
-/// Runs `f` with lone mode on or off, restoring the previous mode after.
+/// Runs `f` with lone mode on or off.
 pub fn with_lone_mode<R>(on: bool, f: impl FnOnce() -> R) -> R {
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            LONE_MODE.with(|m| m.set(self.0));
-        }
-    }
-    let _restore = Restore(LONE_MODE.with(|m| m.replace(on)));
-    f()
+    with_mode(&LONE_MODE, on, f)
 }
 
 pub fn lone_mode() -> bool {
