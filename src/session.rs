@@ -45,10 +45,6 @@ impl Session {
         self.boundary = boundary;
     }
 
-    pub fn boundary(&self) -> Option<f64> {
-        self.boundary
-    }
-
     pub fn len(&self) -> usize {
         self.log.len()
     }

@@ -27,11 +27,6 @@ impl<'t> Raw<'t> {
         self.tape[self.at]
     }
 
-    /// Position on the tape; top-level elements are found again by it.
-    pub fn at(&self) -> usize {
-        self.at
-    }
-
     /// Index just past this node's subtree.
     pub fn end(&self) -> usize {
         match self.tape[self.at] {

@@ -46,13 +46,6 @@ pub struct Scan {
     pub holds_infinity_sentinel: bool,
 }
 
-impl Scan {
-    pub fn has_lone_surrogates(&self) -> bool {
-        self.rewrites
-            .iter()
-            .any(|r| matches!(r.2, Rewrite::LoneSurrogate(_)))
-    }
-}
 
 pub fn scan(buf: &[u8]) -> Result<Scan, PruneError> {
     let mut out = Scan::default();
