@@ -21,6 +21,14 @@ const { caseArb } = require('./helpers/generate');
 const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : 20260530;
 const RUNS = process.env.FC_RUNS ? Number(process.env.FC_RUNS) : undefined;
 
+
+// These suites are about the native addon: make sure it is the one answering
+// (the loader falls back to pure JS when no binary loads).
+test('the native backend answers', { skip: process.env.CONDENSE_NATIVE_FORCE_FALLBACK ? 'fallback forced' : false }, () => {
+  const { backend } = require('..');
+  if (backend !== undefined) assert.equal(backend, 'native');
+});
+
 // ---------------------------------------------------------------------------
 // Comparison
 

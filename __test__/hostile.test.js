@@ -15,6 +15,14 @@ const pure = require('../js/pure.js');
 
 const isBun = typeof globalThis.Bun !== 'undefined';
 
+
+// These suites are about the native addon: make sure it is the one answering
+// (the loader falls back to pure JS when no binary loads).
+test('the native backend answers', { skip: process.env.CONDENSE_NATIVE_FORCE_FALLBACK ? 'fallback forced' : false }, () => {
+  const { backend } = require('..');
+  if (backend !== undefined) assert.equal(backend, 'native');
+});
+
 // ---------------------------------------------------------------------------
 // Helpers
 
