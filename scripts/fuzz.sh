@@ -20,8 +20,12 @@ read -r -a TARGETS <<<"${FUZZ_TARGETS:-prune_bytes prune_structured}"
 failed=()
 
 if ! cargo +nightly --version >/dev/null 2>&1; then
-  echo "fuzz.sh: needs the nightly toolchain (rustup toolchain install nightly)" >&2
-  exit 1
+  if command -v rustup >/dev/null 2>&1; then
+    rustup toolchain install nightly --profile minimal
+  else
+    echo "fuzz.sh: needs the nightly toolchain (rustup toolchain install nightly)" >&2
+    exit 1
+  fi
 fi
 if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
   cargo install cargo-fuzz --locked
