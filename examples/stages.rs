@@ -85,6 +85,23 @@ fn main() {
         session.sync(0, &texts).unwrap();
     });
     session.render().unwrap();
+    if std::env::var("STAGES").as_deref() == Ok("append") {
+        // A host's append: drop the last message, render, add it back, render.
+        let n = texts.len();
+        let mut ms: Vec<f64> = (0..50)
+            .map(|_| {
+                session.sync(n - 1, &texts[n..]).unwrap();
+                session.render().unwrap();
+                let t = std::time::Instant::now();
+                session.sync(n - 1, &texts[n - 1..]).unwrap();
+                std::hint::black_box(session.render().unwrap().after_chars);
+                t.elapsed().as_secs_f64() * 1e3
+            })
+            .collect();
+        ms.sort_by(f64::total_cmp);
+        println!("append sync+render: {:.2} ms (median of 50)", ms[25]);
+        return;
+    }
     if std::env::var("STAGES").as_deref() == Ok("session") {
         // For profilers: only session renders from here on.
         time("session render", 500, || {
