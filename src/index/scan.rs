@@ -46,7 +46,6 @@ pub struct Scan {
     pub holds_infinity_sentinel: bool,
 }
 
-
 pub fn scan(buf: &[u8]) -> Result<Scan, PruneError> {
     let mut out = Scan::default();
     let mut s = Scanner {
