@@ -17,8 +17,9 @@
 // without the event loop turning (a batch job, a benchmark), then a gc. The
 // RSS must stay within 5 % of where it was before the burst.
 //
-// Last, one fresh process per runtime prunes the huge corpus once and reports
-// its peak RSS (the high-water mark) as a multiple of the input size.
+// Last, one fresh process per runtime and API (prune, Pruner.prune) prunes
+// the huge corpus once and reports its peak RSS (the high-water mark) as a
+// multiple of the input size.
 //
 //   SOAK_N=100000           renders per API after the warm-up
 //   SOAK_WARMUP=5000        warm-up renders per API
@@ -26,7 +27,7 @@
 //   SOAK_RUNTIMES=node,bun  which runtimes to run
 //   SOAK_APIS=prune,Pruner.prune,sizeOf
 //   SOAK_CORPUS, SOAK_HUGE  corpus files ({messages, state, config, thinkingBoundaryTimestamp})
-//   SOAK_SKIP_BURST=1, SOAK_SKIP_PEAK=1
+//   SOAK_SKIP_SOAK=1, SOAK_SKIP_BURST=1, SOAK_SKIP_PEAK=1
 //   SOAK_PACKAGE=dir        soak a copy of the package instead of this checkout
 //   SOAK_JSON=file          also write every figure as JSON
 //
@@ -160,19 +161,21 @@ async function burstChild(name) {
   process.stdout.write(`${JSON.stringify({ runtime: runtimeName(), api: name, burst, before, after, growth: (after - before) / before, settled })}\n`);
 }
 
-function peakChild(messagesFile, restFile) {
-  const { prune } = loadPackage();
+function peakChild(api, messagesFile, restFile) {
+  const { prune, Pruner } = loadPackage();
   const { state, config, boundary } = JSON.parse(fs.readFileSync(restFile, 'utf8'));
   const bytes = fs.readFileSync(messagesFile);
+  // A held Pruner converts the state when it is set, before the render.
+  const pruner = api === 'Pruner.prune' ? new Pruner(config).setState(state) : null;
   gc();
   const before = rssMiB();
   const maxBefore = process.resourceUsage().maxRSS / 1024;
   const t0 = process.hrtime.bigint();
-  const r = prune(bytes, { state, config, thinkingStripBoundaryTimestamp: boundary });
+  const r = pruner ? pruner.prune(bytes, { thinkingStripBoundaryTimestamp: boundary }) : prune(bytes, { state, config, thinkingStripBoundaryTimestamp: boundary });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   const peak = process.resourceUsage().maxRSS / 1024;
   process.stdout.write(
-    `${JSON.stringify({ runtime: runtimeName(), inputBytes: bytes.length, outputBytes: r.messages ? r.messages.length : 0, pruned: r.pruned, rssBefore: before, maxRssBefore: maxBefore, peak, ms })}\n`,
+    `${JSON.stringify({ runtime: runtimeName(), api, inputBytes: bytes.length, outputBytes: r.messages ? r.messages.length : 0, pruned: r.pruned, rssBefore: before, maxRssBefore: maxBefore, peak, ms })}\n`,
   );
 }
 
@@ -248,7 +251,7 @@ function parent() {
     }
   };
 
-  for (const runtime of runtimes) {
+  for (const runtime of process.env.SOAK_SKIP_SOAK ? [] : runtimes) {
     const rows = [];
     for (const api of apis) {
       const out = attempt(() => child(runtime, ['--soak', api]));
@@ -297,17 +300,19 @@ function parent() {
       fs.writeFileSync(messagesFile, JSON.stringify(c.messages));
       fs.writeFileSync(restFile, JSON.stringify({ state: c.state, config: c.config, boundary: c.thinkingBoundaryTimestamp ?? null }));
       try {
-        console.log(`\nPeak RSS while pruning ${path.basename(hugeFile)} once (a fresh process per runtime; the state and the bytes are loaded first)`);
-        console.log('  runtime           input   RSS before    peak RSS   peak / input   (peak - before) / input      output     ms');
+        console.log(`\nPeak RSS while pruning ${path.basename(hugeFile)} once (a fresh process per runtime and API; the bytes, the state and for Pruner.prune the converted state are loaded first)`);
+        console.log('  runtime        api              input   RSS before    peak RSS   peak / input   (peak - before) / input      output     ms');
         for (const runtime of runtimes) {
-          const p = attempt(() => child(runtime, ['--peak', messagesFile, restFile]));
-          if (!p) continue;
-          report.peak.push(p);
-          const input = p.inputBytes / 2 ** 20;
-          console.log(
-            `  ${p.runtime.padEnd(14)} ${mib(input).padStart(10)} ${mib(p.rssBefore).padStart(12)} ${mib(p.peak).padStart(11)}   ${(p.peak / input).toFixed(2).padStart(10)} x   ${((p.peak - p.rssBefore) / input).toFixed(2).padStart(21)} x   ${mib(p.outputBytes / 2 ** 20).padStart(9)} ${p.ms.toFixed(0).padStart(6)}`,
-          );
-          if (p.maxRssBefore > p.rssBefore * 1.05) console.log(`    (the high-water mark before the call was already ${mib(p.maxRssBefore)}: loading)`);
+          for (const api of ['prune', 'Pruner.prune']) {
+            const p = attempt(() => child(runtime, ['--peak', api, messagesFile, restFile]));
+            if (!p) continue;
+            report.peak.push(p);
+            const input = p.inputBytes / 2 ** 20;
+            console.log(
+              `  ${p.runtime.padEnd(14)} ${api.padEnd(13)} ${mib(input).padStart(10)} ${mib(p.rssBefore).padStart(12)} ${mib(p.peak).padStart(11)}   ${(p.peak / input).toFixed(2).padStart(10)} x   ${((p.peak - p.rssBefore) / input).toFixed(2).padStart(21)} x   ${mib(p.outputBytes / 2 ** 20).padStart(9)} ${p.ms.toFixed(0).padStart(6)}`,
+            );
+            if (p.maxRssBefore > p.rssBefore * 1.05) console.log(`    (the high-water mark before the call was already ${mib(p.maxRssBefore)}: loading)`);
+          }
         }
       } finally {
         fs.rmSync(dir, { recursive: true, force: true });
@@ -329,5 +334,5 @@ const fail = (e) => {
 };
 if (process.argv[2] === '--soak') soakChild(process.argv[3]).catch(fail);
 else if (process.argv[2] === '--burst') burstChild(process.argv[3]).catch(fail);
-else if (process.argv[2] === '--peak') peakChild(process.argv[3], process.argv[4]);
+else if (process.argv[2] === '--peak') peakChild(process.argv[3], process.argv[4], process.argv[5]);
 else parent();
