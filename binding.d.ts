@@ -25,6 +25,11 @@ export declare class NativeSession {
   setConfig(configJson?: string | undefined | null): void
   setState(stateJson?: string | undefined | null): void
   setBoundary(boundary?: number | undefined | null): void
+  /**
+   * Frees the kept conversation now instead of when the engine finalizes
+   * the object (which waits for the event loop to turn).
+   */
+  close(): void
   get length(): number
   /** Replaces the kept messages from `from` on (JSON texts, one each). */
   sync(from: number, messages: Array<string>): void

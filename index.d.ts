@@ -236,6 +236,7 @@ export type CondenseErrorCode =
   | 'ERR_CONDENSE_INVALID_CONFIG'
   | 'ERR_CONDENSE_LONE_SURROGATE'
   | 'ERR_CONDENSE_TOO_DEEP'
+  | 'ERR_CONDENSE_SESSION_CLOSED'
   | (string & {});
 
 /**
@@ -287,6 +288,13 @@ export declare class PruneSession {
    * optional closing message; returns the snapshot to persist.
    */
   flush(closingMessage?: Message): FrontierSnapshot;
+  /**
+   * Frees the kept conversation now instead of when the object is collected
+   * (the engine finalizes native objects only after the event loop turns).
+   * Later calls throw `ERR_CONDENSE_SESSION_CLOSED`; closing twice is a no-op.
+   * Also available as `[Symbol.dispose]` where the runtime defines it.
+   */
+  close(): void;
 }
 
 /** Keeps the converted config and state between renders. */

@@ -131,6 +131,31 @@ test('session errors are typed, and a failed sync leaves the session usable', ()
   checkAgainst(expected, session.render(input), input, 'after errors');
 });
 
+test('close() ends a session: later calls throw a typed error, closing again is a no-op', () => {
+  const opts = { config: sample.config, state: sample.state, thinkingStripBoundaryTimestamp: sample.thinkingBoundaryTimestamp };
+  const input = structuredClone(sample.messages);
+  const expected = pure.pruneMessages(input, opts);
+  const session = new PruneSession(opts);
+  checkAgainst(expected, session.render(input), input, 'before close');
+  assert.equal(session.close(), undefined);
+  const closed = { code: 'ERR_CONDENSE_SESSION_CLOSED', message: /PruneSession\.(render|flush|setState): the session is closed/ };
+  assert.throws(() => session.render(input), closed);
+  assert.throws(() => session.flush(), closed);
+  assert.throws(() => session.setState(sample.state), closed);
+  session.close();
+  assert.throws(() => session.render(input), closed);
+  // Another session is not affected, and the closed one kept nothing alive
+  // that a new one would see.
+  const other = new PruneSession(opts);
+  checkAgainst(expected, other.render(input), input, 'another session');
+  if (typeof Symbol.dispose === 'symbol') {
+    assert.equal(PruneSession.prototype[Symbol.dispose], PruneSession.prototype.close);
+    other[Symbol.dispose]();
+    assert.throws(() => other.render(input), closed);
+  }
+  assert.deepEqual(input, structuredClone(sample.messages));
+});
+
 const corpusDir = path.join(__dirname, '..', '..', 'shared', 'corpus');
 for (const name of ['small', 'medium']) {
   const file = path.join(corpusDir, `${name}.json`);

@@ -205,7 +205,9 @@ test(`${HOST}: what pi hands on equals pruneMessages at every context event of t
   });
   // Neither pi nor the addon touched the sample's objects.
   assert.ok(JSON.stringify(sample) + '\n' === SAMPLE_TEXT, 'the input messages were modified');
-  assert.ok(Date.now() - started < 20000, `took ${Date.now() - started} ms`);
+  // Only a guard against a pathological slowdown (it takes 5-10 s on a quiet
+  // 2-core machine); the bound is loose because the machines are noisy.
+  assert.ok(Date.now() - started < 60000, `took ${Date.now() - started} ms`);
 });
 
 // pi lets a context handler edit event.messages in place instead of returning

@@ -232,8 +232,34 @@ function makeArrayApi(native, { argumentError, jsonOrNull, boundaryOf }) {
       }
     }
 
+    _open(where) {
+      if (this._closed) {
+        const err = new Error(`PruneSession.${where}: the session is closed`);
+        err.code = 'ERR_CONDENSE_SESSION_CLOSED';
+        throw err;
+      }
+    }
+
+    /**
+     * Frees what the session keeps (the indexed conversation, natively) now,
+     * rather than when the engine finalizes the object, which only happens
+     * after the event loop turns. Later calls throw
+     * ERR_CONDENSE_SESSION_CLOSED; closing twice is harmless.
+     */
+    close() {
+      if (this._closed) return;
+      this._closed = true;
+      if (this._native) this._native.close();
+      this._native = null;
+      this._prints = [];
+      this._edits = new Map();
+      this._pending = null;
+      this._lastMessages = null;
+    }
+
     /** New state from the indexer (at flushes). */
     setState(state) {
+      this._open('setState');
       this._state = state;
       if (this._native) this._native.setState(jsonOrNull(state, 'state'));
       return this;
@@ -257,6 +283,7 @@ function makeArrayApi(native, { argumentError, jsonOrNull, boundaryOf }) {
     }
 
     render(messages) {
+      this._open('render');
       checkArray(messages, 'PruneSession.render');
       if (!this._native) {
         this._lastMessages = messages;
@@ -286,6 +313,7 @@ function makeArrayApi(native, { argumentError, jsonOrNull, boundaryOf }) {
      * frontier snapshot to persist.
      */
     flush(closingMessage) {
+      this._open('flush');
       let boundary;
       if (this._native) {
         if (this._pending) this._sync(this._pending);
@@ -302,6 +330,11 @@ function makeArrayApi(native, { argumentError, jsonOrNull, boundaryOf }) {
       this._boundary = boundary ?? null;
       return { thinkingStripBoundaryTimestamp: this._boundary };
     }
+  }
+
+  if (typeof Symbol.dispose === 'symbol') {
+    // `using session = new PruneSession(...)` closes it at the end of the scope.
+    PruneSession.prototype[Symbol.dispose] = PruneSession.prototype.close;
   }
 
   return { pruneMessages, PruneSession };

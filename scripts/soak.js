@@ -3,9 +3,12 @@
 // Soak and memory checks (docs/RELIABILITY.md).
 //
 // `npm run soak` runs, for each runtime (Node, Bun) and each API (`prune`,
-// `Pruner.prune`, `sizeOf`), one child process that renders the medium corpus
-// SOAK_N times (default 100 000) after a warm-up, as a host does: one call
-// per model request, the event loop turning in between. Every SOAK_N/100
+// `Pruner.prune`, `sizeOf`, `pruneMessages`, `PruneSession`), one child
+// process that renders the medium corpus SOAK_N times (default 100 000)
+// after a warm-up, as a host does: one call per model request, the event
+// loop turning in between. `PruneSession` renders a growing array: whole
+// conversations, the corpus one message at a time, with a flush every ten
+// renders (see growingSession), and is sampled after each conversation. Every SOAK_N/100
 // renders it lets the runtime settle (gc, two event-loop turns, gc) and
 // samples the RSS. The RSS after the warm-up (the largest of the first ten
 // samples) and at the end (the largest of the last ten) must be within 5 %;
@@ -13,9 +16,10 @@
 // returning freed blocks, the RSS at rest moves by tens of MiB between two
 // samples without any trend.
 //
-// Then, per runtime and API, a burst: SOAK_BURST renders back to back
-// without the event loop turning (a batch job, a benchmark), then a gc. The
-// RSS must stay within 5 % of where it was before the burst.
+// Then, per runtime and API, bursts: SOAK_BURSTS (8) times SOAK_BURST renders
+// back to back without the event loop turning (a batch job, a benchmark),
+// each followed by a gc and a sample. The largest sample of the second half
+// must be within 5 % of the largest of the first half.
 //
 // Last, one fresh process per runtime and API (prune, Pruner.prune) prunes
 // the huge corpus once and reports its peak RSS (the high-water mark) as a
@@ -23,9 +27,10 @@
 //
 //   SOAK_N=100000           renders per API after the warm-up
 //   SOAK_WARMUP=5000        warm-up renders per API
-//   SOAK_BURST=500          renders of the back-to-back burst
+//   SOAK_BURST=500          renders of a back-to-back burst
+//   SOAK_BURSTS=8           bursts per runtime and API
 //   SOAK_RUNTIMES=node,bun  which runtimes to run
-//   SOAK_APIS=prune,Pruner.prune,sizeOf
+//   SOAK_APIS=prune,Pruner.prune,sizeOf,pruneMessages,PruneSession
 //   SOAK_CORPUS, SOAK_HUGE  corpus files ({messages, state, config, thinkingBoundaryTimestamp})
 //   SOAK_SKIP_SOAK=1, SOAK_SKIP_BURST=1, SOAK_SKIP_PEAK=1
 //   SOAK_PACKAGE=dir        soak a copy of the package instead of this checkout
@@ -85,26 +90,63 @@ function loadCorpus(file) {
   const c = JSON.parse(fs.readFileSync(file, 'utf8'));
   return {
     bytes: Buffer.from(JSON.stringify(c.messages)),
+    messages: c.messages,
     state: c.state,
     config: c.config,
     boundary: c.thinkingBoundaryTimestamp ?? null,
   };
 }
 
-const API_NAMES = ['prune', 'Pruner.prune', 'sizeOf'];
+const API_NAMES = ['prune', 'Pruner.prune', 'sizeOf', 'pruneMessages', 'PruneSession'];
 
 function corpusApi(name) {
-  const { prune, Pruner, sizeOf } = loadPackage();
-  const { bytes, state, config, boundary } = loadCorpus(process.env.SOAK_CORPUS || path.join(SHARED, 'medium.json'));
+  const { prune, Pruner, sizeOf, pruneMessages, PruneSession } = loadPackage();
+  const { bytes, messages, state, config, boundary } = loadCorpus(process.env.SOAK_CORPUS || path.join(SHARED, 'medium.json'));
   const options = { state, config, thinkingStripBoundaryTimestamp: boundary };
+  if (name === 'PruneSession') return { bytes, session: growingSession(PruneSession, messages, options) };
   const pruner = new Pruner(config).setState(state);
   const calls = {
     prune: () => prune(bytes, options),
     'Pruner.prune': () => pruner.prune(bytes, { thinkingStripBoundaryTimestamp: boundary }),
     sizeOf: () => sizeOf(bytes),
+    pruneMessages: () => pruneMessages(messages, options),
   };
   if (!calls[name]) throw new Error(`unknown API ${name}`);
   return { bytes, call: calls[name] };
+}
+
+// A PruneSession over a growing array, as a host drives one: the
+// conversation grows by one message per render (a fresh array each time,
+// holding the same message objects), and every FLUSH_EVERY renders a turn
+// ends with a flush. A cycle is one whole conversation (the corpus, message
+// by message). Even cycles close the previous PruneSession and start a new
+// one; odd cycles keep the previous one and start over from the first
+// message (the conversation was replaced), so the kept log is cut back and
+// regrown. `cycle()` runs one conversation and returns the fingerprint of
+// its last render; `step` is awaited after every render.
+const FLUSH_EVERY = 10;
+
+function growingSession(PruneSession, messages, options) {
+  let session = null;
+  let count = 0;
+  return {
+    rendersPerCycle: messages.length,
+    async cycle(step) {
+      if (count++ % 2 === 0 || session === null) {
+        // A host that is done with a conversation closes its session, which
+        // frees the native log now rather than when the engine finalizes it.
+        if (session !== null) session.close();
+        session = new PruneSession(options);
+      }
+      let last = null;
+      for (let k = 1; k <= messages.length; k++) {
+        last = session.render(messages.slice(0, k));
+        if (k % FLUSH_EVERY === 0) session.flush();
+        await step();
+      }
+      return last;
+    },
+  };
 }
 
 const fingerprint = (r) => (typeof r === 'number' ? r : `${r.pruned}/${r.beforeChars}/${r.afterChars}/${r.messages && r.messages.length}`);
@@ -115,7 +157,9 @@ const fingerprint = (r) => (typeof r === 'number' ? r : `${r.pruned}/${r.beforeC
 async function soakChild(name) {
   const n = Number(process.env.SOAK_N || 100000);
   const warmup = Number(process.env.SOAK_WARMUP || 5000);
-  const { bytes, call } = corpusApi(name);
+  const api = corpusApi(name);
+  if (api.session) return soakSession(name, api, n, warmup);
+  const { bytes, call } = api;
   await settle();
   const start = rssMiB();
   const expected = fingerprint(call());
@@ -144,21 +188,89 @@ async function soakChild(name) {
   );
 }
 
-async function burstChild(name) {
-  const burst = Number(process.env.SOAK_BURST || 500);
-  const { call } = corpusApi(name);
-  for (let i = 0; i < 100; i++) {
-    call();
+// The session soak samples once per cycle (a whole conversation), after the
+// cycle's last render, so that every sample sees the same session size.
+// Every cycle's last render must equal the one of the first cycle of the same
+// kind (new session or reused one).
+async function soakSession(name, { bytes, session }, n, warmup) {
+  const per = session.rendersPerCycle;
+  const expected = [];
+  const check = (c, r) => {
+    const fp = fingerprint(r);
+    if (expected.length < 2) expected.push(fp);
+    else if (fp !== expected[c % 2]) throw new Error(`${name}: cycle ${c} ends with ${fp}, not ${expected[c % 2]}`);
+  };
+  let c = 0;
+  await settle();
+  const start = rssMiB();
+  for (let w = 0; w < Math.ceil(warmup / per); w++) {
+    check(c, await session.cycle(turn));
+    c++;
     await turn();
   }
   await settle();
-  const before = rssMiB();
-  for (let i = 0; i < burst; i++) call();
-  gc();
-  const after = rssMiB();
+  const afterWarmup = rssMiB();
+  const samples = [];
+  const cycles = Math.ceil(n / per);
+  let busy = 0n;
+  let t0 = 0n;
+  // The event loop turns between renders as it does in a host; the clock
+  // counts only the renders (and flushes).
+  const step = async () => {
+    busy += process.hrtime.bigint() - t0;
+    await turn();
+    t0 = process.hrtime.bigint();
+  };
+  for (let s = 0; s < cycles; s++) {
+    t0 = process.hrtime.bigint();
+    check(c, await session.cycle(step));
+    c++;
+    await settle();
+    samples.push(rssMiB());
+  }
+  process.stdout.write(
+    `${JSON.stringify({ runtime: runtimeName(), api: name, inputBytes: bytes.length, renders: cycles * per, cycles, warmup: Math.ceil(warmup / per) * per, start, afterWarmup, samples, msPerRender: Number(busy) / 1e6 / (cycles * per) })}\n`,
+  );
+}
+
+async function burstChild(name) {
+  const burst = Number(process.env.SOAK_BURST || 500);
+  const api = corpusApi(name);
+  // For the session, a burst is whole conversations run without the event
+  // loop turning (only microtasks between renders).
+  const none = () => undefined;
+  const run = api.session ? async (k) => {
+    for (let i = 0; i < k; i += api.session.rendersPerCycle) await api.session.cycle(none);
+  } : async (k) => {
+    for (let i = 0; i < k; i++) api.call();
+  };
+  const warm = api.session ? () => api.session.cycle(turn) : async () => {
+    for (let i = 0; i < 100; i++) {
+      api.call();
+      await turn();
+    }
+  };
+  await warm();
+  await settle();
+  const start = rssMiB();
+  // Repeated bursts, each followed by a gc (no event-loop turn) and a sample.
+  // Single samples move by several MiB with the allocator, so windows are
+  // compared: the largest sample of the second half against the largest of
+  // the first half.
+  const bursts = Number(process.env.SOAK_BURSTS || 8);
+  const samples = [];
+  for (let i = 0; i < bursts; i++) {
+    await run(burst);
+    gc();
+    samples.push(rssMiB());
+  }
   await settle();
   const settled = rssMiB();
-  process.stdout.write(`${JSON.stringify({ runtime: runtimeName(), api: name, burst, before, after, growth: (after - before) / before, settled })}\n`);
+  const half = Math.floor(bursts / 2);
+  const before = Math.max(...samples.slice(0, half));
+  const after = Math.max(...samples.slice(half));
+  const renders = api.session ? Math.ceil(burst / api.session.rendersPerCycle) * api.session.rendersPerCycle : burst;
+  process.stdout.write(`${JSON.stringify({ runtime: runtimeName(), api: name, burst: renders, bursts, start, samples, before, after, growth: (after - before) / before, settled })}\n`);
 }
 
 function peakChild(api, messagesFile, restFile) {
@@ -261,7 +373,7 @@ function parent() {
     report.soak.push(...rows);
     const r0 = rows[0];
     console.log(`\n${r0.runtime}: ${r0.renders} renders per API (after ${r0.warmup} warm-up renders) of a ${(r0.inputBytes / 1e6).toFixed(2)} MB array, one process per API`);
-    console.log('  RSS at rest, sampled every 1 % of the renders: after warm-up = largest of the first 10 samples, at end = largest of the last 10');
+    console.log('  RSS at rest, sampled every 1 % of the renders (PruneSession: after each whole conversation): after warm-up = largest of the first 10 samples, at end = largest of the last 10');
     console.log('  api            ms/render   after warm-up      at end   growth   (smallest: first -> last, growth)   range of all samples    slope');
     for (const r of rows) {
       const bad = r.growthMax > LIMIT;
@@ -273,7 +385,9 @@ function parent() {
   }
 
   if (!process.env.SOAK_SKIP_BURST) {
-    console.log(`\nA burst of ${process.env.SOAK_BURST || 500} renders without the event loop turning, then gc (a fresh process per runtime and API):`);
+    console.log(
+      `\n${process.env.SOAK_BURSTS || 8} bursts of ${process.env.SOAK_BURST || 500} renders (PruneSession: whole conversations) without the event loop turning, each followed by a gc and a sample (a fresh process per runtime and API); largest sample of the first half -> of the second half:`,
+    );
     for (const runtime of runtimes) {
       for (const api of apis) {
         const b = attempt(() => child(runtime, ['--burst', api]));
@@ -282,7 +396,7 @@ function parent() {
         const bad = b.growth > LIMIT;
         failed ||= bad;
         console.log(
-          `  ${b.runtime.padEnd(14)} ${api.padEnd(14)} RSS ${mib(b.before).padStart(10)} -> ${mib(b.after).padStart(10)} (${pctText(b.growth)}${bad ? ', > 5 %: FAIL' : ''}); after the loop turns and gc: ${mib(b.settled)}`,
+          `  ${b.runtime.padEnd(14)} ${api.padEnd(14)} RSS ${mib(b.before).padStart(10)} -> ${mib(b.after).padStart(10)} (${pctText(b.growth)}${bad ? ', > 5 %: FAIL' : ''}); all samples ${mib(Math.min(...b.samples))} .. ${mib(Math.max(...b.samples))}; after the loop turns and gc: ${mib(b.settled)}`,
         );
       }
     }

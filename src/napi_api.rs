@@ -1,7 +1,9 @@
 //! The N-API surface: converts arguments, maps `PruneError` to a JS Error
 //! whose `code` is the error's code, and never lets a panic cross.
 
-use napi::bindgen_prelude::{Buffer, Either, Int32Array, Null, Uint32Array, Uint8Array};
+use napi::bindgen_prelude::{
+    BufferSlice, Either, Int32ArraySlice, Null, Uint32ArraySlice, Uint8Array,
+};
 use napi::{Env, Status};
 use napi_derive::napi;
 
@@ -38,12 +40,19 @@ pub struct NativeStats {
     pub thinking_stripped: u32,
 }
 
+// Results go to JS as copies in memory the engine owns (Buffer, typed
+// arrays), not as external buffers over Rust allocations: the engine runs the
+// finalizers of external buffers only after the event loop turns, so a host
+// pruning in a loop without yielding would hold every result it ever
+// produced until then (docs/RELIABILITY.md, "bursts"). The copy costs one
+// memcpy of the output; the Rust side is freed on return.
+
 #[napi(object)]
-pub struct NativePruneResult {
+pub struct NativePruneResult<'env> {
     pub pruned: bool,
     pub before_chars: f64,
     pub after_chars: f64,
-    pub messages: Either<Buffer, Null>,
+    pub messages: Either<BufferSlice<'env>, Null>,
     pub frontier: NativeFrontier,
     pub stats: NativeStats,
 }
@@ -68,20 +77,18 @@ impl From<Stats> for NativeStats {
     }
 }
 
-impl From<Pruned> for NativePruneResult {
-    fn from(p: Pruned) -> Self {
-        NativePruneResult {
-            pruned: p.pruned,
-            before_chars: p.before_chars as f64,
-            after_chars: p.after_chars as f64,
-            messages: match p.messages {
-                Some(bytes) => Either::A(bytes.into()),
-                None => Either::B(Null),
-            },
-            frontier: p.frontier.into(),
-            stats: p.stats.into(),
-        }
-    }
+fn prune_result(env: &Env, p: Pruned) -> napi::Result<NativePruneResult<'_>> {
+    Ok(NativePruneResult {
+        pruned: p.pruned,
+        before_chars: p.before_chars as f64,
+        after_chars: p.after_chars as f64,
+        messages: match p.messages {
+            Some(bytes) => Either::A(BufferSlice::copy_from(env, bytes)?),
+            None => Either::B(Null),
+        },
+        frontier: p.frontier.into(),
+        stats: p.stats.into(),
+    })
 }
 
 impl From<Frontier> for NativeFrontier {
@@ -119,19 +126,20 @@ fn boundary_from(b: Option<f64>) -> Result<Option<f64>, PruneError> {
 /// layer stringifies the host's objects), `messages` the JSON array's bytes.
 #[napi(catch_unwind)]
 pub fn prune_json(
-    env: Env,
+    env: &Env,
     messages: Uint8Array,
     state_json: Option<String>,
     config_json: Option<String>,
     thinking_strip_boundary_timestamp: Option<f64>,
-) -> napi::Result<NativePruneResult> {
+) -> napi::Result<NativePruneResult<'_>> {
     let run = || -> Result<Pruned, PruneError> {
         let state = state_from(state_json)?;
         let config = config_from(config_json)?;
         let boundary = boundary_from(thinking_strip_boundary_timestamp)?;
         prune::prune_bytes(&messages, &state, &config, boundary)
     };
-    run().map(Into::into).map_err(|e| js_error(&env, e))
+    let pruned = run().map_err(|e| js_error(env, e))?;
+    prune_result(env, pruned)
 }
 
 /// Holds converted state and config between renders.
@@ -166,16 +174,16 @@ impl NativePruner {
     }
 
     #[napi(catch_unwind)]
-    pub fn prune(
+    pub fn prune<'env>(
         &self,
-        env: Env,
+        env: &'env Env,
         messages: Uint8Array,
         thinking_strip_boundary_timestamp: Option<f64>,
-    ) -> napi::Result<NativePruneResult> {
-        boundary_from(thinking_strip_boundary_timestamp)
+    ) -> napi::Result<NativePruneResult<'env>> {
+        let pruned = boundary_from(thinking_strip_boundary_timestamp)
             .and_then(|b| prune::prune_bytes(&messages, &self.state, &self.config, b))
-            .map(Into::into)
-            .map_err(|e| js_error(&env, e))
+            .map_err(|e| js_error(env, e))?;
+        prune_result(env, pruned)
     }
 }
 
@@ -185,33 +193,39 @@ impl NativePruner {
 /// (ids) with their descriptions in `freshEdits` (see `output::Script`), and
 /// `evicted` lists ids the caller may forget.
 #[napi(object)]
-pub struct NativeScriptResult {
+pub struct NativeScriptResult<'env> {
     pub pruned: bool,
     pub before_chars: f64,
     pub after_chars: f64,
     pub frontier: NativeFrontier,
     pub stats: NativeStats,
-    pub order: Option<Int32Array>,
-    pub fresh: Option<Uint32Array>,
+    pub order: Option<Int32ArraySlice<'env>>,
+    pub fresh: Option<Uint32ArraySlice<'env>>,
     pub fresh_edits: Option<String>,
-    pub evicted: Option<Uint32Array>,
+    pub evicted: Option<Uint32ArraySlice<'env>>,
 }
 
-impl From<Pruned> for NativeScriptResult {
-    fn from(p: Pruned) -> Self {
-        let script = p.script;
-        NativeScriptResult {
-            pruned: p.pruned,
-            before_chars: p.before_chars as f64,
-            after_chars: p.after_chars as f64,
-            frontier: p.frontier.into(),
-            stats: p.stats.into(),
-            order: script.as_ref().map(|s| Int32Array::new(s.order.clone())),
-            fresh: script.as_ref().map(|s| Uint32Array::new(s.fresh.clone())),
-            evicted: script.as_ref().map(|s| Uint32Array::new(s.evicted.clone())),
-            fresh_edits: script.map(|s| String::from_utf8(s.fresh_edits).unwrap_or_default()),
-        }
-    }
+fn script_result(env: &Env, p: Pruned) -> napi::Result<NativeScriptResult<'_>> {
+    let (order, fresh, evicted, fresh_edits) = match p.script {
+        Some(s) => (
+            Some(Int32ArraySlice::copy_from(env, &s.order)?),
+            Some(Uint32ArraySlice::copy_from(env, &s.fresh)?),
+            Some(Uint32ArraySlice::copy_from(env, &s.evicted)?),
+            Some(String::from_utf8(s.fresh_edits).unwrap_or_default()),
+        ),
+        None => (None, None, None, None),
+    };
+    Ok(NativeScriptResult {
+        pruned: p.pruned,
+        before_chars: p.before_chars as f64,
+        after_chars: p.after_chars as f64,
+        frontier: p.frontier.into(),
+        stats: p.stats.into(),
+        order,
+        fresh,
+        fresh_edits,
+        evicted,
+    })
 }
 
 /// Stateless prune of a JSON array text (JSON.stringify of the host's
@@ -219,19 +233,20 @@ impl From<Pruned> for NativeScriptResult {
 /// caller's own objects.
 #[napi(catch_unwind)]
 pub fn prune_array(
-    env: Env,
+    env: &Env,
     messages_json: String,
     state_json: Option<String>,
     config_json: Option<String>,
     thinking_strip_boundary_timestamp: Option<f64>,
-) -> napi::Result<NativeScriptResult> {
+) -> napi::Result<NativeScriptResult<'_>> {
     let run = || -> Result<Pruned, PruneError> {
         let state = state_from(state_json)?;
         let config = config_from(config_json)?;
         let boundary = boundary_from(thinking_strip_boundary_timestamp)?;
         prune::prune_to_script(messages_json.as_bytes(), &state, &config, boundary)
     };
-    run().map(Into::into).map_err(|e| js_error(&env, e))
+    let pruned = run().map_err(|e| js_error(env, e))?;
+    script_result(env, pruned)
 }
 
 /// The incremental path: keeps the conversation between renders.
@@ -272,6 +287,13 @@ impl NativeSession {
         Ok(())
     }
 
+    /// Frees the kept conversation now instead of when the engine finalizes
+    /// the object (which waits for the event loop to turn).
+    #[napi]
+    pub fn close(&mut self) {
+        self.inner = Session::default();
+    }
+
     #[napi(getter)]
     pub fn length(&self) -> u32 {
         self.inner.len() as u32
@@ -286,11 +308,9 @@ impl NativeSession {
     }
 
     #[napi(catch_unwind)]
-    pub fn render(&mut self, env: Env) -> napi::Result<NativeScriptResult> {
-        self.inner
-            .render()
-            .map(Into::into)
-            .map_err(|e| js_error(&env, e))
+    pub fn render<'env>(&mut self, env: &'env Env) -> napi::Result<NativeScriptResult<'env>> {
+        let pruned = self.inner.render().map_err(|e| js_error(env, e))?;
+        script_result(env, pruned)
     }
 
     /// Advances and returns the thinking boundary (null: none yet).
