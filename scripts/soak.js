@@ -8,11 +8,12 @@
 // after a warm-up, as a host does: one call per model request, the event
 // loop turning in between. `PruneSession` renders a growing array: whole
 // conversations, the corpus one message at a time, with a flush every ten
-// renders (see growingSession), and is sampled after each conversation. Every SOAK_N/100
-// renders it lets the runtime settle (gc, two event-loop turns, gc) and
-// samples the RSS. The RSS after the warm-up (the largest of the first ten
-// samples) and at the end (the largest of the last ten) must be within 5 %;
-// the smallest samples and a least-squares slope are reported too. Single samples are not compared: with the allocator keeping or
+// renders (see growingSession), and is sampled after each conversation.
+// Every SOAK_N/100 renders it lets the runtime settle (gc, two event-loop
+// turns, gc) and samples the RSS. The RSS after the warm-up (the largest of
+// the first ten samples) and at the end (the largest of the last ten) must
+// be within 5 %; the smallest samples and a least-squares slope are reported
+// too. Single samples are not compared: with the allocator keeping or
 // returning freed blocks, the RSS at rest moves by tens of MiB between two
 // samples without any trend.
 //
