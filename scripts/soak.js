@@ -10,7 +10,9 @@
 // conversations, the corpus one message at a time, with a flush every ten
 // renders (see growingSession), and is sampled after each conversation.
 // Every SOAK_N/100 renders it lets the runtime settle (gc, two event-loop
-// turns, gc) and samples the RSS. The RSS after the warm-up (the largest of
+// turns, gc) and samples the RSS, with the engine's heap and ArrayBuffer
+// figures to tell what grew. Node's children run with glibc's mmap threshold
+// fixed (see childEnv). The RSS after the warm-up (the largest of
 // the first ten samples) and at the end (the largest of the last ten) must
 // be within 5 %; the smallest samples and a least-squares slope are reported
 // too. Single samples are not compared: with the allocator keeping or
@@ -34,6 +36,8 @@
 //   SOAK_APIS=prune,Pruner.prune,sizeOf,pruneMessages,PruneSession
 //   SOAK_CORPUS, SOAK_HUGE  corpus files ({messages, state, config, thinkingBoundaryTimestamp})
 //   SOAK_SKIP_SOAK=1, SOAK_SKIP_BURST=1, SOAK_SKIP_PEAK=1
+//   SOAK_MMAP_THRESHOLD=131072  glibc mmap threshold of the Node soak children
+//                           (see childEnv; `default` leaves glibc's adaptive one)
 //   SOAK_PACKAGE=dir        soak a copy of the package instead of this checkout
 //   SOAK_JSON=file          also write every figure as JSON
 //
@@ -65,6 +69,17 @@ function gc() {
 }
 
 const rssMiB = () => process.memoryUsage().rss / 2 ** 20;
+
+// What the engine says it holds, sampled with the RSS to tell which part of
+// the process grows: its heap, the memory of Buffers and ArrayBuffers, and
+// under Bun the JSC heap's capacity. The rest of the RSS is the allocators'
+// (the engine's malloc, the addon's mimalloc), which no API reports.
+function engineMiB() {
+  const m = process.memoryUsage();
+  const f = { heapUsed: m.heapUsed / 2 ** 20, heapTotal: m.heapTotal / 2 ** 20, external: m.external / 2 ** 20, arrayBuffers: m.arrayBuffers / 2 ** 20 };
+  if (isBun) f.jscCapacity = require('bun:jsc').heapStats().heapCapacity / 2 ** 20;
+  return f;
+}
 const mib = (n) => `${n.toFixed(1)} MiB`;
 const pctText = (x) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)} %`;
 
@@ -171,6 +186,7 @@ async function soakChild(name) {
   await settle();
   const afterWarmup = rssMiB();
   const samples = [];
+  const engine = [];
   const per = Math.max(1, Math.floor(n / SAMPLES));
   let busy = 0n;
   for (let s = 0; s < SAMPLES; s++) {
@@ -183,9 +199,10 @@ async function soakChild(name) {
     }
     await settle();
     samples.push(rssMiB());
+    engine.push(engineMiB());
   }
   process.stdout.write(
-    `${JSON.stringify({ runtime: runtimeName(), api: name, inputBytes: bytes.length, renders: per * SAMPLES, warmup, start, afterWarmup, samples, msPerRender: Number(busy) / 1e6 / (per * SAMPLES) })}\n`,
+    `${JSON.stringify({ runtime: runtimeName(), api: name, inputBytes: bytes.length, renders: per * SAMPLES, warmup, start, afterWarmup, samples, engine, msPerRender: Number(busy) / 1e6 / (per * SAMPLES) })}\n`,
   );
 }
 
@@ -212,6 +229,7 @@ async function soakSession(name, { bytes, session }, n, warmup) {
   await settle();
   const afterWarmup = rssMiB();
   const samples = [];
+  const engine = [];
   const cycles = Math.ceil(n / per);
   let busy = 0n;
   let t0 = 0n;
@@ -228,9 +246,10 @@ async function soakSession(name, { bytes, session }, n, warmup) {
     c++;
     await settle();
     samples.push(rssMiB());
+    engine.push(engineMiB());
   }
   process.stdout.write(
-    `${JSON.stringify({ runtime: runtimeName(), api: name, inputBytes: bytes.length, renders: cycles * per, cycles, warmup: Math.ceil(warmup / per) * per, start, afterWarmup, samples, msPerRender: Number(busy) / 1e6 / (cycles * per) })}\n`,
+    `${JSON.stringify({ runtime: runtimeName(), api: name, inputBytes: bytes.length, renders: cycles * per, cycles, warmup: Math.ceil(warmup / per) * per, start, afterWarmup, samples, engine, msPerRender: Number(busy) / 1e6 / (cycles * per) })}\n`,
   );
 }
 
@@ -301,10 +320,27 @@ function runtimeCommand(runtime) {
   return [fs.existsSync(local) ? local : 'bun', []];
 }
 
+// Node's Buffers, the results of `prune` and `Pruner.prune` among them, come
+// from glibc's malloc. glibc maps a block above its mmap threshold on its own
+// and unmaps it when it is freed, but after the first such free it raises the
+// threshold to that block's size, and from then on serves such blocks from
+// its heap, which keeps freed blocks mapped wherever a live one sits above
+// them. The RSS at rest then swings by 15-30 % from sample to sample with
+// where the last results happened to lie, hiding any real trend (RELIABILITY.md
+// has a run of each). The soak's Node children therefore run with the
+// threshold fixed at glibc's starting value (128 KiB), so that a freed result
+// leaves the RSS at once and a kept one stays in it.
+// SOAK_MMAP_THRESHOLD=default runs them with glibc's adaptive threshold.
+function childEnv(runtime, args) {
+  const threshold = process.env.SOAK_MMAP_THRESHOLD || '131072';
+  if (runtime !== 'node' || args[0] !== '--soak' || threshold === 'default') return process.env;
+  return { ...process.env, MALLOC_MMAP_THRESHOLD_: threshold };
+}
+
 function child(runtime, args) {
   const [cmd, flags] = runtimeCommand(runtime);
   const r = spawnSync(cmd, [...flags, __filename, ...args], {
-    env: process.env,
+    env: childEnv(runtime, args),
     encoding: 'utf8',
     maxBuffer: 1 << 24,
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -344,6 +380,10 @@ function summarize(out) {
     growthMax: lastMax / firstMax - 1,
     growthMin: lastMin / firstMin - 1,
     slopePer10k: slope(out.samples, out.renders),
+    // The engine's figures over the same windows (largest of each).
+    engineWindows: Object.fromEntries(
+      Object.keys(out.engine[0] || {}).map((k) => [k, [Math.max(...out.engine.slice(0, WINDOW).map((e) => e[k])), Math.max(...out.engine.slice(-WINDOW).map((e) => e[k]))]]),
+    ),
     low: Math.min(...out.samples),
     high: Math.max(...out.samples),
   };
@@ -382,6 +422,7 @@ function parent() {
       console.log(
         `  ${r.api.padEnd(14)} ${r.msPerRender.toFixed(2).padStart(9)}   ${mib(r.firstMax).padStart(13)}   ${mib(r.lastMax).padStart(9)}   ${pctText(r.growthMax).padStart(7)}   (${mib(r.firstMin)} -> ${mib(r.lastMin)}, ${pctText(r.growthMin)})   ${mib(r.low)} .. ${mib(r.high)}   ${r.slopePer10k >= 0 ? '+' : ''}${r.slopePer10k.toFixed(2)} MiB/10k${bad ? '  > 5 %: FAIL' : ''}`,
       );
+      console.log(`  ${''.padEnd(14)} engine, same windows: ${Object.entries(r.engineWindows).map(([k, [a, b]]) => `${k} ${a.toFixed(1)} -> ${b.toFixed(1)}`).join(', ')} MiB`);
     }
   }
 
