@@ -364,11 +364,13 @@ function slope(samples, renders) {
   return num / den;
 }
 
+// The largest value of the first and of the last WINDOW samples.
+const windowMax = (xs) => [Math.max(...xs.slice(0, WINDOW)), Math.max(...xs.slice(-WINDOW))];
+
 function summarize(out) {
   const first = out.samples.slice(0, WINDOW);
   const last = out.samples.slice(-WINDOW);
-  const firstMax = Math.max(...first);
-  const lastMax = Math.max(...last);
+  const [firstMax, lastMax] = windowMax(out.samples);
   const firstMin = Math.min(...first);
   const lastMin = Math.min(...last);
   return {
@@ -381,9 +383,7 @@ function summarize(out) {
     growthMin: lastMin / firstMin - 1,
     slopePer10k: slope(out.samples, out.renders),
     // The engine's figures over the same windows (largest of each).
-    engineWindows: Object.fromEntries(
-      Object.keys(out.engine[0] || {}).map((k) => [k, [Math.max(...out.engine.slice(0, WINDOW).map((e) => e[k])), Math.max(...out.engine.slice(-WINDOW).map((e) => e[k]))]]),
-    ),
+    engineWindows: Object.fromEntries(Object.keys(out.engine[0] || {}).map((k) => [k, windowMax(out.engine.map((e) => e[k]))])),
     low: Math.min(...out.samples),
     high: Math.max(...out.samples),
   };
