@@ -64,11 +64,10 @@ function run(api, n) {
 
 // n renders of the sample (a 0.4 MB array) hold n outputs when the results
 // wait for the event loop (the old binary: 181 MiB for 400 prune renders);
-// the bound is 40 MiB. The session
-// case starts a new PruneSession per render and closes the previous one:
-// without close() each dropped session keeps its native log (about 1 MiB
-// here) until the engine finalizes it after the event loop turns, and the
-// RSS grew by ~300 MiB.
+// the bound is 40 MiB. The session case starts a new PruneSession per render
+// and closes the previous one: without close() each dropped session keeps
+// its native log (about 1 MiB here) until the engine finalizes it after the
+// event loop turns, and the RSS grew by ~300 MiB.
 const cases = [
   ['prune', 400],
   ['pruneMessages', 300],
