@@ -3,7 +3,9 @@
 use crate::config::Config;
 use crate::error::Result;
 use crate::frontier::compute_thinking_boundary;
-use crate::index::{parse_each, parse_tape, prepare, top_level_elements, Prepared, TextFlags};
+use crate::index::{
+    parse_each, parse_tape, prepare, reuse, top_level_elements, Prepared, TextFlags,
+};
 use crate::jsjson::lone::{holds_stand_ins, with_infinity_mode, with_lone_mode};
 use crate::output::{array_len, assemble, script, EditCache, Script, Source};
 use crate::phases::{self, Stats};
@@ -100,7 +102,10 @@ fn prune_input_split_from(
     // says where the input is wrong.
     if splittable && input.len() >= parallel_min_bytes {
         if let Some(tapes) = parse_each(&mut scratch, &spans) {
-            return run(tapes.iter().map(|t| Raw::new(&t.0, 0)).collect());
+            let pruned = run(tapes.iter().map(|t| Raw::new(&t.0, 0)).collect());
+            reuse::give_tapes(tapes);
+            reuse::give_scratch(scratch);
+            return pruned;
         }
         // simd-json parses in place: start again from a clean copy.
         let mut whole = input.to_vec();
@@ -108,7 +113,10 @@ fn prune_input_split_from(
         return run(top_level_elements(&tape.0)?);
     }
     let tape = parse_tape(&mut scratch, &spans)?;
-    run(top_level_elements(&tape.0)?)
+    let pruned = run(top_level_elements(&tape.0)?);
+    reuse::give_tape(tape);
+    reuse::give_scratch(scratch);
+    pruned
 }
 
 /// Inputs at least this large are parsed message by message on all cores.
@@ -206,11 +214,15 @@ pub fn size_of(input: &[u8]) -> Result<usize> {
     let infinity = TextFlags::infinity_mode(&[flags])?;
     let tape = parse_tape(&mut scratch, &spans)?;
     let raws = top_level_elements(&tape.0)?;
-    Ok(with_lone_mode(lone, || {
+    let size = with_lone_mode(lone, || {
         with_infinity_mode(infinity, || {
             crate::output::measure(&Source::new(input, &raws, &spans))
         })
-    }))
+    });
+    drop(raws);
+    reuse::give_tape(tape);
+    reuse::give_scratch(scratch);
+    Ok(size)
 }
 
 #[cfg(test)]

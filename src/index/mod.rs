@@ -1,5 +1,6 @@
 //! Bytes in, tape and per-message spans out.
 
+pub mod reuse;
 pub mod scan;
 
 use rayon::prelude::*;
@@ -81,10 +82,12 @@ pub fn prepare(input: &[u8]) -> Result<Prepared> {
             .any(|r| matches!(r.2, Rewrite::Infinity { .. })),
         infinity_sentinel: holds_infinity_sentinel,
     };
+    // The thread's kept copy, refilled (see `reuse`).
+    let mut out = reuse::take_scratch(input.len());
     let scratch = if rewrites.is_empty() {
-        input.to_vec()
+        out.extend_from_slice(input);
+        out
     } else {
-        let mut out = Vec::with_capacity(input.len());
         let mut from = 0;
         for (start, end, what) in rewrites {
             out.extend_from_slice(&input[from..start]);
@@ -113,7 +116,8 @@ pub fn prepare(input: &[u8]) -> Result<Prepared> {
     })
 }
 
-/// Parses each span of the scratch copy as its own document, in parallel.
+/// Parses each span of the scratch copy as its own document, in parallel,
+/// into the thread's kept tapes (give them back with `reuse::give_tapes`).
 /// None if any of them fails (the caller then parses the whole document
 /// to report where).
 pub fn parse_each<'s>(scratch: &'s mut [u8], spans: &[Span]) -> Option<Vec<Tape<'s>>> {
@@ -128,15 +132,20 @@ pub fn parse_each<'s>(scratch: &'s mut [u8], spans: &[Span]) -> Option<Vec<Tape<
         rest = tail;
         offset = s.end;
     }
+    let tapes = reuse::take_tapes(parts.len());
     parts
         .into_par_iter()
-        .map(|p| simd_json::to_tape(p).ok())
+        .zip(tapes)
+        .map(|(p, mut tape)| reuse::fill(p, &mut tape).ok().map(|()| tape))
         .collect()
 }
 
-/// simd-json over the scratch copy; errors name the byte and the message.
+/// simd-json over the scratch copy, into the thread's kept tape for whole
+/// documents (give it back with `reuse::give_tape`); errors name the byte and
+/// the message.
 pub fn parse_tape<'s>(scratch: &'s mut [u8], spans: &[Span]) -> Result<Tape<'s>> {
-    simd_json::to_tape(scratch).map_err(|e| {
+    let mut tape = reuse::take_tape();
+    reuse::fill(scratch, &mut tape).map_err(|e| {
         let at = e.index();
         let which = spans
             .iter()
@@ -144,7 +153,8 @@ pub fn parse_tape<'s>(scratch: &'s mut [u8], spans: &[Span]) -> Result<Tape<'s>>
             .map(|i| format!(" (near message {i})"))
             .unwrap_or_default();
         PruneError::invalid_json(format!("invalid JSON at byte {at}{which}: {:?}", e.error()))
-    })
+    })?;
+    Ok(tape)
 }
 
 /// The top-level elements of a parsed array, or a typed error naming what the
@@ -174,7 +184,7 @@ pub fn parse_owned(json: &[u8], what: &str) -> Result<(Val<'static>, TextFlags)>
     let tape = parse_tape(&mut prepared.scratch, &[]).map_err(relabel)?;
     let root = Raw::new(&tape.0, 0);
     let infinity = TextFlags::infinity_mode(&[flags]).map_err(relabel)?;
-    match (root.elements().next(), root.elements().count()) {
+    let owned = match (root.elements().next(), root.elements().count()) {
         // Owned numbers keep ±Infinity; the flag is spent here.
         (Some(first), 1) => Ok((
             with_infinity_mode(infinity, || Val::to_owned_val(first)),
@@ -186,5 +196,9 @@ pub fn parse_owned(json: &[u8], what: &str) -> Result<(Val<'static>, TextFlags)>
         _ => Err(PruneError::invalid_json(format!(
             "{what}: not a single JSON value"
         ))),
-    }
+    };
+    // Both are the thread's kept ones, also used for messages.
+    reuse::give_tape(tape);
+    reuse::give_scratch(prepared.scratch);
+    owned
 }
