@@ -274,6 +274,66 @@ mod tests {
         );
     }
 
+    /// The parse memory a thread keeps between calls (`index::reuse`) does
+    /// not carry anything over: each result equals the one of a fresh thread,
+    /// whatever was parsed before, failed parses included.
+    #[test]
+    fn calls_after_other_calls_equal_calls_on_a_fresh_thread() {
+        let config = r#"{"thinkingStrip":{"enabled":true,"keepLastTurns":0},"errorPurge":{"enabled":true,"cooldownTurns":0,"minArgChars":0}}"#;
+        let state = r#"{"records":{"c1":{"toolName":"read","args":{}}}}"#;
+        let long = format!(
+            r#"[{{"role":"assistant","content":[{{"type":"thinking","thinking":"{}"}},{{"type":"toolCall","id":"c1","arguments":{{"p":"\u00e9\n"}}}}],"timestamp":1}},{{"role":"toolResult","toolCallId":"c1","content":[{{"type":"text","text":"{}"}}],"timestamp":2}},{{"role":"user","content":"next","timestamp":3}}]"#,
+            "t".repeat(5000),
+            "r\\\"".repeat(3000)
+        );
+        let inputs: Vec<Vec<u8>> = vec![
+            long.clone().into_bytes(),
+            br#"[{"role":"assistant","content":[{"type":"thinking","thinking":"x"}],"timestamp":1}]"#.to_vec(),
+            br#"[{"role":"user","content":"a"},{"role":tru}]"#.to_vec(),
+            br#"[1e400,{"role":"toolResult","toolCallId":"c1","content":"\ud800"}]"#.to_vec(),
+            long.into_bytes(),
+            b"[]".to_vec(),
+        ];
+        let all = |inputs: &[Vec<u8>]| {
+            let state = State::from_json(state.as_bytes()).unwrap();
+            let config = Config::from_json(config.as_bytes()).unwrap();
+            let mut out = vec![];
+            for input in inputs {
+                for split in [0, usize::MAX] {
+                    let r = prune_input_split_from(
+                        input,
+                        &state,
+                        &config,
+                        Some(2.5),
+                        Deliver::Bytes,
+                        split,
+                    );
+                    out.push(
+                        r.map(|p| (p.messages, p.before_chars, p.after_chars, p.stats))
+                            .map_err(|e| e.message),
+                    );
+                }
+                out.push(
+                    size_of(input)
+                        .map_err(|e| e.message)
+                        .map(|n| (None, n, 0, Default::default())),
+                );
+            }
+            out
+        };
+        let in_turn = all(&inputs);
+        for (k, input) in inputs.iter().enumerate() {
+            let input = input.clone();
+            let fresh = std::thread::spawn(move || all(&[input])).join().unwrap();
+            assert_eq!(in_turn[k * 3..k * 3 + 3], fresh[..], "input {k}");
+        }
+        assert!(
+            in_turn[0].as_ref().unwrap().0.is_some(),
+            "the long input is pruned"
+        );
+        assert!(in_turn[6].is_err() && in_turn[9].is_ok());
+    }
+
     /// JavaScript's `s.length`.
     fn units(s: &str) -> usize {
         s.encode_utf16().count()
