@@ -83,7 +83,11 @@ fn prune_result(env: &Env, p: Pruned) -> napi::Result<NativePruneResult<'_>> {
         before_chars: p.before_chars as f64,
         after_chars: p.after_chars as f64,
         messages: match p.messages {
-            Some(bytes) => Either::A(BufferSlice::copy_from(env, bytes)?),
+            Some(bytes) => {
+                let copy = BufferSlice::copy_from(env, &bytes)?;
+                crate::index::reuse::give_output(bytes);
+                Either::A(copy)
+            }
             None => Either::B(Null),
         },
         frontier: p.frontier.into(),

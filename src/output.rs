@@ -81,7 +81,8 @@ pub fn assemble(src: &Source<'_, '_>, msgs: &[Msg<'_>]) -> (Vec<u8>, Sizes) {
         .map(|i| src.input_len(i, canonical[i], &mut scratch))
         .collect();
     let before = array_len(lens.len(), lens.iter().sum());
-    let mut out = Vec::with_capacity(src.input.len());
+    // The thread's kept vector (given back by the caller once copied).
+    let mut out = crate::index::reuse::take_output(src.input.len());
     out.push(b'[');
     let mut body = 0;
     for (n, m) in msgs.iter().enumerate() {

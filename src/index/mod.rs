@@ -173,7 +173,7 @@ pub fn top_level_elements<'t>(tape: &'t [Node<'t>]) -> Result<Vec<Raw<'t>>> {
 
 /// Parses a standalone JSON document (state, config) into an owned value.
 pub fn parse_owned(json: &[u8], what: &str) -> Result<(Val<'static>, TextFlags)> {
-    let mut wrapped = Vec::with_capacity(json.len() + 2);
+    let mut wrapped = reuse::take_output(json.len() + 2);
     wrapped.push(b'[');
     wrapped.extend_from_slice(json);
     wrapped.push(b']');
@@ -197,8 +197,9 @@ pub fn parse_owned(json: &[u8], what: &str) -> Result<(Val<'static>, TextFlags)>
             "{what}: not a single JSON value"
         ))),
     };
-    // Both are the thread's kept ones, also used for messages.
+    // The thread's kept ones, also used for messages.
     reuse::give_tape(tape);
     reuse::give_scratch(prepared.scratch);
+    reuse::give_output(wrapped);
     owned
 }

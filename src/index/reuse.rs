@@ -1,8 +1,8 @@
-//! Parse memory kept from one call to the next, per thread.
+//! Memory kept from one call to the next, per thread.
 //!
 //! A render allocates the same large blocks every time: the scratch copy of
-//! the input, simd-json's working buffers (about three times the text), and
-//! the tapes. Allocated and freed on every call, they leave the allocator
+//! the input, simd-json's working buffers (about three times the text), the
+//! tapes, and the output. Allocated and freed on every call, they leave the allocator
 //! holding a varying amount of freed memory between calls, and now and then
 //! a new segment it keeps from then on: the RSS at rest wanders by 10 MiB
 //! and steps up once in a long run (docs/RELIABILITY.md, "Soak and memory").
@@ -24,29 +24,52 @@ pub const KEEP_MAX_BYTES: usize = 8 << 20;
 
 thread_local! {
     static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    static OUTPUT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     static BUFFERS: RefCell<Option<Buffers>> = const { RefCell::new(None) };
     static TAPES: RefCell<Vec<Tape<'static>>> = const { RefCell::new(Vec::new()) };
     static WHOLE: RefCell<Tape<'static>> = const { RefCell::new(Tape(Vec::new())) };
 }
 
-/// An empty vector with room for `len` bytes: the thread's kept one when
-/// `len` is small enough to keep.
-pub fn take_scratch(len: usize) -> Vec<u8> {
+type Slot = std::thread::LocalKey<RefCell<Vec<u8>>>;
+
+fn take_bytes(slot: &'static Slot, len: usize) -> Vec<u8> {
     if len > KEEP_MAX_BYTES {
         return Vec::with_capacity(len);
     }
-    let mut v = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
+    let mut v = slot.with(|s| std::mem::take(&mut *s.borrow_mut()));
     v.clear();
     v.reserve(len);
     v
 }
 
+fn give_bytes(slot: &'static Slot, v: Vec<u8>) {
+    if v.capacity() <= KEEP_MAX_BYTES {
+        slot.with(|s| *s.borrow_mut() = v);
+    }
+}
+
+/// An empty vector with room for `len` bytes, for the copy simd-json parses:
+/// the thread's kept one when `len` is small enough to keep.
+pub fn take_scratch(len: usize) -> Vec<u8> {
+    take_bytes(&SCRATCH, len)
+}
+
 /// Keeps `v` for the next `take_scratch` on this thread, unless it is too
 /// large to keep.
 pub fn give_scratch(v: Vec<u8>) {
-    if v.capacity() <= KEEP_MAX_BYTES {
-        SCRATCH.with(|s| *s.borrow_mut() = v);
-    }
+    give_bytes(&SCRATCH, v)
+}
+
+/// Like `take_scratch`, for the text a call writes (the output array, the
+/// wrapped state): a second vector, as both are live at once.
+pub fn take_output(len: usize) -> Vec<u8> {
+    take_bytes(&OUTPUT, len)
+}
+
+/// Keeps `v` for the next `take_output` on this thread, unless it is too
+/// large to keep.
+pub fn give_output(v: Vec<u8>) {
+    give_bytes(&OUTPUT, v)
 }
 
 /// Runs `f` with simd-json's working buffers: the thread's kept ones when a
@@ -123,6 +146,13 @@ mod tests {
         give_scratch(again);
         give_scratch(Vec::with_capacity(KEEP_MAX_BYTES + 1));
         assert!(take_scratch(10).capacity() <= KEEP_MAX_BYTES);
+        // The output vector is kept apart from the scratch copy.
+        let out = take_output(10);
+        let out_ptr = out.as_ptr();
+        give_output(out);
+        give_scratch(Vec::with_capacity(20));
+        let again = take_output(5);
+        assert_eq!(again.as_ptr(), out_ptr);
 
         let mut text = br#"{"a":[1,"x\n"]}"#.to_vec();
         let mut tapes = take_tapes(2);
@@ -146,7 +176,8 @@ mod tests {
         let whole = tape.0.as_ptr();
         give_tape(tape);
         give_tapes(vec![Tape(Vec::with_capacity(4))]);
-        assert_eq!(take_tape().0.as_ptr(), whole);
+        let again = take_tape();
+        assert_eq!(again.0.as_ptr(), whole);
     }
 
     #[test]
