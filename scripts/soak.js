@@ -11,8 +11,9 @@
 // renders (see growingSession), and is sampled after each conversation.
 // Every SOAK_N/100 renders it lets the runtime settle (gc, two event-loop
 // turns, gc) and samples the RSS, with the engine's heap and ArrayBuffer
-// figures to tell what grew. Node's children run with glibc's mmap threshold
-// fixed (see childEnv). The RSS after the warm-up (the largest of
+// figures and the RSS of the addon's allocator arena (see mappingMiB) to
+// tell what grew. Node's children run with glibc's mmap threshold fixed
+// (see childEnv). The RSS after the warm-up (the largest of
 // the first ten samples) and at the end (the largest of the last ten) must
 // be within 5 %; the smallest samples and a least-squares slope are reported
 // too. Single samples are not compared: with the allocator keeping or
@@ -80,6 +81,43 @@ function engineMiB() {
   if (isBun) f.jscCapacity = require('bun:jsc').heapStats().heapCapacity / 2 ** 20;
   return f;
 }
+// The RSS by mapping (Linux), to tell which allocator holds it: the large
+// reservations (512 MiB or more) mapped after the addon loaded, which are
+// the addon's mimalloc arena; those mapped before, the runtime's own (Bun's
+// mimalloc arena, JSC's heap); and all other mappings (binaries, stacks, the
+// engine's heap, malloc). `markRuntimeMappings` runs before the package
+// loads; without /proc/self/smaps there are no such figures.
+const LARGE_MAPPING = 2 ** 29;
+let runtimeLarge = null;
+
+function mappings() {
+  const out = new Map();
+  let current = null;
+  for (const line of fs.readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
+    const m = /^([0-9a-f]+)-([0-9a-f]+) /.exec(line);
+    if (m) {
+      current = { size: parseInt(m[2], 16) - parseInt(m[1], 16), rss: 0 };
+      out.set(m[0], current);
+      continue;
+    }
+    const r = /^Rss:\s+(\d+) kB/.exec(line);
+    if (r && current) current.rss = Number(r[1]) / 1024;
+  }
+  return out;
+}
+
+function markRuntimeMappings() {
+  if (!fs.existsSync('/proc/self/smaps')) return;
+  runtimeLarge = new Set([...mappings()].filter(([, m]) => m.size >= LARGE_MAPPING).map(([k]) => k));
+}
+
+function mappingMiB() {
+  if (runtimeLarge === null) return {};
+  const f = { addonArena: 0, runtimeArenas: 0, otherMappings: 0 };
+  for (const [k, m] of mappings()) f[m.size < LARGE_MAPPING ? 'otherMappings' : runtimeLarge.has(k) ? 'runtimeArenas' : 'addonArena'] += m.rss;
+  return f;
+}
+
 const mib = (n) => `${n.toFixed(1)} MiB`;
 const pctText = (x) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)} %`;
 
@@ -173,6 +211,7 @@ const fingerprint = (r) => (typeof r === 'number' ? r : `${r.pruned}/${r.beforeC
 async function soakChild(name) {
   const n = Number(process.env.SOAK_N || 100000);
   const warmup = Number(process.env.SOAK_WARMUP || 5000);
+  markRuntimeMappings();
   const api = corpusApi(name);
   if (api.session) return soakSession(name, api, n, warmup);
   const { bytes, call } = api;
@@ -199,7 +238,7 @@ async function soakChild(name) {
     }
     await settle();
     samples.push(rssMiB());
-    engine.push(engineMiB());
+    engine.push({ ...engineMiB(), ...mappingMiB() });
   }
   process.stdout.write(
     `${JSON.stringify({ runtime: runtimeName(), api: name, inputBytes: bytes.length, renders: per * SAMPLES, warmup, start, afterWarmup, samples, engine, msPerRender: Number(busy) / 1e6 / (per * SAMPLES) })}\n`,
@@ -246,7 +285,7 @@ async function soakSession(name, { bytes, session }, n, warmup) {
     c++;
     await settle();
     samples.push(rssMiB());
-    engine.push(engineMiB());
+    engine.push({ ...engineMiB(), ...mappingMiB() });
   }
   process.stdout.write(
     `${JSON.stringify({ runtime: runtimeName(), api: name, inputBytes: bytes.length, renders: cycles * per, cycles, warmup: Math.ceil(warmup / per) * per, start, afterWarmup, samples, engine, msPerRender: Number(busy) / 1e6 / (cycles * per) })}\n`,
@@ -422,7 +461,7 @@ function parent() {
       console.log(
         `  ${r.api.padEnd(14)} ${r.msPerRender.toFixed(2).padStart(9)}   ${mib(r.firstMax).padStart(13)}   ${mib(r.lastMax).padStart(9)}   ${pctText(r.growthMax).padStart(7)}   (${mib(r.firstMin)} -> ${mib(r.lastMin)}, ${pctText(r.growthMin)})   ${mib(r.low)} .. ${mib(r.high)}   ${r.slopePer10k >= 0 ? '+' : ''}${r.slopePer10k.toFixed(2)} MiB/10k${bad ? '  > 5 %: FAIL' : ''}`,
       );
-      console.log(`  ${''.padEnd(14)} engine, same windows: ${Object.entries(r.engineWindows).map(([k, [a, b]]) => `${k} ${a.toFixed(1)} -> ${b.toFixed(1)}`).join(', ')} MiB`);
+      console.log(`  ${''.padEnd(14)} engine and mappings, same windows: ${Object.entries(r.engineWindows).map(([k, [a, b]]) => `${k} ${a.toFixed(1)} -> ${b.toFixed(1)}`).join(', ')} MiB`);
     }
   }
 
