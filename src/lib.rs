@@ -1,8 +1,8 @@
 //! condense-native: pi-condense's render-path pruner as a Node addon.
 
-// Renders allocate and free the same few large vectors every time; the
-// system allocator hands such blocks back to the kernel and takes page faults
-// to get them again, mimalloc keeps them.
+// mimalloc serves the render's many small and medium blocks faster than the
+// system allocator (the large ones a thread keeps between calls, see
+// index::reuse).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
