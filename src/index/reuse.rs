@@ -2,24 +2,24 @@
 //!
 //! A render allocates the same large blocks every time: the scratch copy of
 //! the input, simd-json's working buffers (about three times the text), the
-//! tapes, and the output. Allocated and freed on every call, they leave the allocator
-//! holding a varying amount of freed memory between calls, and now and then
-//! a new segment it keeps from then on: the RSS at rest wanders by 10 MiB
-//! and steps up once in a long run (docs/RELIABILITY.md, "Soak and memory").
-//! Kept here instead, they are allocated once and refilled.
+//! tapes, and the output. Allocated and freed on every call, they leave the
+//! allocator holding a varying amount of freed memory between calls, and now
+//! and then a new segment it keeps from then on: the RSS at rest wanders by
+//! 10 MiB and steps up once in a long run (docs/RELIABILITY.md, "Soak and
+//! memory"). Kept here instead, they are allocated once and refilled.
 //!
-//! Only inputs up to `KEEP_MAX_BYTES` are kept, so that one huge call does
+//! Only blocks up to `KEEP_MAX_BYTES` are kept, so that one huge call does
 //! not pin its memory for the life of the process; larger ones get fresh
 //! blocks, freed after the call as before. Everything here is per thread:
-//! the JS thread keeps the scratch copy and the tapes, each rayon worker its
-//! own simd-json buffers.
+//! the JS thread keeps the scratch copy, the output vector and the tapes,
+//! each rayon worker its own simd-json buffers.
 
 use std::cell::RefCell;
 
 use simd_json::{Buffers, Node, Tape};
 
-/// The largest block (scratch copy, parse buffers, all tapes of a call) a
-/// thread keeps for the next call.
+/// The largest block (scratch copy, output vector, parse buffers, all tapes
+/// of a call) a thread keeps for the next call.
 pub const KEEP_MAX_BYTES: usize = 8 << 20;
 
 thread_local! {
@@ -106,9 +106,9 @@ pub fn give_tape(tape: Tape<'_>) {
     }
 }
 
-/// `n` empty tapes (one per message): the ones the thread kept, in the order they were given
-/// back (the same message gets the same tape on the next render of the same
-/// conversation), then new ones.
+/// `n` empty tapes (one per message): the ones the thread kept, in the order
+/// they were given back (the same message gets the same tape on the next
+/// render of the same conversation), then new ones.
 pub fn take_tapes<'s>(n: usize) -> Vec<Tape<'s>> {
     let mut kept = TAPES.with(|t| std::mem::take(&mut *t.borrow_mut()));
     kept.truncate(n);
