@@ -96,6 +96,8 @@ export declare function pruneArray(messagesJson: string, stateJson?: string | un
 /**
  * Stateless prune: `stateJson` and `configJson` are JSON texts (the JS
  * layer stringifies the host's objects), `messages` the JSON array's bytes.
+ * The thread keeps the last state and config it converted, keyed by their
+ * text (`convert`), so renders between two flushes convert them once.
  */
 export declare function pruneJson(messages: Uint8Array, stateJson?: string | undefined | null, configJson?: string | undefined | null, thinkingStripBoundaryTimestamp?: number | undefined | null): NativePruneResult
 

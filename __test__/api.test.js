@@ -181,3 +181,46 @@ for (const name of ['small', 'medium', 'large']) {
     assert.equal(sizeOf(bytes), JSON.stringify(session.messages).length);
   });
 }
+
+// The addon keeps the last state and config it converted, keyed by their
+// text (src/convert.rs). A host edits its indexer in place between renders:
+// every call must answer for the state as it is now, also when a state text
+// comes back after another one.
+test('prune and pruneMessages follow state and config edited in place between calls', () => {
+  const { pruneMessages } = require('..');
+  const base = JSON.parse(JSON.stringify(sample));
+  const state = base.state;
+  const config = base.config;
+  const ids = Object.keys(state.records);
+  const removed = ids.slice(0, 10).map((id) => [id, state.records[id]]);
+  const steps = [
+    () => {},
+    () => { for (const [id] of removed) delete state.records[id]; },
+    () => {},
+    () => { for (const [id, r] of removed) state.records[id] = r; },
+    () => { config.errorPurge.enabled = false; },
+    () => { config.errorPurge.enabled = true; config.thinkingStrip.keepLastTurns = 4; },
+    () => { state.chains = []; },
+    () => { config.thinkingStrip.keepLastTurns = 16; state.chains = sample.state.chains; },
+  ];
+  const seen = new Set();
+  for (const [i, step] of steps.entries()) {
+    step();
+    const opts = { state, config, thinkingStripBoundaryTimestamp: base.thinkingBoundaryTimestamp };
+    const js = pure.pruneMessages(base.messages, opts);
+    seen.add(JSON.stringify(js.stats) + js.afterChars);
+    const r = prune(bytesOf(base.messages), opts);
+    assert.equal(r.afterChars, js.afterChars, `prune, step ${i}`);
+    assert.equal(r.messages.toString('utf8'), JSON.stringify(js.messages), `prune, step ${i}`);
+    assert.deepEqual(r.stats, js.stats, `prune, step ${i}`);
+    const a = pruneMessages(base.messages, opts);
+    assert.equal(a.afterChars, js.afterChars, `pruneMessages, step ${i}`);
+    assert.equal(JSON.stringify(a.messages), JSON.stringify(js.messages), `pruneMessages, step ${i}`);
+  }
+  // The edits changed the result, so a stale conversion would have shown.
+  assert.ok(seen.size >= 4, `only ${seen.size} distinct results`);
+  // Back where it started: the same answer as a fresh call on the original.
+  const again = prune(bytesOf(sample.messages), { state: sample.state, config: sample.config, thinkingStripBoundaryTimestamp: sample.thinkingBoundaryTimestamp });
+  const first = pure.pruneMessages(sample.messages, { state: sample.state, config: sample.config, thinkingStripBoundaryTimestamp: sample.thinkingBoundaryTimestamp });
+  assert.equal(again.messages.toString('utf8'), JSON.stringify(first.messages));
+});

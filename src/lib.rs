@@ -7,6 +7,7 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 pub mod config;
+pub mod convert;
 pub mod error;
 pub mod frontier;
 pub mod glob;

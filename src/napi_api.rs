@@ -8,6 +8,7 @@ use napi::{Env, Status};
 use napi_derive::napi;
 
 use crate::config::Config;
+use crate::convert;
 use crate::error::PruneError;
 use crate::frontier;
 use crate::phases::Stats;
@@ -128,6 +129,8 @@ fn boundary_from(b: Option<f64>) -> Result<Option<f64>, PruneError> {
 
 /// Stateless prune: `stateJson` and `configJson` are JSON texts (the JS
 /// layer stringifies the host's objects), `messages` the JSON array's bytes.
+/// The thread keeps the last state and config it converted, keyed by their
+/// text (`convert`), so renders between two flushes convert them once.
 #[napi(catch_unwind)]
 pub fn prune_json(
     env: &Env,
@@ -137,8 +140,8 @@ pub fn prune_json(
     thinking_strip_boundary_timestamp: Option<f64>,
 ) -> napi::Result<NativePruneResult<'_>> {
     let run = || -> Result<Pruned, PruneError> {
-        let state = state_from(state_json)?;
-        let config = config_from(config_json)?;
+        let state = convert::state(state_json)?;
+        let config = convert::config(config_json)?;
         let boundary = boundary_from(thinking_strip_boundary_timestamp)?;
         prune::prune_bytes(&messages, &state, &config, boundary)
     };
@@ -244,8 +247,8 @@ pub fn prune_array(
     thinking_strip_boundary_timestamp: Option<f64>,
 ) -> napi::Result<NativeScriptResult<'_>> {
     let run = || -> Result<Pruned, PruneError> {
-        let state = state_from(state_json)?;
-        let config = config_from(config_json)?;
+        let state = convert::state(state_json)?;
+        let config = convert::config(config_json)?;
         let boundary = boundary_from(thinking_strip_boundary_timestamp)?;
         prune::prune_to_script(messages_json.as_bytes(), &state, &config, boundary)
     };
