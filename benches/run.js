@@ -269,12 +269,31 @@ function benchInput(input, api) {
   log('prune Buffer');
   const bytes = Buffer.from(JSON.stringify(messages));
   row.bufferMB = bytes.length / 1e6;
+  row.stateMB = Buffer.byteLength(JSON.stringify(state)) / 1e6;
   row.buffer = contender(typeof api.native.Pruner === 'function', () => {
     const pruner = new api.native.Pruner(config).setState(state);
     const o = { thinkingStripBoundaryTimestamp: boundary };
     return measure('buffer', runs, warmup, () => bytes, (b) => pruner.prune(b, o));
   });
   agree('prune Buffer', row.buffer);
+
+  // Stateless prune, the state passed as an object with every call: with the
+  // same state text as the previous call (what a host does between two
+  // flushes; the addon reuses its conversion, src/convert.rs), and with a
+  // different text in every call (alternating the state and a copy with one
+  // extra key), which converts it every time.
+  log('prune stateless, same state');
+  const hasPrune = typeof api.native.prune === 'function';
+  row.pruneKept = contender(hasPrune, () => measure('prune-kept', runs, warmup, () => bytes, (b) => api.native.prune(b, opts)));
+  agree('prune, same state', row.pruneKept);
+  log('prune stateless, new state text every call');
+  const otherOpts = { ...opts, state: { benchCopy: true, ...state } };
+  let flip = false;
+  row.pruneFresh = contender(hasPrune, () => measure('prune-fresh', runs, warmup, () => {
+    flip = !flip;
+    return flip ? otherOpts : opts;
+  }, (o) => api.native.prune(bytes, o)));
+  agree('prune, new state text', row.pruneFresh);
 
   log('pruneMessages');
   row.pruneMessages = contender(typeof api.native.pruneMessages === 'function', () =>
@@ -312,12 +331,12 @@ function benchInput(input, api) {
   for (const [label, r] of [['no-op pruneMessages', row.noopPruneMessages], ['no-op session render', row.noopSession]]) {
     if (r && r.result && r.result.pruned) row.notes.push(`${label} reported pruned: true`);
   }
-  for (const key of ['buffer', 'pruneMessages', 'session', 'noopPruneMessages', 'noopSession']) {
+  for (const key of ['buffer', 'pruneKept', 'pruneFresh', 'pruneMessages', 'session', 'noopPruneMessages', 'noopSession']) {
     if (row[key] && row[key].error) row.notes.push(`${key} threw: ${row[key].error}`);
   }
 
   // Drop the results (big) before the rows travel as JSON.
-  for (const key of ['pure', 'floor', 'buffer', 'pruneMessages', 'session', 'noopPure', 'noopPruneMessages', 'noopSession']) {
+  for (const key of ['pure', 'floor', 'buffer', 'pruneKept', 'pruneFresh', 'pruneMessages', 'session', 'noopPure', 'noopPruneMessages', 'noopSession']) {
     if (row[key]) delete row[key].result;
   }
   return row;
@@ -401,6 +420,18 @@ function table(result) {
       `${cellMs(r.buffer)} | ${mbps} | ${ratio(f, r.buffer)} | ${ratio(p, r.buffer)} | ` +
       `${cellMs(r.pruneMessages)} | ${ratio(f, r.pruneMessages)} | ${ratio(p, r.pruneMessages)} | ` +
       `${cellMs(r.session)} | ${ratio(f, r.session)} | ${ratio(p, r.session)} |`);
+  }
+  return lines.join('\n');
+}
+
+function statelessTable(result) {
+  const lines = [];
+  lines.push('| input | state JSON MB | prune, new state text ms | prune, same state text ms | new / same | Pruner.prune ms | same / Pruner.prune |');
+  lines.push('|---|--:|--:|--:|--:|--:|--:|');
+  const rel = (a, b) => (ok(a) && ok(b) ? fmtRatio(a.ms / b.ms) : 'n/a');
+  for (const r of result.rows) {
+    lines.push(`| ${r.name} | ${r.stateMB.toFixed(2)} | ${cellMs(r.pruneFresh)} | ${cellMs(r.pruneKept)} | ${rel(r.pruneFresh, r.pruneKept)} | ` +
+      `${cellMs(r.buffer)} | ${rel(r.pruneKept, r.buffer)} |`);
   }
   return lines.join('\n');
 }
@@ -504,6 +535,7 @@ function markdown(results, elapsedS, opts) {
   lines.push('- **floor**: `JSON.stringify(input).length + JSON.stringify(output).length`, output = pure-JS\'s result messages.');
   lines.push('- **pure-JS**: `js/pure.js` `pruneMessages(clone, { state, config, thinkingStripBoundaryTimestamp })`.');
   lines.push('- **prune Buffer**: `new Pruner(config).setState(state)` once, then only `pruner.prune(buffer, { thinkingStripBoundaryTimestamp })` timed, on a Buffer made once from `JSON.stringify(messages)`; MB/s = Buffer bytes / median time.');
+  lines.push('- **prune, same state text / new state text**: stateless `prune(buffer, { state, config, thinkingStripBoundaryTimestamp })` on the same Buffer; "same" passes the same state every call (as a host does between flushes: the addon reuses the conversion it kept, `src/convert.rs`), "new" alternates the state with a copy holding one extra key, so every call converts its state.');
   lines.push('- **pruneMessages**: native `pruneMessages(clone, { state, config, thinkingStripBoundaryTimestamp })`.');
   lines.push('- **session append**: `new PruneSession({ config, state, thinkingStripBoundaryTimestamp })`; each run renders a clone of the first n−1 messages (untimed), then the timed `session.render(clone of all n)`.');
   lines.push('- **no-op**: the same messages with an empty state and `config = {}`, for pure-JS, native `pruneMessages` and a session (same n−1 / n alternation).');
@@ -513,6 +545,10 @@ function markdown(results, elapsedS, opts) {
     lines.push(`## ${r.runtime} ${r.version}`);
     lines.push('');
     lines.push(table(r));
+    lines.push('');
+    lines.push('Stateless `prune` on the same Buffer, state and config passed with every call:');
+    lines.push('');
+    lines.push(statelessTable(r));
     lines.push('');
     lines.push('No-op render (nothing applies):');
     lines.push('');
