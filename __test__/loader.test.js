@@ -246,3 +246,42 @@ test('a file that is not a usable binary is reported and skipped', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// A host process often loads other native addons. An addon whose thread-local
+// storage must be static (ELF flag STATIC_TLS, which mimalloc's default
+// initial-exec TLS model sets) fits only in glibc's small static-TLS surplus
+// left after start-up: on Linux x64 one such addon of this size loads and the
+// next fails with "cannot allocate memory in static TLS block". The build
+// uses mimalloc's local-dynamic TLS, so any number of copies load side by
+// side (each copy stands in for another addon taking static TLS).
+test('the binary loads beside other addons that use thread-local storage (three copies in one process)', { skip: noNative }, () => {
+  const built = path.join(ROOT, `condense-native.${native.target}.node`);
+  if (!fs.existsSync(built)) return; // loaded from an installed package: nothing local to copy
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'condense-native-tls-'));
+  try {
+    const files = [built];
+    for (const k of [1, 2]) {
+      const copy = path.join(dir, `copy${k}.node`);
+      fs.copyFileSync(built, copy);
+      files.push(copy);
+    }
+    // An escape the reference spells differently, so the answer is computed.
+    const text = '[{"a":"\\u00e9"}]';
+    const expected = JSON.stringify(JSON.parse(text)).length;
+    const { out } = child(`
+      const results = [];
+      for (const f of ${JSON.stringify(files)}) {
+        const m = { exports: {} };
+        try {
+          process.dlopen(m, f);
+          results.push(m.exports.sizeOf(Buffer.from(${JSON.stringify(text)})));
+        } catch (e) {
+          results.push(e.message);
+        }
+      }
+      console.log(JSON.stringify(results));`);
+    assert.deepEqual(out, [expected, expected, expected]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

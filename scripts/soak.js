@@ -96,12 +96,14 @@ function mappings() {
   for (const line of fs.readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
     const m = /^([0-9a-f]+)-([0-9a-f]+) /.exec(line);
     if (m) {
-      current = { size: parseInt(m[2], 16) - parseInt(m[1], 16), rss: 0 };
+      current = { size: parseInt(m[2], 16) - parseInt(m[1], 16), rss: 0, huge: 0 };
       out.set(m[0], current);
       continue;
     }
     const r = /^Rss:\s+(\d+) kB/.exec(line);
     if (r && current) current.rss = Number(r[1]) / 1024;
+    const h = /^AnonHugePages:\s+(\d+) kB/.exec(line);
+    if (h && current) current.huge = Number(h[1]) / 1024;
   }
   return out;
 }
@@ -113,8 +115,15 @@ function markRuntimeMappings() {
 
 function mappingMiB() {
   if (runtimeLarge === null) return {};
-  const f = { addonArena: 0, runtimeArenas: 0, otherMappings: 0 };
-  for (const [k, m] of mappings()) f[m.size < LARGE_MAPPING ? 'otherMappings' : runtimeLarge.has(k) ? 'runtimeArenas' : 'addonArena'] += m.rss;
+  const f = { addonArena: 0, addonArenaHuge: 0, runtimeArenas: 0, otherMappings: 0 };
+  for (const [k, m] of mappings()) {
+    const where = m.size < LARGE_MAPPING ? 'otherMappings' : runtimeLarge.has(k) ? 'runtimeArenas' : 'addonArena';
+    f[where] += m.rss;
+    // Transparent huge pages in the addon's arena: the kernel backs a 2 MiB
+    // range with one page, at a fault or later (khugepaged), however little
+    // of it the allocator uses (docs/RELIABILITY.md, "Transparent huge pages").
+    if (where === 'addonArena') f.addonArenaHuge += m.huge;
+  }
   return f;
 }
 
