@@ -11,11 +11,9 @@
 //! texts give equal results.
 //!
 //! Parsing the state and building its maps was the largest per-call
-//! allocation left in `prune` (a 360 KB text on corpus medium), and the one
-//! API that did it in every call was the one whose RSS stepped up in the
-//! soak (docs/RELIABILITY.md, "Soak and memory"). Texts over
-//! `KEEP_MAX_BYTES` are converted per call and not kept, like the parse
-//! buffers of `index::reuse`; a failed conversion is never kept.
+//! work and allocation left in `prune` (a 360 KB text on corpus medium).
+//! Texts over `KEEP_MAX_BYTES` are converted per call and not kept, like the
+//! parse buffers of `index::reuse`; a failed conversion is never kept.
 
 use std::cell::RefCell;
 use std::rc::Rc;

@@ -2,11 +2,11 @@
 //!
 //! A render allocates the same large blocks every time: the scratch copy of
 //! the input, simd-json's working buffers (about three times the text), the
-//! tapes, and the output. Allocated and freed on every call, they leave the
-//! allocator holding a varying amount of freed memory between calls, and now
-//! and then a new segment it keeps from then on: the RSS at rest wanders by
-//! 10 MiB and steps up once in a long run (docs/RELIABILITY.md, "Soak and
-//! memory"). Kept here instead, they are allocated once and refilled.
+//! tapes, and the output. Allocated and freed on every call, they left the
+//! allocator holding a varying amount of freed memory between calls, so the
+//! RSS at rest wandered by 10 MiB from one sample to the next
+//! (docs/RELIABILITY.md, "Memory kept between calls"). Kept here instead,
+//! they are allocated once and refilled.
 //!
 //! Only blocks up to `KEEP_MAX_BYTES` are kept, so that one huge call does
 //! not pin its memory for the life of the process; larger ones get fresh
