@@ -21,17 +21,7 @@ const CORPUS = path.join(ROOT, '..', 'shared', 'corpus');
 const RUNS = { small: 41, medium: 31, large: 15, huge: 7, sample: 41 };
 const WARMUP = 3;
 
-const isBun = typeof globalThis.Bun !== 'undefined';
-function gc() {
-  if (isBun) globalThis.Bun.gc(true);
-  else if (typeof global.gc === 'function') global.gc();
-}
-
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
+const { IS_BUN, forceGc, median } = require('./timing.js');
 
 function loadBinding(file) {
   const abs = path.resolve(file);
@@ -74,7 +64,7 @@ const CALLS = {
 const fingerprint = (r) => (typeof r === 'number' ? `${r}` : `${r.pruned}/${r.beforeChars}/${r.afterChars}`);
 
 function time(fn) {
-  gc();
+  forceGc();
   const t0 = performance.now();
   const r = fn();
   return [performance.now() - t0, r];
@@ -91,7 +81,7 @@ function main() {
   const b = loadBinding(fileB);
   let inputs = names.length ? names : ['medium', 'large'];
   if (!fs.existsSync(CORPUS)) inputs = ['sample'];
-  const runtime = isBun ? `Bun ${globalThis.Bun.version}` : `Node ${process.versions.node}`;
+  const runtime = IS_BUN ? `Bun ${globalThis.Bun.version}` : `Node ${process.versions.node}`;
   console.log(`${runtime}; A = ${fileA}, B = ${fileB}; median ms of each call, A and B alternated within each round`);
   console.log('| input | call | runs | A ms | B ms | B / A |');
   console.log('|---|---|--:|--:|--:|--:|');

@@ -74,28 +74,7 @@ function parseArgs(argv) {
 // ---------------------------------------------------------------------------
 // Timing
 
-let forceGc = () => {};
-let gcAvailable = true;
-if (IS_BUN) {
-  forceGc = () => Bun.gc(true);
-} else if (typeof global.gc === 'function') {
-  forceGc = global.gc;
-} else {
-  try {
-    require('node:v8').setFlagsFromString('--expose-gc');
-    const gc = require('node:vm').runInNewContext('gc');
-    if (typeof gc === 'function') forceGc = gc;
-    else gcAvailable = false;
-  } catch {
-    gcAvailable = false; // no forced GC: timings just get noisier
-  }
-}
-
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
+const { forceGc, gcAvailable, median } = require('./timing.js');
 
 // setup() runs untimed and hands its value to fn(), which is timed.
 function measure(name, runs, warmup, setup, fn) {
