@@ -254,9 +254,11 @@ test('a file that is not a usable binary is reported and skipped', () => {
 // next fails with "cannot allocate memory in static TLS block". The build
 // uses mimalloc's local-dynamic TLS, so any number of copies load side by
 // side (each copy stands in for another addon taking static TLS).
-test('the binary loads beside other addons that use thread-local storage (three copies in one process)', { skip: noNative }, () => {
-  const built = path.join(ROOT, `condense-native.${native.target}.node`);
-  if (!fs.existsSync(built)) return; // loaded from an installed package: nothing local to copy
+// The local build to copy; none when the binding came from an installed package.
+const localBuild = native && path.join(ROOT, `condense-native.${native.target}.node`);
+const noLocalBuild = noNative || (!fs.existsSync(localBuild) && 'the binding is not a local build');
+test('the binary loads beside other addons that use thread-local storage (three copies in one process)', { skip: noLocalBuild }, () => {
+  const built = localBuild;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'condense-native-tls-'));
   try {
     const files = [built];
