@@ -205,9 +205,20 @@ pub struct Log {
     /// Text of messages with `owned` spans.
     pub owned: Vec<u8>,
     pub syms: Interner,
+    /// Every message's text is copied into `owned` (a log kept between
+    /// calls cannot point into the caller's bytes).
+    pub keeps_text: bool,
 }
 
 impl Log {
+    /// A log that owns all its text.
+    pub fn keeping_text() -> Self {
+        Log {
+            keeps_text: true,
+            ..Log::default()
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.records.len()
     }
@@ -246,8 +257,13 @@ impl Log {
         let r = &self.records[from];
         self.blocks.truncate(r.blocks.start as usize);
         self.refs.truncate(r.refs.start as usize);
-        if let Some(first_owned) = self.records[from..].iter().find(|r| r.text.owned) {
-            self.owned.truncate(first_owned.text.start as usize);
+        if let Some(start) = self.records[from..]
+            .iter()
+            .filter(|r| r.text.owned)
+            .map(|r| r.text.start)
+            .min()
+        {
+            self.owned.truncate(start as usize);
         }
         self.records.truncate(from);
     }

@@ -214,10 +214,20 @@ fn fast(bytes: &[u8], start: usize, log: &mut Log, owned: bool) -> Option<usize>
             return None;
         }
         rec.len = len as u32;
-        rec.text = TextSpan {
-            owned,
-            start: start as u32,
-            end: end as u32,
+        rec.text = if !owned && log.keeps_text {
+            let at = log.owned.len();
+            log.owned.extend_from_slice(span);
+            TextSpan {
+                owned: true,
+                start: at as u32,
+                end: (at + span.len()) as u32,
+            }
+        } else {
+            TextSpan {
+                owned,
+                start: start as u32,
+                end: end as u32,
+            }
         };
         relativize(log, &rec, start as u32);
         if rec.role == Role::Assistant {
