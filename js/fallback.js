@@ -85,19 +85,13 @@ function numberOrNull(value) {
 
 function runPrune(bytes, state, config, boundary) {
   const messages = parseMessages(bytes);
-  let result;
-  try {
-    result = pure.pruneMessages(messages, {
-      state: state || {},
-      config: config || {},
-      thinkingStripBoundaryTimestamp: boundary,
-    });
-  } catch (err) {
-    // The pure pruner's typed errors carry the message index and field; give
-    // them the code the native binding uses for the same failures.
-    if (err && err.code === pure.ERR_CODE) err.code = 'ERR_CONDENSE_INVALID_MESSAGE';
-    throw err;
-  }
+  // The pure pruner's errors already carry the codes the native binding uses
+  // for the same failures (js/codes.js), with the message index and field.
+  const result = pure.pruneMessages(messages, {
+    state: state || {},
+    config: config || {},
+    thinkingStripBoundaryTimestamp: boundary,
+  });
   return {
     pruned: result.pruned,
     beforeChars: result.beforeChars,
