@@ -8,6 +8,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 pub mod apply;
 pub mod config;
 pub mod dialect;
+pub mod engine;
 pub mod error;
 pub mod frontier;
 pub mod glob;
@@ -18,3 +19,8 @@ pub mod prune;
 pub mod record;
 pub mod script;
 pub mod state;
+
+// napi-derive registers exports only outside test builds.
+#[cfg(feature = "napi")]
+#[cfg_attr(test, allow(dead_code))]
+mod napi;

@@ -27,6 +27,9 @@ pub struct State {
     keys_of: HashMap<Key, Vec<Key>>,
     pub chains: Chains,
     summary_bodies: Vec<Json>,
+    /// A host indexer's `hasLegacyBareRecord` answers, by id (answers
+    /// states only).
+    legacy: Option<HashMap<Key, bool>>,
 }
 
 /// The chain registry.
@@ -144,6 +147,7 @@ impl State {
             ref_aliases: object_map(root, "refAliases")?,
             chains: Chains::Registry { registry, entries },
             summary_bodies: array(root, "summaryBodies")?,
+            legacy: None,
         };
         if let Json::Obj(entries) = root.get("records").unwrap_or(&Json::Null) {
             for (key, record) in entries {
@@ -195,6 +199,12 @@ impl State {
         }
     }
 
+    pub fn answer_legacy(&mut self, id: &[u8], legacy: bool) {
+        self.legacy
+            .get_or_insert_with(HashMap::default)
+            .insert(id.into(), legacy);
+    }
+
     pub fn set_given_chains(&mut self, chains: Chains) {
         self.chains = chains;
     }
@@ -210,6 +220,9 @@ impl State {
 
     /// 2.9 `hasLegacyBareRecord(id)`.
     pub fn has_legacy_bare_record(&self, id: &[u8]) -> bool {
+        if let Some(answers) = &self.legacy {
+            return answers.get(id).copied().unwrap_or(false);
+        }
         self.records.contains_key(id) && self.keys_of.get(id).is_some_and(|k| k.len() == 1)
     }
 

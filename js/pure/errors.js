@@ -110,5 +110,6 @@ module.exports = {
   argumentError,
   assertMessageArray,
   stringifyPart,
+  serializationError,
   sizeOf,
 };

@@ -6,8 +6,8 @@
 //! counts as changed even when no message differs.
 
 use super::synthetic::{
-    existing_blocks, is_existing, iterate, protected_output, synthetic_text, ProtectedOutput,
-    ValueMap, ValueSet,
+    existing_blocks, has_thinking, is_existing, iterate, protected_output, synthetic_text,
+    ProtectedOutput, ValueMap, ValueSet,
 };
 use super::Inputs;
 use crate::config::ChainConfig;
@@ -151,8 +151,12 @@ pub fn run(
                             "is not an array (the reference filters out its thinking)",
                         ));
                     }
-                    slot.strip_thinking();
-                    stats.final_thinking_stripped += 1;
+                    // Without thinking the copy equals the message: keep
+                    // the caller's own.
+                    if has_thinking(log.blocks(i)) {
+                        slot.strip_thinking();
+                        stats.final_thinking_stripped += 1;
+                    }
                     out.push(slot);
                     continue;
                 }

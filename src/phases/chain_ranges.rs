@@ -7,7 +7,8 @@
 
 use super::keys::{bare, message_key, occurrence_key, MessageKey};
 use super::synthetic::{
-    existing_blocks, is_existing, iterate, protected_output, synthetic_text, ProtectedOutput,
+    existing_blocks, has_thinking, is_existing, iterate, protected_output, synthetic_text,
+    ProtectedOutput,
 };
 use super::text::{same, write_scalar};
 use super::Inputs;
@@ -302,8 +303,12 @@ pub fn run(
                     "is null",
                 ));
             }
-            slot.strip_thinking();
-            stats.final_thinking_stripped += 1;
+            // Without thinking the copy equals the message: keep the
+            // caller's own.
+            if has_thinking(log.blocks(i)) {
+                slot.strip_thinking();
+                stats.final_thinking_stripped += 1;
+            }
         }
         out.push(slot);
         if let Some((b, block_id)) = &insert_after[k] {

@@ -20,7 +20,7 @@ use crate::config::Config;
 use crate::dialect::Dialect;
 use crate::error::{PruneError, Result};
 use crate::record::{Kind, Log};
-use crate::script::{Diagnostic, EditScript, Slot, Stats};
+use crate::script::{Diagnostic, EditScript, Stats};
 use crate::state::State;
 
 pub use keys::occurrence_key;
@@ -86,9 +86,4 @@ pub fn run(inputs: &Inputs<'_>) -> Result<EditScript> {
     script.stats = stats;
     script.diagnostics = diagnostics;
     Ok(script)
-}
-
-/// The input message a slot shows (inserted blocks have none).
-fn source(slot: &Slot) -> Option<usize> {
-    slot.input()
 }

@@ -68,6 +68,13 @@ pub fn result_text(inputs: &Inputs<'_>, script: &EditScript, slot: &Slot) -> Res
     Ok(out)
 }
 
+/// Whether a content array holds a thinking block.
+pub fn has_thinking(blocks: &[crate::record::Block]) -> bool {
+    blocks
+        .iter()
+        .any(|b| b.kind == Kind::Object && b.ty == crate::record::BlockType::Thinking)
+}
+
 /// `for (const x of value)`: an array's elements, a string's characters;
 /// anything else throws in the reference.
 pub fn iterate(value: Option<&Json>, what: &str) -> Result<Vec<Json>> {
@@ -117,14 +124,6 @@ impl ValueSet {
             Scalar::Str(sym) => self.syms.contains(sym),
             _ => self.others.iter().any(|o| o.same(s)),
         }
-    }
-
-    pub fn len(&self) -> usize {
-        self.syms.len() + self.others.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 }
 

@@ -37,20 +37,6 @@ pub fn write_or(out: &mut Vec<u8>, v: Option<&Json>, fallback: &[u8]) {
     }
 }
 
-/// A message field as a state value, for comparing it with state values
-/// (`None` for an absent one; an array or object never equals anything).
-pub fn scalar_as_json(s: &Scalar, syms: &Interner) -> Option<Json> {
-    Some(match s {
-        Scalar::Absent => return None,
-        Scalar::Null => Json::Null,
-        Scalar::Bool(b) => Json::Bool(*b),
-        Scalar::Num(n) => Json::Num(*n),
-        Scalar::Str(s) => Json::Str(syms.text(*s).into()),
-        // Compared by identity in JS: equal to nothing.
-        Scalar::Object(_) => Json::Obj(vec![(b"\0identity".as_slice().into(), Json::Null)]),
-    })
-}
-
 /// SameValueZero between a message field and a state value (absent and
 /// `undefined` alike).
 pub fn same(s: &Scalar, v: Option<&Json>, syms: &Interner) -> bool {

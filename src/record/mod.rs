@@ -268,6 +268,25 @@ impl Log {
         self.records.truncate(from);
     }
 
+    /// Appends the records of `more` (read with this log's interner).
+    pub fn append(&mut self, more: Log) {
+        let blocks = self.blocks.len() as u32;
+        let refs = self.refs.len() as u32;
+        let owned = self.owned.len() as u32;
+        self.records.extend(more.records.into_iter().map(|mut r| {
+            r.blocks = r.blocks.start + blocks..r.blocks.end + blocks;
+            r.refs = r.refs.start + refs..r.refs.end + refs;
+            if r.text.owned {
+                r.text.start += owned;
+                r.text.end += owned;
+            }
+            r
+        }));
+        self.blocks.extend(more.blocks);
+        self.refs.extend(more.refs);
+        self.owned.extend(more.owned);
+    }
+
     /// `2 + (n - 1) + Σ len`: `JSON.stringify(messages).length`.
     pub fn array_len(&self) -> usize {
         array_len(
@@ -280,4 +299,43 @@ impl Log {
 /// `JSON.stringify(a).length` of an array whose elements have these lengths.
 pub fn array_len(count: usize, body: usize) -> usize {
     2 + count.saturating_sub(1) + body
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scan::scan_array;
+    use super::*;
+
+    #[test]
+    fn truncating_keeps_what_comes_before() {
+        let json = br#"[{"role":"assistant","content":[{"type":"text","text":"a"}]},{"role":"user","content":"x"},{"role":"custom","customType":"context-prune-summary","details":{"toolCallRefs":[{"toolCallId":"c"}]}},{"role":"user","content":"y"}]"#;
+        let mut log = Log::keeping_text();
+        scan_array(json, &mut log, 0).unwrap();
+        let full_blocks = log.blocks(0).to_vec();
+        log.truncate(3);
+        assert_eq!(log.blocks(0), full_blocks.as_slice());
+        assert_eq!(log.refs(2).len(), 1);
+        log.truncate(1);
+        assert_eq!(log.blocks(0), full_blocks.as_slice());
+        let mut more = Log::keeping_text();
+        std::mem::swap(&mut more.syms, &mut log.syms);
+        scan_array(
+            br#"[{"role":"user","content":[{"type":"text","text":"z"}]}]"#,
+            &mut more,
+            1,
+        )
+        .unwrap();
+        std::mem::swap(&mut more.syms, &mut log.syms);
+        log.append(more);
+        assert_eq!(log.len(), 2);
+        assert_eq!(log.blocks(1).len(), 1);
+        assert_eq!(
+            log.text(&[], 1),
+            br#"{"role":"user","content":[{"type":"text","text":"z"}]}"#
+        );
+        assert_eq!(
+            log.text(&[], 0),
+            br#"{"role":"assistant","content":[{"type":"text","text":"a"}]}"#
+        );
+    }
 }

@@ -35,7 +35,11 @@ pub fn scan_array(input: &[u8], log: &mut Log, first_index: usize) -> Result<()>
     let mut at = skip_ws(input, 0);
     match input.get(at) {
         Some(b'[') => {}
-        None => return Err(PruneError::invalid_json("the input holds no JSON value")),
+        None => {
+            return Err(PruneError::invalid_json(format!(
+                "the input holds no JSON value (it ends at byte {at})"
+            )))
+        }
         Some(_) => {
             return Err(match crate::json::parse::parse_value(input) {
                 Ok(v) => PruneError::not_array(type_name(&v)),
@@ -60,7 +64,11 @@ pub fn scan_array(input: &[u8], log: &mut Log, first_index: usize) -> Result<()>
                     describe_byte(c)
                 )))
             }
-            None => return Err(PruneError::invalid_json("the array is not closed")),
+            None => {
+                return Err(PruneError::invalid_json(format!(
+                    "the array is not closed (the input ends at byte {at})"
+                )))
+            }
         }
         index += 1;
     }
@@ -207,6 +215,14 @@ fn fast(bytes: &[u8], start: usize, log: &mut Log, owned: bool) -> Option<usize>
     };
     let read = f.message(log);
     let out = read.and_then(|mut rec| {
+        // Empty ranges sit where the next ones would start, so truncating
+        // at any record keeps everything before it.
+        if rec.blocks.is_empty() {
+            rec.blocks = blocks_mark as u32..blocks_mark as u32;
+        }
+        if rec.refs.is_empty() {
+            rec.refs = refs_mark as u32..refs_mark as u32;
+        }
         let end = f.at;
         let span = &bytes[start..end];
         let (len, controls) = utf16_len_and_controls(span);
