@@ -35,7 +35,7 @@ const codes = Object.freeze({
   // `line`.
   INVALID_SESSION: 'ERR_CONDENSE_INVALID_SESSION',
   // A PruneSession used after close(). Thrown by the JavaScript layer only
-  // (js/array.js), so src/error.rs has no spelling of it.
+  // (js/session.js), so src/error.rs has no spelling of it.
   SESSION_CLOSED: 'ERR_CONDENSE_SESSION_CLOSED',
 });
 

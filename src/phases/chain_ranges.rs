@@ -165,7 +165,10 @@ pub fn run(
                         .iter()
                         .any(|p| same(&rec.tool_call_id, Some(p), syms))
                     {
-                        pooled.add(&BlockKey::of(e, r.n), protected_output(inputs, script, slot)?);
+                        pooled.add(
+                            &BlockKey::of(e, r.n),
+                            protected_output(inputs, script, slot)?,
+                        );
                     }
                 }
                 Role::Assistant => match rec.content {
