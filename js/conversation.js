@@ -8,19 +8,15 @@
 // only about the tool results present and sends only the answers that
 // changed, then applies the engine's edit script to the caller's objects.
 //
-// What a render compares (the change-detection contract, README "Renders
-// that reuse work"): per message its number of keys, role, timestamp,
-// toolCallId, toolName, isError, customType, the kind and length of
-// `content`, and per content
-// block its type, id, whether it has `arguments`, and the length of its
-// text or thinking; for a custom message the number of its summary refs. An
-// in-place edit that changes none of these (say, a tool call's arguments
-// rewritten to the same number of keys) is not seen; `invalidate()` or the
-// `verify` option make the next render exact anyway.
+// What a render compares is js/fingerprint.js (the change-detection
+// contract of the README). An in-place edit that changes none of it (a tool
+// call's arguments rewritten to the same keys, say) is not seen;
+// `invalidate()` or the `verify` option make the next render exact anyway.
 
 const codes = require('./codes.js');
 const { apply } = require('./applier.js');
 const { serializationError } = require('./pure/errors.js');
+const { Fingerprints } = require('./fingerprint.js');
 
 function codedError(code, message, props) {
   const err = code === codes.INVALID_ARGUMENT ? new TypeError(message) : new Error(message);
@@ -48,71 +44,6 @@ function sliceJson(messages, from) {
   }
 }
 
-// A message's fingerprint: a flat array of primitives compared in place.
-function textLength(t) {
-  return typeof t === 'string' ? t.length : t === undefined ? -1 : -2;
-}
-
-// Enumerable keys, counted without allocating (inherited ones, if anyone
-// made Object.prototype enumerable, count the same way at every render).
-function keyCount(m) {
-  let n = 0;
-  // eslint-disable-next-line no-unused-vars
-  for (const _ in m) n++;
-  return n;
-}
-
-function print(m) {
-  if (m === null || typeof m !== 'object') return [typeof m, m];
-  if (Array.isArray(m)) return ['array', m.length];
-  const c = m.content;
-  const fp = [m.role, m.timestamp, m.toolCallId, m.toolName, m.isError, m.customType, -3, -3, keyCount(m)];
-  if (m.role === 'custom') {
-    const refs = m.details != null ? m.details.toolCallRefs : undefined;
-    fp[6] = Array.isArray(refs) ? refs.length : typeof refs;
-  }
-  if (typeof c === 'string') fp[7] = -c.length - 10;
-  else if (Array.isArray(c)) {
-    fp[7] = c.length;
-    for (let j = 0; j < c.length; j++) {
-      const b = c[j];
-      if (b === null || typeof b !== 'object') fp.push(typeof b, b, 0, 0);
-      else fp.push(b.type, b.id, textLength(b.text) * 4 + (b.arguments === undefined ? 0 : 2), textLength(b.thinking));
-    }
-  } else fp[7] = c === null ? null : typeof c;
-  return fp;
-}
-
-function same(m, fp) {
-  if (m === null || typeof m !== 'object') return fp.length === 2 && fp[0] === typeof m && Object.is(fp[1], m);
-  if (Array.isArray(m)) return fp[0] === 'array' && fp[1] === m.length;
-  if (fp.length < 9 || m.role !== fp[0] || !Object.is(m.timestamp, fp[1]) || m.toolCallId !== fp[2]) return false;
-  if (m.toolName !== fp[3] || m.isError !== fp[4] || m.customType !== fp[5]) return false;
-  if (m.role === 'custom') {
-    const refs = m.details != null ? m.details.toolCallRefs : undefined;
-    if ((Array.isArray(refs) ? refs.length : typeof refs) !== fp[6]) return false;
-  } else if (fp[6] !== -3) return false;
-  if (keyCount(m) !== fp[8]) return false;
-  const c = m.content;
-  if (typeof c === 'string') return fp[7] === -c.length - 10;
-  if (!Array.isArray(c)) return fp[7] === (c === null ? null : typeof c);
-  if (fp[7] !== c.length || fp.length !== 9 + 4 * c.length) return false;
-  for (let j = 0, at = 9; j < c.length; j++, at += 4) {
-    const b = c[j];
-    if (b === null || typeof b !== 'object') {
-      if (fp[at] !== typeof b || !Object.is(fp[at + 1], b)) return false;
-    } else if (
-      b.type !== fp[at] ||
-      b.id !== fp[at + 1] ||
-      textLength(b.text) * 4 + (b.arguments === undefined ? 0 : 2) !== fp[at + 2] ||
-      textLength(b.thinking) !== fp[at + 3]
-    ) {
-      return false;
-    }
-  }
-  return true;
-}
-
 // What the render path reads of an indexer record (SPEC 3 phase 1 and SPEC
 // 5): the stub fields and, for protection, `args.path`.
 function projectRecord(record) {
@@ -137,7 +68,7 @@ class Conversation {
   constructor(native, dialect) {
     this.dialect = dialect;
     this.engine = new native.NativeEngine(dialect);
-    this.prints = [];
+    this.prints = new Fingerprints();
     this.texts = null; // JSON texts per message, in verify mode
     this.edits = new Map();
     this.configText = undefined;
@@ -149,7 +80,7 @@ class Conversation {
 
   close() {
     this.engine.close();
-    this.prints = [];
+    this.prints = new Fingerprints();
     this.texts = null;
     this.edits = new Map();
     this.answered = [];
@@ -158,7 +89,7 @@ class Conversation {
 
   /** Forget what was kept: the next render re-reads every message. */
   invalidate() {
-    this.prints = [];
+    this.prints = new Fingerprints();
     this.answered = [];
     this.chainsSeen = null;
     if (this.texts) this.texts = [];
@@ -200,13 +131,13 @@ class Conversation {
     const prints = this.prints;
     let from = 0;
     const common = Math.min(prints.length, messages.length);
-    while (from < common && same(messages[from], prints[from])) from++;
+    while (from < common && prints.matches(from, messages[from])) from++;
     if (verify) from = this.verifyFrom(messages, from);
     if (from === prints.length && from === messages.length) return;
     const text = sliceJson(messages, from);
     this.engine.sync(from, text);
-    prints.length = from;
-    for (let i = from; i < messages.length; i++) prints.push(print(messages[i]));
+    prints.truncate(from);
+    for (let i = from; i < messages.length; i++) prints.push(messages[i]);
     this.answered.length = Math.min(this.answered.length, from);
   }
 

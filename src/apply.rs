@@ -4,7 +4,7 @@
 //! edited one is its text with the content array rewritten; stubs and
 //! synthetic blocks are written from `script.rs`'s shapes.
 
-use crate::phases::Inputs;
+use crate::phases::{Inputs, Memo};
 use crate::record::{array_len, BlockType, Kind};
 use crate::script::{
     inserted_len, purge_marker, purge_marker_len, stub_len, write_inserted, write_stub, EditScript,
@@ -12,13 +12,13 @@ use crate::script::{
 };
 
 /// `JSON.stringify(message).length` of one output slot.
-pub fn slot_len(inputs: &Inputs<'_>, script: &EditScript, slot: &Slot) -> usize {
+pub fn slot_len(inputs: &Inputs<'_>, memo: &Memo, script: &EditScript, slot: &Slot) -> usize {
     let log = inputs.log;
     match slot.op {
         Op::Keep => log.records[slot.input as usize].len as usize,
         Op::Stub => stub_len(
             &log.records[slot.input as usize],
-            script.stub_text(slot),
+            memo.text(slot.text),
             &log.syms,
         ),
         Op::Insert => inserted_len(&script.blocks[slot.input as usize]),
@@ -27,11 +27,11 @@ pub fn slot_len(inputs: &Inputs<'_>, script: &EditScript, slot: &Slot) -> usize 
 }
 
 /// `JSON.stringify(output).length`.
-pub fn output_len(inputs: &Inputs<'_>, script: &EditScript) -> usize {
+pub fn output_len(inputs: &Inputs<'_>, memo: &Memo, script: &EditScript) -> usize {
     let body = script
         .slots
         .iter()
-        .map(|s| slot_len(inputs, script, s))
+        .map(|s| slot_len(inputs, memo, script, s))
         .sum();
     array_len(script.slots.len(), body)
 }
@@ -75,14 +75,20 @@ fn edited_len(inputs: &Inputs<'_>, slot: &Slot) -> usize {
 }
 
 /// Appends the JSON text of one output slot.
-pub fn write_slot(out: &mut Vec<u8>, inputs: &Inputs<'_>, script: &EditScript, slot: &Slot) {
+pub fn write_slot(
+    out: &mut Vec<u8>,
+    inputs: &Inputs<'_>,
+    memo: &Memo,
+    script: &EditScript,
+    slot: &Slot,
+) {
     let log = inputs.log;
     match slot.op {
         Op::Keep => out.extend_from_slice(inputs.message_text(slot.input as usize)),
         Op::Stub => write_stub(
             out,
             &log.records[slot.input as usize],
-            script.stub_text(slot),
+            memo.text(slot.text),
             &log.syms,
         ),
         Op::Insert => write_inserted(out, &script.blocks[slot.input as usize]),
@@ -132,13 +138,13 @@ fn write_edited(out: &mut Vec<u8>, inputs: &Inputs<'_>, slot: &Slot) {
 }
 
 /// Writes the whole pruned array.
-pub fn write_output(out: &mut Vec<u8>, inputs: &Inputs<'_>, script: &EditScript) {
+pub fn write_output(out: &mut Vec<u8>, inputs: &Inputs<'_>, memo: &Memo, script: &EditScript) {
     out.push(b'[');
     for (n, slot) in script.slots.iter().enumerate() {
         if n > 0 {
             out.push(b',');
         }
-        write_slot(out, inputs, script, slot);
+        write_slot(out, inputs, memo, script, slot);
     }
     out.push(b']');
 }

@@ -91,7 +91,7 @@ fn enabled<'a>(root: &'a Json, name: &str) -> Option<&'a Json> {
 
 impl Config {
     pub fn from_json(json: &[u8], dialect: Dialect) -> Result<Self> {
-        let root = parse_value(json).map_err(|e| PruneError::bad_config(e))?;
+        let root = parse_value(json).map_err(PruneError::bad_config)?;
         Self::from_value(&root, dialect)
     }
 

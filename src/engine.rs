@@ -14,7 +14,7 @@ use crate::error::{PruneError, Result};
 use crate::frontier::{assistant_timestamps, compute_thinking_boundary, frontier_of, Frontier};
 use crate::hash::{HashMap, HashSet};
 use crate::json::Json;
-use crate::phases::{self, Inputs};
+use crate::phases::{self, Inputs, Memo};
 use crate::record::{array_len, scan::scan_array, Log};
 use crate::script::{Diagnostic, EditScript, Op, Slot, Stats};
 use crate::state::{Chains, State};
@@ -25,6 +25,10 @@ pub struct Engine {
     state: State,
     boundary: Option<f64>,
     log: Log,
+    /// The phases' per-message decisions, kept between renders.
+    memo: Memo,
+    /// Keys whose indexer answers changed since the last render.
+    answered: HashSet<Box<[u8]>>,
     sent: SentEdits,
 }
 
@@ -56,6 +60,8 @@ impl Engine {
             state: State::answers(dialect),
             boundary: None,
             log: Log::keeping_text(),
+            memo: Memo::default(),
+            answered: HashSet::default(),
             sent: SentEdits::default(),
         }
     }
@@ -64,22 +70,34 @@ impl Engine {
         self.dialect
     }
 
+    /// The state, config or boundary changed: every kept decision and
+    /// every edit the JS side holds goes.
+    fn changed(&mut self) {
+        self.memo.invalidate();
+        self.answered.clear();
+        self.sent.clear();
+    }
+
     pub fn set_config(&mut self, config: Config) {
         self.config = config;
-        self.sent.clear();
+        self.changed();
     }
 
     pub fn set_state(&mut self, state: State) {
         self.state = state;
-        self.sent.clear();
+        self.changed();
     }
 
     pub fn set_boundary(&mut self, boundary: Option<f64>) {
-        self.boundary = boundary;
+        if self.boundary != boundary {
+            self.boundary = boundary;
+            self.changed();
+        }
     }
 
     /// Records what a host indexer answered for one key (see
-    /// `State::answer`); the state becomes an answers state.
+    /// `State::answer`). Only the decisions about tool results that look
+    /// that key up are made again, and only when the answer changed.
     pub fn answer(
         &mut self,
         key: &[u8],
@@ -87,18 +105,20 @@ impl Engine {
         record: Option<Json>,
         short_ref: Option<Json>,
     ) {
-        self.state.answer(key, summarized, record, short_ref);
-        self.sent.clear();
+        if self.state.answer(key, summarized, record, short_ref) {
+            self.answered.insert(key.into());
+        }
     }
 
     pub fn answer_legacy(&mut self, id: &[u8], legacy: bool) {
-        self.state.answer_legacy(id, legacy);
-        self.sent.clear();
+        if self.state.answer_legacy(id, legacy) {
+            self.answered.insert(id.into());
+        }
     }
 
     pub fn set_chains(&mut self, chains: Chains) {
         self.state.set_given_chains(chains);
-        self.sent.clear();
+        self.changed();
     }
 
     pub fn len(&self) -> usize {
@@ -124,6 +144,7 @@ impl Engine {
         std::mem::swap(&mut fresh.syms, &mut self.log.syms);
         scanned?;
         self.log.truncate(from);
+        self.memo.truncate(from);
         self.sent.forget_from(from);
         self.log.append(fresh);
         Ok(())
@@ -131,6 +152,11 @@ impl Engine {
 
     /// Prunes the kept messages.
     pub fn render(&mut self) -> Result<Rendered> {
+        if !self.answered.is_empty() {
+            self.memo
+                .forget_stubs_for(&self.answered, &self.log, self.dialect);
+            self.answered.clear();
+        }
         let inputs = Inputs {
             log: &self.log,
             text: &[],
@@ -139,7 +165,7 @@ impl Engine {
             boundary: self.boundary,
             dialect: self.dialect,
         };
-        let script = phases::run(&inputs)?;
+        let script = phases::run(&inputs, &mut self.memo)?;
         let frontier = frontier_of(&self.log, &self.config, self.boundary, self.dialect);
         let mut out = Rendered {
             frontier,
@@ -153,7 +179,7 @@ impl Engine {
         }
         out.pruned = true;
         out.before_chars = self.log.array_len();
-        self.sent.describe(&inputs, &script, &mut out);
+        self.sent.describe(&inputs, &self.memo, &script, &mut out);
         Ok(out)
     }
 
@@ -187,7 +213,7 @@ impl Engine {
 enum EditKey {
     Stub {
         input: u32,
-        text: Box<[u8]>,
+        text: u32,
     },
     Edit {
         input: u32,
@@ -195,9 +221,29 @@ enum EditKey {
         purged: Vec<(u32, u32)>,
     },
     Insert {
-        text: Box<[u8]>,
+        text: SharedText,
         timestamp: Option<Vec<u8>>,
     },
+}
+
+/// A synthetic block's text as an edit key, compared by identity: the memo
+/// builds a new one whenever the text changes, and the key keeps it alive,
+/// so identity is equality here without hashing megabytes per render.
+#[derive(Debug, Clone)]
+struct SharedText(std::rc::Rc<[u8]>);
+
+impl PartialEq for SharedText {
+    fn eq(&self, other: &Self) -> bool {
+        std::rc::Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for SharedText {}
+
+impl std::hash::Hash for SharedText {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        std::ptr::hash(self.0.as_ptr(), h);
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -245,7 +291,7 @@ impl SentEdits {
         match slot.op {
             Op::Stub => EditKey::Stub {
                 input: slot.input,
-                text: script.stub_text(slot).into(),
+                text: slot.text,
             },
             Op::Edit => EditKey::Edit {
                 input: slot.input,
@@ -255,7 +301,7 @@ impl SentEdits {
             Op::Insert => {
                 let b = &script.blocks[slot.input as usize];
                 EditKey::Insert {
-                    text: b.text.clone(),
+                    text: SharedText(b.text.clone()),
                     timestamp: b.timestamp.as_ref().map(Json::to_json),
                 }
             }
@@ -265,7 +311,13 @@ impl SentEdits {
 
     /// Fills the order, the fresh descriptions and the evictions of `out`,
     /// and its `after_chars`.
-    fn describe(&mut self, inputs: &Inputs<'_>, script: &EditScript, out: &mut Rendered) {
+    fn describe(
+        &mut self,
+        inputs: &Inputs<'_>,
+        memo: &Memo,
+        script: &EditScript,
+        out: &mut Rendered,
+    ) {
         let records = &inputs.log.records;
         let mut used: HashSet<u32> = HashSet::default();
         let mut body = 0usize;
@@ -283,13 +335,13 @@ impl SentEdits {
                 None => {
                     let s = Sent {
                         id: self.next_id,
-                        len: slot_len(inputs, script, slot),
+                        len: slot_len(inputs, memo, script, slot),
                     };
                     self.next_id = (self.next_id + 1) & 0x7fff_ffff;
                     if !out.fresh.is_empty() {
                         out.fresh_edits.push(b',');
                     }
-                    write_description(&mut out.fresh_edits, script, slot);
+                    write_description(&mut out.fresh_edits, memo, script, slot);
                     out.fresh.push(s.id);
                     self.by_key.insert(key, s);
                     s
@@ -319,14 +371,14 @@ impl SentEdits {
 /// - `[2, input, strip, [[block, size], ...]]`: message `input` with those
 ///   blocks' arguments purged, then its thinking removed when `strip` is 1;
 /// - `[3, text]` or `[3, text, timestamp]`: a synthetic chain block.
-fn write_description(out: &mut Vec<u8>, script: &EditScript, slot: &Slot) {
+fn write_description(out: &mut Vec<u8>, memo: &Memo, script: &EditScript, slot: &Slot) {
     use crate::json::text::write_quoted;
     out.push(b'[');
     out.extend_from_slice((slot.op as u8).to_string().as_bytes());
     match slot.op {
         Op::Stub => {
             out.extend_from_slice(format!(",{},", slot.input).as_bytes());
-            write_quoted(out, script.stub_text(slot));
+            write_quoted(out, memo.text(slot.text));
         }
         Op::Edit => {
             out.extend_from_slice(

@@ -8,7 +8,7 @@ use crate::config::Config;
 use crate::dialect::Dialect;
 use crate::error::Result;
 use crate::frontier::{frontier_of, Frontier};
-use crate::phases::{self, Inputs};
+use crate::phases::{self, Inputs, Memo};
 use crate::record::{scan::scan_array, Log};
 use crate::script::{Diagnostic, Stats};
 use crate::state::State;
@@ -46,7 +46,8 @@ pub fn prune_bytes(
         boundary,
         dialect,
     };
-    let script = phases::run(&inputs)?;
+    let mut memo = Memo::default();
+    let script = phases::run(&inputs, &mut memo)?;
     let frontier = frontier_of(&log, config, boundary, dialect);
     if !script.changed {
         return Ok(Pruned {
@@ -60,11 +61,11 @@ pub fn prune_bytes(
         });
     }
     let mut out = Vec::with_capacity(input.len());
-    write_output(&mut out, &inputs, &script);
+    write_output(&mut out, &inputs, &memo, &script);
     Ok(Pruned {
         pruned: true,
         before_chars: log.array_len(),
-        after_chars: output_len(&inputs, &script),
+        after_chars: output_len(&inputs, &memo, &script),
         messages: Some(out),
         frontier,
         stats: script.stats,

@@ -34,7 +34,7 @@ pub struct Slot {
     pub op: Op,
     /// The input message, or for `Insert` the synthetic block.
     pub input: u32,
-    /// `Stub`: the index of its text in `EditScript::texts`.
+    /// `Stub`: its text (`Memo::text`).
     pub text: u32,
     /// `Edit`: every thinking block is removed.
     pub strip_thinking: bool,
@@ -81,8 +81,9 @@ impl Slot {
 /// timestamp?}`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Inserted {
-    /// Canonical text.
-    pub text: Box<[u8]>,
+    /// Canonical text (shared with the memo that built it: synthetic blocks
+    /// can be large, a kept engine rebuilds one only when it changes).
+    pub text: std::rc::Rc<[u8]>,
     /// The entry's `compressedAt`; None when absent (no `timestamp` key).
     pub timestamp: Option<Json>,
 }
@@ -113,8 +114,6 @@ pub struct Diagnostic {
 #[derive(Debug, Clone, Default)]
 pub struct EditScript {
     pub slots: Vec<Slot>,
-    /// Stub texts (canonical), by `Slot::text`.
-    pub texts: Vec<Box<[u8]>>,
     pub blocks: Vec<Inserted>,
     /// Some phase changed something; when false the call answers with the
     /// caller's own array and 0/0 sizes.
@@ -132,16 +131,12 @@ impl EditScript {
         }
     }
 
-    /// Replaces slot `slot` with a stub whose text is `text`.
-    pub fn stub(&mut self, slot: usize, text: Vec<u8>) {
+    /// Replaces slot `slot` with a stub whose text is `text` (a `Memo`
+    /// text id).
+    pub fn stub(&mut self, slot: usize, text: u32) {
         let s = &mut self.slots[slot];
         s.op = Op::Stub;
-        s.text = self.texts.len() as u32;
-        self.texts.push(text.into_boxed_slice());
-    }
-
-    pub fn stub_text(&self, slot: &Slot) -> &[u8] {
-        &self.texts[slot.text as usize]
+        s.text = text;
     }
 }
 

@@ -172,14 +172,21 @@ impl State {
     }
 
     /// Sets what the host's indexer said about one key: summarized (with a
-    /// record, or without one), and its short ref.
+    /// record, or without one), and its short ref. Returns whether that
+    /// differs from what the state said before (a key never answered reads
+    /// as not summarized, without record or ref).
     pub fn answer(
         &mut self,
         key: &[u8],
         summarized: bool,
         record: Option<Json>,
         short_ref: Option<Json>,
-    ) {
+    ) -> bool {
+        let was = (
+            self.records.get(key).cloned(),
+            self.dedup_aliases.contains_key(key),
+            self.short_refs.get(key).cloned(),
+        );
         self.records.remove(key);
         self.dedup_aliases.remove(key);
         self.short_refs.remove(key);
@@ -197,12 +204,22 @@ impl State {
         if let Some(r) = short_ref {
             self.short_refs.insert(key.into(), r);
         }
+        let now = (
+            self.records.get(key).cloned(),
+            self.dedup_aliases.contains_key(key),
+            self.short_refs.get(key).cloned(),
+        );
+        was != now
     }
 
-    pub fn answer_legacy(&mut self, id: &[u8], legacy: bool) {
-        self.legacy
+    /// Sets a host indexer's `hasLegacyBareRecord(id)`; whether it changed.
+    pub fn answer_legacy(&mut self, id: &[u8], legacy: bool) -> bool {
+        let was = self
+            .legacy
             .get_or_insert_with(HashMap::default)
-            .insert(id.into(), legacy);
+            .insert(id.into(), legacy)
+            .unwrap_or(false);
+        was != legacy
     }
 
     pub fn set_given_chains(&mut self, chains: Chains) {
@@ -368,26 +385,35 @@ impl State {
         if wanted.is_empty() {
             return Ok(Vec::new());
         }
+        // `new Set(ids)`: strings by text, the rare others compared one by one.
+        let texts_wanted: crate::hash::HashSet<&[u8]> =
+            wanted.iter().filter_map(Json::as_text).collect();
+        let others: Vec<&Json> = wanted.iter().filter(|w| w.as_text().is_none()).collect();
+        let hit = |id: &Json| match id {
+            Json::Str(t) => texts_wanted.contains(&**t),
+            _ => others.iter().any(|w| same_value_zero(w, id)),
+        };
         let mut texts: Vec<Option<&Json>> = Vec::new();
+        let mut seen: crate::hash::HashSet<&[u8]> = crate::hash::HashSet::default();
         for (n, body) in self.summary_bodies.iter().enumerate() {
             let Some(Json::Arr(body_ids)) = body.get("toolCallIds") else {
                 return Err(PruneError::bad_state(format!(
                     "summaryBodies[{n}].toolCallIds is not an array"
                 )));
             };
-            if !body_ids
-                .iter()
-                .any(|id| wanted.iter().any(|w| same_value_zero(w, id)))
-            {
+            if !body_ids.iter().any(hit) {
                 continue;
             }
             let text = body.get("text");
-            let seen = texts.iter().any(|t| match (t, text) {
-                (None, None) => true,
-                (Some(a), Some(b)) => same_value_zero(a, b),
-                _ => false,
-            });
-            if !seen {
+            let fresh = match text {
+                Some(Json::Str(t)) => seen.insert(t),
+                _ => !texts.iter().any(|t| match (t, text) {
+                    (None, None) => true,
+                    (Some(a), Some(b)) => same_value_zero(a, b),
+                    _ => false,
+                }),
+            };
+            if fresh {
                 texts.push(text);
             }
         }

@@ -4,10 +4,14 @@
 //! a synthetic block follows the user message that started the chain. The
 //! reference rebuilds the array whenever this phase runs, so the call
 //! counts as changed even when no message differs.
+//!
+//! What a message is to this phase depends on the state alone, so the sets
+//! are built once per state (`ChainSets`) and each message's `ChainFact`
+//! once per state and message (`Memo`); a render then walks the facts.
 
+use super::memo::{ChainFact, Memo};
 use super::synthetic::{
-    existing_blocks, has_thinking, is_existing, iterate, protected_output, synthetic_text,
-    BlockKey, Pools, ValueMap, ValueSet,
+    existing_blocks, is_existing, iterate, protected_output, BlockKey, Pools, ValueMap, ValueSet,
 };
 use super::Inputs;
 use crate::config::ChainConfig;
@@ -16,156 +20,178 @@ use crate::json::Json;
 use crate::record::{BlockType, Content, Kind, Refs, Role};
 use crate::script::{EditScript, Inserted, Op, Slot, Stats};
 
-pub fn run(
-    inputs: &Inputs<'_>,
-    chain: &ChainConfig,
-    script: &mut EditScript,
-    stats: &mut Stats,
-) -> Result<bool> {
-    let log = inputs.log;
-    let syms = &log.syms;
-    let entries = inputs.state.chain_entries();
-    let existing = existing_blocks(inputs);
+/// What phase 3 derives from the chain entries (SPEC 3, phase 3 step 2).
+#[derive(Debug, Default)]
+pub struct ChainSets {
+    /// D: every entry's dropped ids.
+    dropped: ValueSet,
+    /// Protected id → the (last) entry protecting it.
+    protected: ValueMap<u32>,
+    /// F: final assistant timestamps (with stripFinalAssistantThinking).
+    finals: ValueSet,
+    /// startUserTimestamp → the (last) entry starting there.
+    starts: ValueMap<u32>,
+}
 
-    let mut dropped = ValueSet::default();
-    let mut protected_ids: ValueMap<BlockKey> = ValueMap::default();
-    let mut finals = ValueSet::default();
-    for (n, e) in entries.iter().enumerate() {
+fn chain_sets(inputs: &Inputs<'_>, chain: &ChainConfig) -> Result<ChainSets> {
+    let mut sets = ChainSets::default();
+    for (n, e) in inputs.state.chain_entries().iter().enumerate() {
         for id in iterate(e.get("droppedToolCallIds"), "droppedToolCallIds")? {
-            dropped.insert(Some(&id), syms);
+            sets.dropped.insert(Some(&id));
         }
         let protected = match e.get("protectedToolCallIds") {
             None | Some(Json::Null) => Vec::new(),
             v => iterate(v, "protectedToolCallIds")?,
         };
         for id in protected {
-            protected_ids.set(Some(&id), BlockKey::of(e, n), syms);
+            sets.protected.set(Some(&id), n as u32);
         }
         if chain.strip_final_assistant_thinking {
             match e.get("finalAssistantTimestamp") {
                 Some(Json::Null) => {}
-                v => finals.insert(v, syms),
+                v => sets.finals.insert(v),
             }
         }
+        sets.starts.set(e.get("startUserTimestamp"), n as u32);
     }
+    Ok(sets)
+}
 
-    // Protected outputs, by blockId, in message order.
-    let mut outputs = Pools::default();
-    if !protected_ids.is_empty() {
-        for slot in &script.slots {
-            let rec = &log.records[slot.input as usize];
-            if rec.role != Role::ToolResult {
-                continue;
-            }
-            if let Some(block) = protected_ids.get(&rec.tool_call_id) {
-                outputs.add(block, protected_output(inputs, script, slot)?);
-            }
+/// What message `i` is to this phase (errors where the reference throws
+/// reading it).
+fn fact(inputs: &Inputs<'_>, sets: &ChainSets, i: usize) -> Result<ChainFact> {
+    let log = inputs.log;
+    let syms = &log.syms;
+    let rec = &log.records[i];
+    let mut f = ChainFact::default();
+    match rec.role {
+        Role::ToolResult => {
+            f.dropped = sets.dropped.contains(&rec.tool_call_id, syms);
+            f.protected_by = sets.protected.get(&rec.tool_call_id, syms).copied();
         }
-    }
-
-    // One synthetic block per entry, by start timestamp (a later entry
-    // with the same start replaces an earlier one).
-    let mut blocks: Vec<Inserted> = Vec::new();
-    let mut after_user: ValueMap<(usize, Option<Json>)> = ValueMap::default();
-    for (n, e) in entries.iter().enumerate() {
-        let summary = inputs.state.entry_summary(n)?;
-        let block_id = e.get("blockId");
-        let text = synthetic_text(inputs, e, &summary, outputs.get(&BlockKey::of(e, n)))?;
-        blocks.push(Inserted {
-            text: text.into_boxed_slice(),
-            timestamp: e.get("compressedAt").cloned(),
-        });
-        after_user.set(
-            e.get("startUserTimestamp"),
-            (blocks.len() - 1, block_id.cloned()),
-            syms,
-        );
-    }
-
-    let mut out: Vec<Slot> = Vec::with_capacity(script.slots.len());
-    let mut used: Vec<Inserted> = Vec::new();
-    for mut slot in std::mem::take(&mut script.slots) {
-        let i = slot.input as usize;
-        let rec = &log.records[i];
-        match rec.role {
-            Role::ToolResult if dropped.contains(&rec.tool_call_id) => {
-                stats.chain_dropped += 1;
-                continue;
-            }
-            Role::Assistant => {
-                let mut drop = false;
-                match rec.content {
-                    Content::Array => {
-                        for (j, b) in log.blocks(i).iter().enumerate() {
-                            match b.kind {
-                                Kind::Null => {
-                                    return Err(PruneError::bad_message(
-                                        i,
-                                        &format!("content[{j}]"),
-                                        "is null",
-                                    ))
-                                }
-                                Kind::Object if b.ty == BlockType::ToolCall => {
-                                    drop |= dropped.contains(&b.id);
-                                }
-                                _ => {}
+        Role::Assistant => {
+            match rec.content {
+                Content::Array => {
+                    for (j, b) in log.blocks(i).iter().enumerate() {
+                        match b.kind {
+                            Kind::Null => {
+                                return Err(PruneError::bad_message(
+                                    i,
+                                    &format!("content[{j}]"),
+                                    "is null",
+                                ))
                             }
+                            Kind::Object if b.ty == BlockType::ToolCall => {
+                                f.dropped |= sets.dropped.contains(&b.id, syms);
+                            }
+                            _ => {}
                         }
                     }
-                    Content::Absent | Content::Null => {}
-                    _ => {
-                        return Err(PruneError::bad_message(
-                            i,
-                            "content",
-                            "is not an array (the reference filters it)",
-                        ))
-                    }
                 }
-                if drop {
-                    stats.chain_dropped += 1;
-                    continue;
-                }
-                if finals.contains(&rec.timestamp) {
-                    if rec.content != Content::Array {
-                        return Err(PruneError::bad_message(
-                            i,
-                            "content",
-                            "is not an array (the reference filters out its thinking)",
-                        ));
-                    }
-                    // Without thinking the copy equals the message: keep
-                    // the caller's own.
-                    if has_thinking(log.blocks(i)) {
-                        slot.strip_thinking();
-                        stats.final_thinking_stripped += 1;
-                    }
-                    out.push(slot);
-                    continue;
+                Content::Absent | Content::Null => {}
+                _ => {
+                    return Err(PruneError::bad_message(
+                        i,
+                        "content",
+                        "is not an array (the reference filters it)",
+                    ))
                 }
             }
-            _ if rec.summary && cites_dropped(inputs, i, &dropped)? => {
-                stats.chain_dropped += 1;
-                continue;
+            if !f.dropped && sets.finals.contains(&rec.timestamp, syms) {
+                if rec.content != Content::Array {
+                    return Err(PruneError::bad_message(
+                        i,
+                        "content",
+                        "is not an array (the reference filters out its thinking)",
+                    ));
+                }
+                f.final_strip = true;
             }
-            _ => {}
         }
-        let user_ts = (rec.role == Role::User).then_some(rec.timestamp);
+        Role::User => f.starts = sets.starts.get(&rec.timestamp, syms).copied(),
+        _ => {}
+    }
+    if rec.summary && !f.dropped {
+        f.dropped = cites_dropped(inputs, i, &sets.dropped)?;
+    }
+    Ok(f)
+}
+
+pub fn run(
+    inputs: &Inputs<'_>,
+    memo: &mut Memo,
+    chain: &ChainConfig,
+    script: &mut EditScript,
+    stats: &mut Stats,
+) -> Result<bool> {
+    let log = inputs.log;
+    if memo.chain_sets.is_none() {
+        memo.chain_sets = Some(chain_sets(inputs, chain)?);
+    }
+    let mut facts = Vec::with_capacity(script.slots.len());
+    for slot in &script.slots {
+        let i = slot.input as usize;
+        let f = match memo.chain_fact(i) {
+            Some(f) => f,
+            None => {
+                let sets = memo.chain_sets.as_ref().expect("built above");
+                let f = fact(inputs, sets, i)?;
+                memo.set_chain_fact(i, f);
+                f
+            }
+        };
+        facts.push(f);
+    }
+
+    // Protected outputs, by blockId, in message order (a stubbed result's
+    // text is its stub).
+    let entries = inputs.state.chain_entries();
+    let mut outputs = Pools::default();
+    for (slot, f) in script.slots.iter().zip(&facts) {
+        if let Some(n) = f.protected_by {
+            let key = BlockKey::of(entries[n as usize], n as usize);
+            outputs.add(&key, protected_output(slot));
+        }
+    }
+
+    // One synthetic block per entry, built whether or not it is inserted
+    // (the reference builds them all, and throws on a bad one).
+    let mut blocks: Vec<Inserted> = Vec::with_capacity(entries.len());
+    for (n, e) in entries.iter().enumerate() {
+        let text = memo.synthetic_text(inputs, n, outputs.get(&BlockKey::of(e, n)))?;
+        blocks.push(Inserted {
+            text,
+            timestamp: e.get("compressedAt").cloned(),
+        });
+    }
+
+    let existing = existing_blocks(inputs);
+    let mut out: Vec<Slot> = Vec::with_capacity(script.slots.len());
+    for (mut slot, f) in std::mem::take(&mut script.slots).into_iter().zip(facts) {
+        if f.dropped {
+            stats.chain_dropped += 1;
+            continue;
+        }
+        let i = slot.input as usize;
+        // Without thinking the copy equals the message: keep the caller's own.
+        if f.final_strip && log.records[i].has_thinking {
+            slot.strip_thinking();
+            stats.final_thinking_stripped += 1;
+        }
         out.push(slot);
-        if let Some(ts) = user_ts {
-            if let Some((b, block_id)) = after_user.get(&ts) {
-                if !is_existing(&existing, block_id.as_ref(), syms) {
-                    used.push(blocks[*b].clone());
-                    out.push(Slot {
-                        op: Op::Insert,
-                        input: (script.blocks.len() + used.len() - 1) as u32,
-                        ..Slot::keep(0)
-                    });
-                    stats.chain_inserted += 1;
-                }
+        if let Some(n) = f.starts {
+            let e = entries[n as usize];
+            if !is_existing(&existing, e.get("blockId"), &log.syms) {
+                script.blocks.push(blocks[n as usize].clone());
+                out.push(Slot {
+                    op: Op::Insert,
+                    input: (script.blocks.len() - 1) as u32,
+                    ..Slot::keep(0)
+                });
+                stats.chain_inserted += 1;
             }
         }
     }
-    script.blocks.extend(used);
     script.slots = out;
     Ok(true)
 }
@@ -190,7 +216,7 @@ fn cites_dropped(inputs: &Inputs<'_>, i: usize, dropped: &ValueSet) -> Result<bo
                         "is null",
                     ));
                 }
-                if dropped.contains(&r.tool_call_id) {
+                if dropped.contains(&r.tool_call_id, &inputs.log.syms) {
                     return Ok(true);
                 }
             }

@@ -6,9 +6,9 @@
 //! every range whose ids differ from the ones recorded, is reported.
 
 use super::keys::{bare, message_key, occurrence_key, MessageKey};
+use super::memo::Memo;
 use super::synthetic::{
-    existing_blocks, has_thinking, is_existing, iterate, protected_output, synthetic_text,
-    BlockKey, Pools,
+    existing_blocks, has_thinking, is_existing, iterate, protected_output, BlockKey, Pools,
 };
 use super::text::{same, write_scalar};
 use super::Inputs;
@@ -34,6 +34,7 @@ fn js_string(v: Option<&Json>) -> Vec<u8> {
 
 pub fn run(
     inputs: &Inputs<'_>,
+    memo: &mut Memo,
     chain: &ChainConfig,
     script: &mut EditScript,
     stats: &mut Stats,
@@ -147,8 +148,8 @@ pub fn run(
             v => iterate(v, "protectedToolCallIds")?,
         };
         let mut in_range: Vec<Scalar> = Vec::new();
-        for k in r.start + 1..r.end {
-            drop_at[k] = true;
+        for (k, dropped) in drop_at.iter_mut().enumerate().take(r.end).skip(r.start + 1) {
+            *dropped = true;
             let slot = &script.slots[k];
             let i = slot.input as usize;
             let rec = &log.records[i];
@@ -165,10 +166,7 @@ pub fn run(
                         .iter()
                         .any(|p| same(&rec.tool_call_id, Some(p), syms))
                     {
-                        pooled.add(
-                            &BlockKey::of(e, r.n),
-                            protected_output(inputs, script, slot)?,
-                        );
+                        pooled.add(&BlockKey::of(e, r.n), protected_output(slot));
                     }
                 }
                 Role::Assistant => match rec.content {
@@ -253,10 +251,9 @@ pub fn run(
         if chain.strip_final_assistant_thinking {
             strip_at[r.end] = true;
         }
-        let summary = inputs.state.entry_summary(r.n)?;
-        let text = synthetic_text(inputs, e, &summary, pooled.get(&BlockKey::of(e, r.n)))?;
+        let text = memo.synthetic_text(inputs, r.n, pooled.get(&BlockKey::of(e, r.n)))?;
         blocks.push(Inserted {
-            text: text.into_boxed_slice(),
+            text,
             timestamp: e.get("compressedAt").cloned(),
         });
         insert_after[r.start] = Some((blocks.len() - 1, block_id.cloned()));

@@ -9,6 +9,7 @@
 mod chain_ids;
 mod chain_ranges;
 mod keys;
+mod memo;
 mod purge;
 mod stub;
 mod sweep;
@@ -24,6 +25,7 @@ use crate::script::{Diagnostic, EditScript, Stats};
 use crate::state::State;
 
 pub use keys::occurrence_key;
+pub use memo::Memo;
 
 /// Everything a render reads.
 pub struct Inputs<'a> {
@@ -44,8 +46,10 @@ impl Inputs<'_> {
     }
 }
 
-/// Runs the phases of `inputs.dialect` and returns the output as a script.
-pub fn run(inputs: &Inputs<'_>) -> Result<EditScript> {
+/// Runs the phases of `inputs.dialect` and returns the output as a script;
+/// `memo` keeps per-message decisions for the next render (a fresh one for
+/// a stateless call).
+pub fn run(inputs: &Inputs<'_>, memo: &mut Memo) -> Result<EditScript> {
     let log = inputs.log;
     // Phase 1 reads `msg.role` of every element: a null one throws.
     if let Some(i) = log.records.iter().position(|r| r.kind == Kind::Null) {
@@ -58,17 +62,22 @@ pub fn run(inputs: &Inputs<'_>) -> Result<EditScript> {
     let mut script = EditScript::identity(log.len());
     let mut stats = Stats::default();
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
-    let mut changed = stub::run(inputs, &mut script, &mut stats)?;
+    let mut changed = stub::run(inputs, memo, &mut script, &mut stats)?;
     if let Some(purge) = &inputs.config.purge {
         changed |= purge::run(inputs, purge, &mut script, &mut stats)?;
     }
     if let Some(chain) = &inputs.config.chain {
         if inputs.state.has_chain_entries() {
             changed |= match inputs.dialect {
-                Dialect::V2_4 => chain_ids::run(inputs, chain, &mut script, &mut stats)?,
-                Dialect::V2_9 => {
-                    chain_ranges::run(inputs, chain, &mut script, &mut stats, &mut diagnostics)?
-                }
+                Dialect::V2_4 => chain_ids::run(inputs, memo, chain, &mut script, &mut stats)?,
+                Dialect::V2_9 => chain_ranges::run(
+                    inputs,
+                    memo,
+                    chain,
+                    &mut script,
+                    &mut stats,
+                    &mut diagnostics,
+                )?,
             };
         }
     }

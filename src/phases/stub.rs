@@ -5,82 +5,111 @@
 //! Rust; `stubText` in js/pure/rules.js is the JS oracle's copy.
 
 use super::keys::{message_key, MessageKey};
+use super::memo::{Memo, StubDecision};
 use super::text::{write_or, write_scalar, write_value};
 use super::Inputs;
 use crate::dialect::Dialect;
 use crate::error::{PruneError, Result};
-use crate::hash::HashMap;
 use crate::json::Json;
 use crate::record::{Role, Scalar};
 use crate::script::{EditScript, Stats};
 
 const GRACE_TOOL: &[u8] = b"context_tree_query";
 
-pub fn run(inputs: &Inputs<'_>, script: &mut EditScript, stats: &mut Stats) -> Result<bool> {
+pub fn run(
+    inputs: &Inputs<'_>,
+    memo: &mut Memo,
+    script: &mut EditScript,
+    stats: &mut Stats,
+) -> Result<bool> {
     let log = inputs.log;
     let grace = recovery_grace(inputs);
     let mut changed = false;
-    // One stub text per look-up key and message id: renders of long
-    // conversations meet the same records again and again.
-    let mut texts: HashMap<(Vec<u8>, Vec<u8>), Vec<u8>> = HashMap::default();
     for (i, rec) in log.records.iter().enumerate() {
         if rec.role != Role::ToolResult {
             continue;
         }
-        let (key, lookup) = match inputs.dialect {
-            Dialect::V2_4 => {
-                let Scalar::Str(id) = rec.tool_call_id else {
-                    continue;
-                };
-                let id = log.syms.text(id);
-                if !inputs.state.is_summarized(id) {
-                    continue;
-                }
-                (MessageKey::Text(id.to_vec()), id.to_vec())
-            }
-            Dialect::V2_9 => {
-                let key = message_key(rec, &log.syms);
-                let lookup = match (key.text(), rec.tool_call_id) {
-                    (Some(k), _) if inputs.state.is_summarized(k) => k.to_vec(),
-                    (_, Scalar::Str(id))
-                        if inputs.state.has_legacy_bare_record(log.syms.text(id)) =>
-                    {
-                        log.syms.text(id).to_vec()
-                    }
-                    _ => continue,
-                };
-                (key, lookup)
+        let decision = match memo.stub(i) {
+            Some(d) => d,
+            None => {
+                let d = decide(inputs, memo, i)?;
+                memo.set_stub(i, d);
+                d
             }
         };
-        let record = inputs.state.record(&lookup);
-        if let (Some(p), Some(r)) = (&inputs.config.protection, record) {
-            match p.protects(r.get("toolName"), r.get("args")) {
-                Ok(true) => continue,
-                Ok(false) => {}
-                Err(what) => {
-                    return Err(PruneError::bad_config(format!(
-                        "{what} (the reference throws checking message {i})"
-                    )))
-                }
-            }
-        }
-        if key.text().is_some_and(|k| grace.iter().any(|g| g == k)) {
+        let StubDecision::Stub(text) = decision else {
+            continue;
+        };
+        if !grace.is_empty() && message_key_text(inputs, i).is_some_and(|k| grace.contains(&k)) {
             continue;
         }
-        let mut reference = Vec::new();
-        match inputs.state.short_ref(&lookup) {
-            Some(r) if !r.is_null() => r.write_js_string(&mut reference),
-            _ => write_scalar(&mut reference, &rec.tool_call_id, &log.syms),
-        }
-        let text = texts
-            .entry((lookup, reference))
-            .or_insert_with_key(|(_, reference)| stub_text(record, reference))
-            .clone();
         script.stub(i, text);
         stats.stubbed += 1;
         changed = true;
     }
     Ok(changed)
+}
+
+/// The key recovery grace compares: 2.4.3 the id, 2.9.1 `K(m)`.
+fn message_key_text(inputs: &Inputs<'_>, i: usize) -> Option<Vec<u8>> {
+    let log = inputs.log;
+    let rec = &log.records[i];
+    match inputs.dialect {
+        Dialect::V2_4 => rec.tool_call_id.as_str().map(|s| log.syms.text(s).to_vec()),
+        Dialect::V2_9 => match message_key(rec, &log.syms) {
+            MessageKey::Text(k) => Some(k),
+            MessageKey::Value(_) => None,
+        },
+    }
+}
+
+/// Phase 1 for tool result `i`, recovery grace aside: whether it is
+/// summarized and not protected, and its stub text.
+fn decide(inputs: &Inputs<'_>, memo: &mut Memo, i: usize) -> Result<StubDecision> {
+    let log = inputs.log;
+    let rec = &log.records[i];
+    let lookup = match inputs.dialect {
+        Dialect::V2_4 => {
+            let Scalar::Str(id) = rec.tool_call_id else {
+                return Ok(StubDecision::Keep);
+            };
+            let id = log.syms.text(id);
+            if !inputs.state.is_summarized(id) {
+                return Ok(StubDecision::Keep);
+            }
+            id.to_vec()
+        }
+        Dialect::V2_9 => {
+            let key = message_key(rec, &log.syms);
+            match (key.text(), rec.tool_call_id) {
+                (Some(k), _) if inputs.state.is_summarized(k) => k.to_vec(),
+                (_, Scalar::Str(id)) if inputs.state.has_legacy_bare_record(log.syms.text(id)) => {
+                    log.syms.text(id).to_vec()
+                }
+                _ => return Ok(StubDecision::Keep),
+            }
+        }
+    };
+    let record = inputs.state.record(&lookup);
+    if let (Some(p), Some(r)) = (&inputs.config.protection, record) {
+        match p.protects(r.get("toolName"), r.get("args")) {
+            Ok(true) => return Ok(StubDecision::Keep),
+            Ok(false) => {}
+            Err(what) => {
+                return Err(PruneError::bad_config(format!(
+                    "{what} (the reference throws checking message {i})"
+                )))
+            }
+        }
+    }
+    let mut reference = Vec::new();
+    match inputs.state.short_ref(&lookup) {
+        Some(r) if !r.is_null() => r.write_js_string(&mut reference),
+        _ => write_scalar(&mut reference, &rec.tool_call_id, &log.syms),
+    }
+    Ok(StubDecision::Stub(
+        memo.text_id(stub_text(record, &reference)),
+    ))
 }
 
 /// Keys of `context_tree_query` results within the last

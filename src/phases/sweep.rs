@@ -44,10 +44,11 @@ pub fn run(
                                         "is null",
                                     ))
                                 }
-                                Kind::Object if b.ty == BlockType::ToolCall => {
-                                    if !open.iter().any(|o| o.same(&b.id)) {
-                                        open.push(b.id);
-                                    }
+                                Kind::Object
+                                    if b.ty == BlockType::ToolCall
+                                        && !open.iter().any(|o| o.same(&b.id)) =>
+                                {
+                                    open.push(b.id);
                                 }
                                 _ => {}
                             }
@@ -94,13 +95,16 @@ pub fn run(
     Ok(true)
 }
 
+/// An orphan's id for the report: its sort key (None: `undefined`, sorted
+/// last), the text `String()` gives, and whether it is null or undefined.
+type SortedId = (Option<Vec<u16>>, Vec<u8>, bool);
+
 /// The `orphan-sweep` report: the ids sorted as JS's default sort does
 /// (by their string forms in UTF-16 units, stable, `undefined` last); the
 /// key is the first 16 hex digits of the SHA-1 of their join.
 fn report(inputs: &Inputs<'_>, ids: &[Scalar]) -> Diagnostic {
     let syms = &inputs.log.syms;
-    // (sort key: None for undefined, the text String() gives, nullish)
-    let mut sorted: Vec<(Option<Vec<u16>>, Vec<u8>, bool)> = ids
+    let mut sorted: Vec<SortedId> = ids
         .iter()
         .map(|id| {
             let mut text = Vec::new();
@@ -116,7 +120,7 @@ fn report(inputs: &Inputs<'_>, ids: &[Scalar]) -> Diagnostic {
         (None, None) => std::cmp::Ordering::Equal,
     });
     // Array#join: null and undefined print as nothing.
-    let join = |items: &[(Option<Vec<u16>>, Vec<u8>, bool)], sep: &[u8]| {
+    let join = |items: &[SortedId], sep: &[u8]| {
         let mut out = Vec::new();
         for (n, (_, text, nullish)) in items.iter().enumerate() {
             if n > 0 {

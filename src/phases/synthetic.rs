@@ -4,6 +4,7 @@
 //! semantics over the entries' id lists, and the existing blocks a render
 //! finds already in the conversation.
 
+use super::memo::Memo;
 use super::text::write_scalar;
 use super::Inputs;
 use crate::error::{PruneError, Result};
@@ -13,21 +14,23 @@ use crate::json::text::{escape_str, escape_units, to_units};
 use crate::json::value::write_joined;
 use crate::json::Json;
 use crate::record::{Content, Interner, Kind, Role, Scalar, Sym};
-use crate::script::{EditScript, Op, Slot};
+use crate::script::{Op, Slot};
 
-/// One `<protected-output>`: the tool name and the result's text.
+/// One `<protected-output>`: the tool result it quotes, and its stub text
+/// when phase 1 stubbed it (what phase 3 reads is phase 2's output).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProtectedOutput {
-    pub tool: Vec<u8>,
-    pub text: Vec<u8>,
+    pub input: u32,
+    pub stub: Option<u32>,
 }
 
-/// `extractToolResultText` of the message a slot shows after phase 2: its
-/// text blocks' texts joined with a newline (a stub's is its stub text).
-pub fn result_text(inputs: &Inputs<'_>, script: &EditScript, slot: &Slot) -> Result<Vec<u8>> {
-    if slot.op == Op::Stub {
-        return Ok(script.stub_text(slot).to_vec());
+/// `extractToolResultText` of a quoted tool result after phase 2: its text
+/// blocks' texts joined with a newline (a stub's is its stub text).
+pub fn result_text(inputs: &Inputs<'_>, memo: &Memo, quoted: ProtectedOutput) -> Result<Vec<u8>> {
+    if let Some(text) = quoted.stub {
+        return Ok(memo.text(text).to_vec());
     }
-    let i = slot.input as usize;
+    let i = quoted.input as usize;
     let rec = &inputs.log.records[i];
     let mut out = Vec::new();
     if rec.content != Content::Array {
@@ -149,56 +152,77 @@ pub fn characters(text: &[u8]) -> Vec<Json> {
         .collect()
 }
 
-/// A JS `Set` of values, tested with message fields (SameValueZero).
-#[derive(Default)]
+/// A state value as a `Set`/`Map` key compared with message fields
+/// (SameValueZero): strings by their text, primitives by value; `undefined`
+/// is a key like any other. An array or object equals nothing.
+#[derive(Debug, Clone, PartialEq)]
+enum Key {
+    Text(Box<[u8]>),
+    Other(Scalar),
+}
+
+fn key_of_json(v: Option<&Json>) -> Option<Key> {
+    Some(match v {
+        None => Key::Other(Scalar::Absent),
+        Some(Json::Null) => Key::Other(Scalar::Null),
+        Some(Json::Bool(b)) => Key::Other(Scalar::Bool(*b)),
+        Some(Json::Num(n)) => Key::Other(Scalar::Num(*n)),
+        Some(Json::Str(t)) => Key::Text(t.clone()),
+        Some(Json::Arr(_) | Json::Obj(_)) => return None,
+    })
+}
+
+/// A JS `Set` of state values, tested with message fields.
+#[derive(Default, Debug)]
 pub struct ValueSet {
-    syms: HashSet<Sym>,
+    texts: HashSet<Box<[u8]>>,
     others: Vec<Scalar>,
 }
 
 impl ValueSet {
     /// Adds a state value (None: `undefined`).
-    pub fn insert(&mut self, v: Option<&Json>, syms: &Interner) {
-        match to_scalar(v, syms) {
-            Some(Scalar::Str(s)) => {
-                self.syms.insert(s);
+    pub fn insert(&mut self, v: Option<&Json>) {
+        match key_of_json(v) {
+            Some(Key::Text(t)) => {
+                self.texts.insert(t);
             }
-            Some(s) => self.others.push(s),
+            Some(Key::Other(s)) => self.others.push(s),
             None => {}
         }
     }
 
-    pub fn contains(&self, s: &Scalar) -> bool {
+    pub fn contains(&self, s: &Scalar, syms: &Interner) -> bool {
         match s {
-            Scalar::Str(sym) => self.syms.contains(sym),
+            Scalar::Str(sym) => self.texts.contains(syms.text(*sym)),
             _ => self.others.iter().any(|o| o.same(s)),
         }
     }
 }
 
-/// A JS `Map` keyed by values, looked up with message fields.
+/// A JS `Map` keyed by state values, looked up with message fields.
+#[derive(Debug)]
 pub struct ValueMap<V> {
-    syms: HashMap<Sym, V>,
+    texts: HashMap<Box<[u8]>, V>,
     others: Vec<(Scalar, V)>,
 }
 
 impl<V> Default for ValueMap<V> {
     fn default() -> Self {
         ValueMap {
-            syms: HashMap::default(),
+            texts: HashMap::default(),
             others: Vec::new(),
         }
     }
 }
 
 impl<V> ValueMap<V> {
-    /// `map.set(key, value)`; a key no message can hold is dropped.
-    pub fn set(&mut self, key: Option<&Json>, value: V, syms: &Interner) {
-        match to_scalar(key, syms) {
-            Some(Scalar::Str(s)) => {
-                self.syms.insert(s, value);
+    /// `map.set(key, value)`.
+    pub fn set(&mut self, key: Option<&Json>, value: V) {
+        match key_of_json(key) {
+            Some(Key::Text(t)) => {
+                self.texts.insert(t, value);
             }
-            Some(k) => match self.others.iter_mut().find(|(o, _)| o.same(&k)) {
+            Some(Key::Other(k)) => match self.others.iter_mut().find(|(o, _)| o.same(&k)) {
                 Some(e) => e.1 = value,
                 None => self.others.push((k, value)),
             },
@@ -206,29 +230,12 @@ impl<V> ValueMap<V> {
         }
     }
 
-    pub fn get(&self, key: &Scalar) -> Option<&V> {
+    pub fn get(&self, key: &Scalar, syms: &Interner) -> Option<&V> {
         match key {
-            Scalar::Str(s) => self.syms.get(s),
+            Scalar::Str(s) => self.texts.get(syms.text(*s)),
             _ => self.others.iter().find(|(o, _)| o.same(key)).map(|e| &e.1),
         }
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.syms.is_empty() && self.others.is_empty()
-    }
-}
-
-/// A state value as the message field it can equal: None when no message
-/// holds that string (it was never interned), or for an array or object.
-fn to_scalar(v: Option<&Json>, syms: &Interner) -> Option<Scalar> {
-    Some(match v {
-        None => Scalar::Absent,
-        Some(Json::Null) => Scalar::Null,
-        Some(Json::Bool(b)) => Scalar::Bool(*b),
-        Some(Json::Num(n)) => Scalar::Num(*n),
-        Some(Json::Str(t)) => Scalar::Str(syms.find(t)?),
-        Some(Json::Arr(_) | Json::Obj(_)) => return None,
-    })
 }
 
 /// Step 1: the blockIds of synthetic blocks already in the conversation.
@@ -250,14 +257,10 @@ pub fn is_existing(existing: &HashSet<Sym>, block_id: Option<&Json>, syms: &Inte
     }
 }
 
-/// The synthetic block's text (canonical): the entry's summary with its
-/// `{bN}` references substituted, and its protected outputs.
-pub fn synthetic_text(
-    inputs: &Inputs<'_>,
-    entry: &Json,
-    summary: &Json,
-    outputs: &[ProtectedOutput],
-) -> Result<Vec<u8>> {
+/// The start of an entry's synthetic block text (canonical), up to and
+/// including its summary with the `{bN}` references substituted: what the
+/// state alone decides, so a kept engine builds it once per state.
+pub fn synthetic_head(inputs: &Inputs<'_>, entry: &Json, summary: &Json) -> Result<Vec<u8>> {
     let Json::Str(summary) = summary else {
         return Err(PruneError::bad_state(
             "a chain entry's summary is not a string (the reference calls a string method on it)",
@@ -276,11 +279,27 @@ pub fn synthetic_text(
     write_joined(&mut t, tool_refs.iter().map(Some), b",");
     t.extend_from_slice(br#"\">\n"#);
     substitute_block_refs(inputs, &mut t, summary, block_id)?;
-    for p in outputs {
+    Ok(t)
+}
+
+/// The synthetic block's whole text: its head and its protected outputs.
+pub fn synthetic_text(
+    inputs: &Inputs<'_>,
+    memo: &Memo,
+    head: &[u8],
+    outputs: &[ProtectedOutput],
+) -> Result<Vec<u8>> {
+    let mut t = Vec::with_capacity(head.len() + 24);
+    t.extend_from_slice(head);
+    for &p in outputs {
         t.extend_from_slice(br#"\n\n<protected-output tool=\""#);
-        t.extend_from_slice(&p.tool);
+        write_scalar(
+            &mut t,
+            &inputs.log.records[p.input as usize].tool_name,
+            &inputs.log.syms,
+        );
         t.extend_from_slice(br#"\">\n"#);
-        t.extend_from_slice(&p.text);
+        t.extend(result_text(inputs, memo, p)?);
         t.extend_from_slice(br#"\n</protected-output>"#);
     }
     t.extend_from_slice(br#"\n</compressed-chain>"#);
@@ -333,17 +352,10 @@ fn substitute_block_refs(
     Ok(())
 }
 
-/// The protected output of a tool result slot.
-pub fn protected_output(
-    inputs: &Inputs<'_>,
-    script: &EditScript,
-    slot: &Slot,
-) -> Result<ProtectedOutput> {
-    let rec = &inputs.log.records[slot.input as usize];
-    let mut tool = Vec::new();
-    write_scalar(&mut tool, &rec.tool_name, &inputs.log.syms);
-    Ok(ProtectedOutput {
-        tool,
-        text: result_text(inputs, script, slot)?,
-    })
+/// The protected output a tool result slot gives.
+pub fn protected_output(slot: &Slot) -> ProtectedOutput {
+    ProtectedOutput {
+        input: slot.input,
+        stub: (slot.op == Op::Stub).then_some(slot.text),
+    }
 }

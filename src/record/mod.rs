@@ -179,6 +179,9 @@ pub struct MessageRecord {
     /// A user message whose `content?.[0]?.text` starts with
     /// `<compressed-chain id="X"`: X, interned (SPEC 3, phase 3 step 1).
     pub chain_block: Option<Sym>,
+    /// An array `content` holds a thinking block / a null element.
+    pub has_thinking: bool,
+    pub has_null_block: bool,
 }
 
 /// Where a message's text lives: in the caller's input, or in the log's own

@@ -223,6 +223,10 @@ fn fast(bytes: &[u8], start: usize, log: &mut Log, owned: bool) -> Option<usize>
         if rec.refs.is_empty() {
             rec.refs = refs_mark as u32..refs_mark as u32;
         }
+        for b in &log.blocks[rec.blocks.start as usize..rec.blocks.end as usize] {
+            rec.has_null_block |= b.kind == Kind::Null;
+            rec.has_thinking |= b.kind == Kind::Object && b.ty == BlockType::Thinking;
+        }
         let end = f.at;
         let span = &bytes[start..end];
         let (len, controls) = utf16_len_and_controls(span);
@@ -310,6 +314,8 @@ fn empty_record() -> MessageRecord {
         refs_kind: Refs::None,
         refs: 0..0,
         chain_block: None,
+        has_thinking: false,
+        has_null_block: false,
     }
 }
 

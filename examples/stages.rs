@@ -1,0 +1,121 @@
+//! Times the native stages of a render on a corpus file (no Node):
+//! scanning the bytes into records, the phases, writing the output, and a
+//! kept engine's render after one appended message.
+//!
+//!     cargo run --release --no-default-features --example stages -- ../shared/corpus/large.json
+
+use std::time::Instant;
+
+use condense_native::apply::{output_len, write_output};
+use condense_native::config::Config;
+use condense_native::dialect::Dialect;
+use condense_native::engine::Engine;
+use condense_native::json::parse::parse_value;
+use condense_native::phases::{self, Inputs, Memo};
+use condense_native::record::{scan::scan_array, Log};
+use condense_native::state::State;
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(|a, b| a.total_cmp(b));
+    xs[xs.len() / 2]
+}
+
+fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> f64 {
+    median(
+        (0..runs)
+            .map(|_| {
+                let t = Instant::now();
+                std::hint::black_box(f());
+                t.elapsed().as_secs_f64() * 1e3
+            })
+            .collect(),
+    )
+}
+
+/// The span of a top-level member's value in the corpus file.
+fn member<'a>(file: &'a [u8], key: &str) -> &'a [u8] {
+    let needle = format!("\"{key}\":");
+    let at = file
+        .windows(needle.len())
+        .position(|w| w == needle.as_bytes())
+        .expect("member")
+        + needle.len();
+    let mut p = condense_native::json::parse::Parser::new(&file[at..], 2000);
+    p.value(0).expect("value");
+    &file[at..at + p.at]
+}
+
+fn main() {
+    let path = std::env::args().nth(1).expect("a corpus file");
+    let runs: usize = std::env::args().nth(2).map_or(9, |n| n.parse().unwrap());
+    let only_render = std::env::args().nth(3).as_deref() == Some("render");
+    let file = std::fs::read(&path).expect("read");
+    let messages = member(&file, "messages");
+    let dialect = Dialect::V2_4;
+    let state = State::from_json(member(&file, "state"), dialect).unwrap();
+    let config = Config::from_json(member(&file, "config"), dialect).unwrap();
+    let boundary = parse_value(member(&file, "thinkingBoundaryTimestamp"))
+        .ok()
+        .and_then(|v| v.as_text().is_none().then(|| v.to_number()))
+        .filter(|b| !b.is_nan());
+
+    if only_render {
+        let mut engine = Engine::new(dialect);
+        engine.set_config(config.clone());
+        engine.set_state(state.clone());
+        engine.set_boundary(boundary);
+        engine.sync(0, messages).unwrap();
+        engine.render().unwrap();
+        let render = time(runs, || engine.render().unwrap().order.len());
+        println!("engine render {render:.3} ms");
+        return;
+    }
+    let scan = time(runs, || {
+        let mut log = Log::default();
+        scan_array(messages, &mut log, 0).unwrap();
+        log.len()
+    });
+    let mut log = Log::default();
+    scan_array(messages, &mut log, 0).unwrap();
+    let inputs = Inputs {
+        log: &log,
+        text: messages,
+        state: &state,
+        config: &config,
+        boundary,
+        dialect,
+    };
+    let phases = time(runs, || {
+        phases::run(&inputs, &mut Memo::default())
+            .unwrap()
+            .slots
+            .len()
+    });
+    let mut memo = Memo::default();
+    let script = phases::run(&inputs, &mut memo).unwrap();
+    let write = time(runs, || {
+        let mut out = Vec::with_capacity(messages.len());
+        write_output(&mut out, &inputs, &memo, &script);
+        (out.len(), output_len(&inputs, &memo, &script))
+    });
+
+    let mut engine = Engine::new(dialect);
+    engine.set_config(config.clone());
+    engine.set_state(state.clone());
+    engine.set_boundary(boundary);
+    engine.sync(0, messages).unwrap();
+    engine.render().unwrap();
+    let render = time(runs, || engine.render().unwrap().order.len());
+
+    let mb = messages.len() as f64 / 1e6;
+    println!("{path}: {:.2} MB, {} messages", mb, log.len());
+    println!("  scan      {scan:8.2} ms  ({:.0} MB/s)", mb / scan * 1e3);
+    println!("  phases    {phases:8.2} ms");
+    println!("  write     {write:8.2} ms");
+    println!(
+        "  bytes     {:8.2} ms  ({:.0} MB/s)",
+        scan + phases + write,
+        mb / (scan + phases + write) * 1e3
+    );
+    println!("  engine render (kept, nothing new) {render:8.3} ms");
+}

@@ -1,0 +1,208 @@
+//! What a kept engine remembers between renders so that a render after an
+//! append costs what changed. The phases decide per message from the state
+//! and the config (is this result stubbed, and with which text; is this
+//! message inside a compressed chain); those decisions hold until the state,
+//! the config or the boundary change (a new `generation`) or the message
+//! itself is re-sent (`truncate`). A stateless call uses a fresh memo, so
+//! both paths run the same phase code.
+
+use crate::hash::HashMap;
+
+/// Phase 1's decision for one tool result, before recovery grace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StubDecision {
+    Keep,
+    /// Stub it with the text `TextId`.
+    Stub(TextId),
+}
+
+/// A stub text's number, stable within a generation (so an edit already
+/// sent to JS can be named by it).
+pub type TextId = u32;
+
+/// 2.4.3 phase 3's facts about one message, for one state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ChainFact {
+    /// Dropped: a tool result or tool call with a dropped id, or a summary
+    /// citing one.
+    pub dropped: bool,
+    /// An assistant at a chain's final timestamp.
+    pub final_strip: bool,
+    /// A user at a chain's start: the entry (in `chainEntries()` order).
+    pub starts: Option<u32>,
+    /// A tool result whose output an entry protects: that entry.
+    pub protected_by: Option<u32>,
+}
+
+/// A synthetic text and the protected outputs it quotes.
+type Quoting = (Vec<super::synthetic::ProtectedOutput>, std::rc::Rc<[u8]>);
+
+#[derive(Default)]
+pub struct Memo {
+    generation: u64,
+    stubs: Vec<Option<StubDecision>>,
+    texts: Vec<Box<[u8]>>,
+    text_ids: HashMap<Box<[u8]>, TextId>,
+    chain: Vec<Option<ChainFact>>,
+    /// 2.4.3 phase 3's sets, derived from the state alone.
+    pub(crate) chain_sets: Option<super::chain_ids::ChainSets>,
+    /// Each chain entry's summary, derived from the state alone.
+    pub(crate) summaries: Option<Vec<crate::error::Result<crate::json::Json>>>,
+    /// Each chain entry's synthetic block head (`synthetic_head`).
+    heads: Vec<Option<std::rc::Rc<[u8]>>>,
+    /// Each chain entry's whole synthetic text, with the protected outputs
+    /// it quotes (as message and stub text), to build it again only when
+    /// they change.
+    synthetic: Vec<Option<Quoting>>,
+}
+
+impl Memo {
+    /// Forgets every decision: the state, config or boundary changed.
+    pub fn invalidate(&mut self) {
+        self.generation += 1;
+        self.stubs.clear();
+        self.texts.clear();
+        self.text_ids.clear();
+        self.chain.clear();
+        self.chain_sets = None;
+        self.summaries = None;
+        self.heads.clear();
+        self.synthetic.clear();
+    }
+
+    /// Forgets the decisions about messages `from` and after (re-sent).
+    pub fn truncate(&mut self, from: usize) {
+        self.stubs.truncate(from);
+        self.chain.truncate(from);
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    pub fn stub(&self, i: usize) -> Option<StubDecision> {
+        self.stubs.get(i).copied().flatten()
+    }
+
+    /// Forgets phase 1's decisions about the tool results that look `keys`
+    /// up (their indexer answers changed; nothing else did).
+    pub fn forget_stubs_for(
+        &mut self,
+        keys: &crate::hash::HashSet<Box<[u8]>>,
+        log: &crate::record::Log,
+        dialect: crate::dialect::Dialect,
+    ) {
+        use crate::record::{Role, Scalar};
+        for (i, rec) in log.records.iter().enumerate().take(self.stubs.len()) {
+            if rec.role != Role::ToolResult {
+                continue;
+            }
+            let id = match rec.tool_call_id {
+                Scalar::Str(s) => Some(log.syms.text(s)),
+                _ => None,
+            };
+            let hit = id.is_some_and(|id| keys.contains(id))
+                || (dialect == crate::dialect::Dialect::V2_9
+                    && super::keys::message_key(rec, &log.syms)
+                        .text()
+                        .is_some_and(|k| keys.contains(k)));
+            if hit {
+                self.stubs[i] = None;
+            }
+        }
+    }
+
+    pub fn set_stub(&mut self, i: usize, d: StubDecision) {
+        if self.stubs.len() <= i {
+            self.stubs.resize(i + 1, None);
+        }
+        self.stubs[i] = Some(d);
+    }
+
+    /// The id of a stub text, the same for the same text.
+    pub fn text_id(&mut self, text: Vec<u8>) -> TextId {
+        if let Some(&id) = self.text_ids.get(text.as_slice()) {
+            return id;
+        }
+        let id = self.texts.len() as TextId;
+        let text: Box<[u8]> = text.into_boxed_slice();
+        self.texts.push(text.clone());
+        self.text_ids.insert(text, id);
+        id
+    }
+
+    pub fn text(&self, id: TextId) -> &[u8] {
+        &self.texts[id as usize]
+    }
+
+    /// The summary of the `n`-th chain entry (`State::entry_summary`), once
+    /// per generation.
+    pub fn entry_summary(
+        &mut self,
+        state: &crate::state::State,
+        n: usize,
+    ) -> crate::error::Result<crate::json::Json> {
+        let summaries = self.summaries.get_or_insert_with(|| {
+            (0..state.chain_entries().len())
+                .map(|n| state.entry_summary(n))
+                .collect()
+        });
+        summaries[n].clone()
+    }
+
+    /// The synthetic block head of the `n`-th chain entry, once per
+    /// generation (built only when asked: 2.9.1 builds accepted entries'
+    /// only, and a bad entry throws only then).
+    pub fn synthetic_head(
+        &mut self,
+        inputs: &super::Inputs<'_>,
+        n: usize,
+    ) -> crate::error::Result<std::rc::Rc<[u8]>> {
+        if let Some(Some(h)) = self.heads.get(n) {
+            return Ok(h.clone());
+        }
+        let summary = self.entry_summary(inputs.state, n)?;
+        let entries = inputs.state.chain_entries();
+        let head: std::rc::Rc<[u8]> =
+            super::synthetic::synthetic_head(inputs, entries[n], &summary)?.into();
+        if self.heads.len() <= n {
+            self.heads.resize(n + 1, None);
+        }
+        self.heads[n] = Some(head.clone());
+        Ok(head)
+    }
+
+    /// The synthetic text of the `n`-th chain entry quoting `outputs`,
+    /// built again only when they differ from last time.
+    pub fn synthetic_text(
+        &mut self,
+        inputs: &super::Inputs<'_>,
+        n: usize,
+        outputs: &[super::synthetic::ProtectedOutput],
+    ) -> crate::error::Result<std::rc::Rc<[u8]>> {
+        if let Some(Some((quoted, text))) = self.synthetic.get(n) {
+            if quoted.as_slice() == outputs {
+                return Ok(text.clone());
+            }
+        }
+        let head = self.synthetic_head(inputs, n)?;
+        let text: std::rc::Rc<[u8]> =
+            super::synthetic::synthetic_text(inputs, self, &head, outputs)?.into();
+        if self.synthetic.len() <= n {
+            self.synthetic.resize(n + 1, None);
+        }
+        self.synthetic[n] = Some((outputs.to_vec(), text.clone()));
+        Ok(text)
+    }
+
+    pub fn chain_fact(&self, i: usize) -> Option<ChainFact> {
+        self.chain.get(i).copied().flatten()
+    }
+
+    pub fn set_chain_fact(&mut self, i: usize, f: ChainFact) {
+        if self.chain.len() <= i {
+            self.chain.resize(i + 1, None);
+        }
+        self.chain[i] = Some(f);
+    }
+}
