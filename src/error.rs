@@ -1,5 +1,9 @@
 use std::fmt;
 
+/// A session file pi cannot use, or one the loader refuses to guess about
+/// (`sessionfile`).
+pub const INVALID_SESSION: &str = "ERR_CONDENSE_INVALID_SESSION";
+
 /// A typed failure: `code` is stable (it becomes the JS error's `code`),
 /// `message` says what and where.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -18,6 +18,7 @@ pub mod output;
 pub mod phases;
 pub mod prune;
 pub mod session;
+pub mod sessionfile;
 pub mod state;
 pub mod value;
 
