@@ -44,9 +44,40 @@ export declare function computeThinkingBoundary(assistantTimestamps: Array<numbe
 /** Panics on purpose, so tests can check that a panic becomes a JS error. */
 export declare function debugPanic(): void
 
+/**
+ * Loads a session on the libuv pool: the file read (or, for bytes, the
+ * copy taken now so the caller may reuse its buffer) and the whole load run
+ * off the JS thread; the promise resolves with the JSON texts.
+ */
+export declare function loadSessionAsync(input: string | Uint8Array, leafId?: string | undefined | null, dialect?: string | undefined | null): Promise<unknown>
+
+/**
+ * Loads a session from bytes the caller holds (read in place, not
+ * copied), on the calling thread.
+ */
+export declare function loadSessionBytes(bytes: Uint8Array, leafId?: string | undefined | null, dialect?: string | undefined | null): NativeLoadResult
+
+/** Reads and loads a session file on the calling thread. */
+export declare function loadSessionFile(path: string, leafId?: string | undefined | null, dialect?: string | undefined | null): NativeLoadResult
+
 export interface NativeFrontier {
   thinkingStripBoundaryTimestamp: number | null
   nextThinkingStripBoundaryTimestamp: number | null
+}
+
+/** A load's outcome: the three JSON texts, or the error fields. */
+export interface NativeLoadResult {
+  /** `JSON.stringify` of the handler view (an array of messages). */
+  messages?: string
+  messageCount: number
+  /** The state object of the dialect (SESSIONS.md B.6). */
+  state?: string
+  /** The frontier object, or `null`. */
+  frontier?: string
+  errorCode?: string
+  errorMessage?: string
+  /** The file line the error concerns. */
+  errorLine?: number
 }
 
 export interface NativePruneResult {

@@ -112,6 +112,10 @@ const { pruneMessages, PruneSession } = require('./js/array.js').makeArrayApi(na
 
 const { pruneMessagesCompat, stateFromIndexer } = require('./js/compat.js').makeCompat(pruneMessages);
 
+const { loadSession, loadSessionAsync } = require('./js/sessionfile.js').makeSessionFileApi(native, {
+  argumentError,
+});
+
 module.exports = {
   prune,
   pruneMessages,
@@ -121,6 +125,8 @@ module.exports = {
   Pruner,
   computeThinkingBoundary,
   sizeOf,
+  loadSession,
+  loadSessionAsync,
   /** 'native' when the platform binary loaded, 'js' on the pure-JS fallback. */
   backend: native.backend,
 };

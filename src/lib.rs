@@ -26,3 +26,7 @@ pub mod value;
 #[cfg(feature = "napi")]
 #[cfg_attr(test, allow(dead_code))]
 mod napi_api;
+
+#[cfg(feature = "napi")]
+#[cfg_attr(test, allow(dead_code))]
+mod napi_sessionfile;
