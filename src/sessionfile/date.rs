@@ -54,6 +54,9 @@ pub fn date_of(v: Option<Value<'_>>) -> DateValue {
 
 /// `Date.parse(s)` for a string (WTF-8).
 pub fn parse_date(s: &[u8]) -> DateValue {
+    if let Some(t) = to_iso_string_form(s) {
+        return DateValue::Time(t);
+    }
     let units = wtf8::to_utf16(s);
     // V8 reads a NUL as the end of the string.
     let end = units.iter().position(|&u| u == 0).unwrap_or(units.len());
@@ -71,6 +74,43 @@ pub fn parse_date(s: &[u8]) -> DateValue {
         None if date.is_nan() || date.abs() > MAX_LOCAL_MS => DateValue::Time(f64::NAN),
         None => DateValue::LocalTime,
     }
+}
+
+/// The form `Date.prototype.toISOString` writes (`YYYY-MM-DDTHH:mm:ss.sssZ`,
+/// what pi writes), read directly; anything else goes through the parser.
+fn to_iso_string_form(s: &[u8]) -> Option<f64> {
+    if s.len() != 24
+        || s[4] != b'-'
+        || s[7] != b'-'
+        || s[10] != b'T'
+        || s[13] != b':'
+        || s[16] != b':'
+        || s[19] != b'.'
+        || s[23] != b'Z'
+    {
+        return None;
+    }
+    let num = |from: usize, to: usize| -> Option<i32> {
+        s[from..to].iter().try_fold(0i32, |acc, &d| {
+            d.is_ascii_digit().then(|| acc * 10 + i32::from(d - b'0'))
+        })
+    };
+    let (year, month, day) = (num(0, 4)?, num(5, 7)?, num(8, 10)?);
+    let (hour, minute, second, ms) = (num(11, 13)?, num(14, 16)?, num(17, 19)?, num(20, 23)?);
+    if !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+        || hour > 23
+        || minute > 59
+        || second > 59
+    {
+        return None;
+    }
+    let t = make_day(year, month - 1, day) * 86_400_000.0
+        + f64::from(hour) * 3_600_000.0
+        + f64::from(minute) * 60_000.0
+        + f64::from(second) * 1000.0
+        + f64::from(ms);
+    Some(time_clip(t))
 }
 
 /// Days from 1970-01-01 to the given date (month from 0, day may overflow

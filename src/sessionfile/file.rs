@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use super::error::{ErrorKind, Result, SessionError};
 use super::json::{JsKey, Kind, Value};
-use super::lines::{read_lines, Line};
+use super::lines::{read_lines, EntryKind, Head, Line, ABSENT};
 use crate::hash::HashMap;
 use crate::jsjson::string_to_number;
 
@@ -41,6 +41,7 @@ pub struct Entry<'s> {
     /// 1-based line of the file.
     pub line: u32,
     value: Value<'s>,
+    head: Head,
     migrated: Option<&'s Migrated>,
 }
 
@@ -54,27 +55,50 @@ impl<'s> Entry<'s> {
         self.value.get(key)
     }
 
+    fn member(&self, at: u32) -> Option<Value<'s>> {
+        (at != ABSENT).then(|| self.value.node_value(at))
+    }
+
+    /// The entry's `type`, among those pi projects.
+    pub fn kind(&self) -> EntryKind {
+        self.head.kind
+    }
+
     /// `entry.type === t`.
     pub fn is(&self, t: &str) -> bool {
-        self.value.get("type").is_some_and(|v| v.is_str(t))
+        match EntryKind::of_name(t) {
+            Some(k) => self.head.kind == k,
+            None => self.value.get("type").is_some_and(|v| v.is_str(t)),
+        }
     }
 
     /// `entry.customType === t`.
     pub fn custom_type_is(&self, t: &str) -> bool {
-        self.value.get("customType").is_some_and(|v| v.is_str(t))
+        self.member(self.head.custom_type)
+            .is_some_and(|v| v.is_str(t))
+    }
+
+    /// `entry.timestamp`.
+    pub fn timestamp(&self) -> Option<Value<'s>> {
+        self.member(self.head.timestamp)
+    }
+
+    /// `entry.data`.
+    pub fn data(&self) -> Option<Value<'s>> {
+        self.member(self.head.data)
     }
 
     pub fn id(&self) -> JsKey<'s> {
         match self.migrated.and_then(|m| m.id.as_ref()) {
             Some(id) => id.clone(),
-            None => JsKey::of(self.value.get("id")),
+            None => JsKey::of(self.member(self.head.id)),
         }
     }
 
     pub fn parent_id(&self) -> JsKey<'s> {
         match self.migrated.and_then(|m| m.parent.as_ref()) {
             Some(p) => p.clone(),
-            None => JsKey::of(self.value.get("parentId")),
+            None => JsKey::of(self.member(self.head.parent_id)),
         }
     }
 
@@ -88,7 +112,7 @@ impl<'s> Entry<'s> {
 
     /// A message entry's `message`.
     pub fn message(&self) -> Option<Value<'s>> {
-        self.value.get("message")
+        self.member(self.head.message)
     }
 
     /// Whether a v2 migration renamed this message's `hookMessage` role.
@@ -175,8 +199,7 @@ impl<'a> SessionFile<'a> {
         file.migrate()?;
         let mut entries = Vec::with_capacity(file.lines.len());
         for (i, line) in file.lines.iter().enumerate() {
-            let v = line.root(&file.input);
-            if !v.get("type").is_some_and(|t| t.is_str("session")) {
+            if line.head.kind != EntryKind::Session {
                 entries.push(i as u32);
             }
         }
@@ -283,6 +306,7 @@ impl<'a> SessionFile<'a> {
             index: index as u32,
             line: line.number,
             value: line.root(&self.input),
+            head: line.head,
             migrated: self.migrated.get(li),
         }
     }

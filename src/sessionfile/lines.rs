@@ -30,12 +30,96 @@ pub enum LineText {
     Decoded(Box<[u8]>),
 }
 
-/// A kept value: its 1-based line number, text and tape.
+/// An entry's `type`, read once per line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum EntryKind {
+    Session,
+    Message,
+    CustomMessage,
+    Custom,
+    Compaction,
+    BranchSummary,
+    ContextEdit,
+    #[default]
+    Other,
+}
+
+impl EntryKind {
+    pub fn of_name(name: &str) -> Option<Self> {
+        Some(match name {
+            "session" => EntryKind::Session,
+            "message" => EntryKind::Message,
+            "custom_message" => EntryKind::CustomMessage,
+            "custom" => EntryKind::Custom,
+            "compaction" => EntryKind::Compaction,
+            "branch_summary" => EntryKind::BranchSummary,
+            "context_edit" => EntryKind::ContextEdit,
+            _ => return None,
+        })
+    }
+}
+
+/// No such member.
+pub const ABSENT: u32 = u32::MAX;
+
+/// The members every reader asks for, found once per line (node indices,
+/// [`ABSENT`] when missing): entries are read many times over (paths,
+/// context, state, model calls), their members looked up once.
+#[derive(Clone, Copy, Debug)]
+pub struct Head {
+    pub kind: EntryKind,
+    pub id: u32,
+    pub parent_id: u32,
+    pub timestamp: u32,
+    pub message: u32,
+    pub custom_type: u32,
+    pub data: u32,
+}
+
+impl Head {
+    fn of(v: Value<'_>) -> Self {
+        let mut head = Head {
+            kind: EntryKind::Other,
+            id: ABSENT,
+            parent_id: ABSENT,
+            timestamp: ABSENT,
+            message: ABSENT,
+            custom_type: ABSENT,
+            data: ABSENT,
+        };
+        for (k, value) in v.members() {
+            let Some(name) = k.string() else { continue };
+            let slot = match &*name {
+                b"type" => {
+                    head.kind = std::str::from_utf8(&value.string().unwrap_or_default())
+                        .ok()
+                        .filter(|_| value.kind() == super::json::Kind::String)
+                        .and_then(EntryKind::of_name)
+                        .unwrap_or(EntryKind::Other);
+                    continue;
+                }
+                b"id" => &mut head.id,
+                b"parentId" => &mut head.parent_id,
+                b"timestamp" => &mut head.timestamp,
+                b"message" => &mut head.message,
+                b"customType" => &mut head.custom_type,
+                b"data" => &mut head.data,
+                _ => continue,
+            };
+            // A repeated key: the last one wins, as in JSON.parse.
+            *slot = value.index();
+        }
+        head
+    }
+}
+
+/// A kept value: its 1-based line number, text, tape and head.
 #[derive(Debug)]
 pub struct Line {
     pub number: u32,
     pub text: LineText,
     pub tape: Tape,
+    pub head: Head,
 }
 
 impl Line {
@@ -75,11 +159,17 @@ fn read_line(
             if !Value::root(&text, &tape).truthy() {
                 return Ok(None);
             }
+            let head = Head::of(Value::root(&text, &tape));
             let text = match text {
                 Cow::Borrowed(_) => LineText::Input(start, end),
                 Cow::Owned(owned) => LineText::Decoded(owned.into_boxed_slice()),
             };
-            Ok(Some(Line { number, text, tape }))
+            Ok(Some(Line {
+                number,
+                text,
+                tape,
+                head,
+            }))
         }
     }
 }

@@ -36,7 +36,7 @@ const FLUSH_GROUP: [&str; 7] = [
 fn is_message_end_marker(e: &Entry<'_>) -> bool {
     e.is("custom")
         && e.custom_type_is("context-prune-flush-metrics")
-        && e.get("data")
+        && e.data()
             .and_then(|d| d.get("trigger"))
             .is_some_and(|t| t.is_str("message-end"))
 }
@@ -50,7 +50,7 @@ fn written_after(e: &Entry<'_>, request_start: Option<f64>) -> bool {
     let Some(start) = request_start else {
         return false;
     };
-    matches!(date_of(e.get("timestamp")), DateValue::Time(t) if t > start)
+    matches!(date_of(e.timestamp()), DateValue::Time(t) if t > start)
 }
 
 /// Every model call on `path` (entry indices, root first), in order.

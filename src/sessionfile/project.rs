@@ -76,7 +76,7 @@ struct EditedContent {
 /// The time pi gives a message it builds from an entry: the entry's ISO
 /// `timestamp` read with `Date`, as JSON (`null` for NaN).
 fn timestamp_json(entry: &Entry<'_>, out: &mut Vec<u8>) -> Result<()> {
-    match date_of(entry.get("timestamp")) {
+    match date_of(entry.timestamp()) {
         DateValue::Time(t) => {
             write_json_number(out, t);
             Ok(())

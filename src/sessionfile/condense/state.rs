@@ -107,7 +107,7 @@ impl<'s> CondenseState<'s> {
             if entry.custom_type_is(CUSTOM_INDEX) {
                 self.index_entry(entry)?;
             } else if entry.custom_type_is(CUSTOM_CHAIN) {
-                if let Some(data) = entry.get("data") {
+                if let Some(data) = entry.data() {
                     let start = data.get("startUserTimestamp");
                     if data.get("blockId").is_some_and(|b| b.truthy())
                         && start.is_some_and(|s| s.kind() == Kind::Number)
@@ -117,7 +117,7 @@ impl<'s> CondenseState<'s> {
                     }
                 }
             } else if entry.custom_type_is(CUSTOM_DEDUP_ALIAS) {
-                if let Some(data) = entry.get("data") {
+                if let Some(data) = entry.data() {
                     let new = field(data, "newToolCallId");
                     let original = field(data, "originalToolCallId");
                     if new.truthy() && original.truthy() {
@@ -133,7 +133,7 @@ impl<'s> CondenseState<'s> {
                     }
                 }
             } else if entry.custom_type_is(CUSTOM_FRONTIER) {
-                if let Some(data) = entry.get("data") {
+                if let Some(data) = entry.data() {
                     if data.truthy()
                         && data
                             .get("lastAttemptedToolCallId")
@@ -151,7 +151,7 @@ impl<'s> CondenseState<'s> {
     }
 
     fn index_entry(&mut self, entry: Entry<'s>) -> Result<()> {
-        let data = entry.get("data");
+        let data = entry.data();
         let backfilled = match self.dialect {
             Dialect::V243 => false,
             Dialect::V291 => {

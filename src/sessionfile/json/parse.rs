@@ -202,6 +202,25 @@ impl Parser<'_> {
     /// ascending, then the others (as JSON.stringify writes a parsed object).
     fn keys_canonical(&self, at: usize) -> bool {
         let end = self.nodes[at].next as usize;
+        // Most objects are small and their keys plain: compare them in
+        // place, without allocating.
+        let mut plain: [&[u8]; 16] = [&[]; 16];
+        let mut count = 0;
+        let mut j = at + 1;
+        while j < end {
+            let k = self.nodes[j];
+            if k.escaped || count == plain.len() {
+                return self.keys_canonical_slow(at);
+            }
+            plain[count] = &self.text[k.start as usize..k.end as usize];
+            count += 1;
+            j = self.nodes[j + 1].next as usize;
+        }
+        order_and_uniqueness(&plain[..count])
+    }
+
+    fn keys_canonical_slow(&self, at: usize) -> bool {
+        let end = self.nodes[at].next as usize;
         let mut keys = Vec::new();
         let mut j = at + 1;
         while j < end {
@@ -382,12 +401,10 @@ fn order_and_uniqueness(keys: &[&[u8]]) -> bool {
         }
     }
     if keys.len() <= 16 {
-        for (i, a) in keys.iter().enumerate() {
-            if keys[..i].contains(a) {
-                return false;
-            }
-        }
-        true
+        let same = |a: &[u8], b: &[u8]| a.len() == b.len() && a.first() == b.first() && a == b;
+        keys.iter()
+            .enumerate()
+            .all(|(i, a)| !keys[..i].iter().any(|b| same(a, b)))
     } else {
         let mut set = crate::hash::HashSet::default();
         keys.iter().all(|k| set.insert(*k))

@@ -159,6 +159,16 @@ impl<'a> Value<'a> {
         found
     }
 
+    /// This value's node index in its line.
+    pub fn index(&self) -> u32 {
+        self.at
+    }
+
+    /// The value at a node index of the same line (from `get_index`).
+    pub fn node_value(&self, at: u32) -> Value<'a> {
+        self.at(at)
+    }
+
     /// `Object.hasOwn(v, key)` for a parsed object.
     pub fn has(&self, key: &str) -> bool {
         self.get(key).is_some()
