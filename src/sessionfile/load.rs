@@ -62,3 +62,60 @@ pub fn load_path(path: &std::path::Path, options: &LoadOptions<'_>) -> Result<Lo
     })?;
     load(bytes, options)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sessionfile::json::{parse, Parsed};
+
+    fn canonical(text: &[u8]) -> bool {
+        matches!(parse(text), Parsed::Value(t) if t.canonical)
+    }
+
+    /// Damaged copies of a real session (bytes flipped, cut, repeated):
+    /// every load is a typed error or canonical JSON texts.
+    #[test]
+    fn damaged_files_give_typed_errors_or_canonical_json() {
+        let seed = include_bytes!("../../__test__/fixtures/sessionfile/flushes.jsonl");
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut ok = 0;
+        for _ in 0..3000 {
+            let mut bytes = seed.to_vec();
+            for _ in 0..1 + next() % 6 {
+                let at = (next() as usize) % bytes.len();
+                match next() % 4 {
+                    0 => bytes[at] = next() as u8,
+                    1 => bytes.truncate(at.max(1)),
+                    2 => bytes.insert(at, b"{}[]\",:\n\\"[(next() % 9) as usize]),
+                    _ => {
+                        let end = (at + (next() as usize) % 64).min(bytes.len());
+                        let piece = bytes[at..end].to_vec();
+                        bytes.splice(at..at, piece);
+                    }
+                }
+            }
+            for dialect in [Dialect::V243, Dialect::V291] {
+                let options = LoadOptions {
+                    leaf_id: None,
+                    dialect,
+                };
+                match load(&bytes[..], &options) {
+                    Ok(l) => {
+                        assert!(
+                            canonical(&l.messages) && canonical(&l.state) && canonical(&l.frontier)
+                        );
+                        ok += 1;
+                    }
+                    Err(e) => assert!(e.code().starts_with("ERR_CONDENSE_"), "{e}"),
+                }
+            }
+        }
+        assert!(ok > 1000, "{ok}");
+    }
+}
