@@ -144,3 +144,28 @@ test('arguments are checked', { skip: !native && 'native binding absent' }, () =
     frontier: null,
   });
 });
+
+test('the bundled sample is what scripts/make-sample.js writes, and loads as pi and the reference read it', { skip: !native && 'native binding absent' }, async () => {
+  const path = require('node:path');
+  const os = require('node:os');
+  const { execFileSync } = require('node:child_process');
+  const sample = path.join(__dirname, '..', 'sample', 'session.jsonl');
+  const again = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sample-')), 'session.jsonl');
+  execFileSync(process.execPath, [path.join(__dirname, '..', 'scripts', 'make-sample.js'), again]);
+  assert.ok(fs.readFileSync(again).equals(fs.readFileSync(sample)), 'make-sample.js is not deterministic or sample/session.jsonl is stale');
+  const text = fs.readFileSync(sample, 'utf8');
+  const pi = await importPi();
+  const reference = await importReference();
+  const counts = { loaded: 0, refused: 0, contextErrors: 0, stateErrors: 0, states: 0 };
+  check(await oracle(pi, reference, text), text, {}, 'sample', counts);
+  assert.equal(counts.loaded, 1);
+  // What the sample promises to hold.
+  const types = text.trim().split('\n').map((l) => JSON.parse(l)).map((e) => (e.customType ? `${e.type}:${e.customType}` : e.type));
+  for (const t of ['compaction', 'branch_summary', 'custom:context-prune-chain', 'custom:context-prune-dedup-alias', 'custom_message:context-prune-summary', 'custom:context-prune-frontier']) {
+    assert.ok(types.includes(t), t);
+  }
+  const got = loadSession(sample);
+  assert.ok(got.messages.length > 100);
+  assert.ok(Object.values(got.state.records).some((r) => r.spillPath), 'an eager spill');
+  assert.equal(typeof got.frontier.thinkingStripBoundaryTimestamp, 'number');
+});
