@@ -71,13 +71,14 @@ async function main() {
   for (const [name, xs] of Object.entries(times)) {
     console.log(`  ${name.padEnd(56)} median ${median(xs).toFixed(1).padStart(7)} ms  (range ${spread(xs)})  ${(base / median(xs)).toFixed(1)}x`);
   }
-  for (const which of ['baseline', 'pi', 'loadSession', 'native']) {
+  for (const which of ['baseline', 'pi-modules', 'pi', 'loadSession', 'native']) {
     const out = execFileSync(process.execPath, [__filename, '--rss', which, file], { encoding: 'utf8' });
     console.log(`  peak RSS, ${which.padEnd(12)} ${out.trim()} MiB`);
   }
 }
 
-// One load in this fresh process, then its peak RSS.
+// One load in this fresh process, then its peak RSS. `baseline` loads this
+// package only, `pi-modules` pi and the reference only: subtract them.
 async function rss(which, file) {
   const { importPi, importReference } = require('../__test__/helpers/pi-session.js');
   if (which === 'pi') {
@@ -90,6 +91,9 @@ async function rss(which, file) {
     sm.buildSessionContext();
     if (reference) new reference['2.4.3']().reconstructFromSession({ sessionManager: { getBranch: () => sm.getBranch() } });
     fs.rmSync(dir, { recursive: true, force: true });
+  } else if (which === 'pi-modules') {
+    await importPi();
+    await importReference();
   } else if (which === 'loadSession') {
     require('..').loadSession(file);
   } else if (which === 'native') {
@@ -97,7 +101,15 @@ async function rss(which, file) {
   } else {
     require('..');
   }
-  const kb = process.resourceUsage().maxRSS;
+  // VmHWM (Linux) is this process's own peak; resourceUsage().maxRSS is
+  // not reliable in a child under every runtime.
+  let kb = process.resourceUsage().maxRSS;
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync('/proc/self/status', 'utf8'));
+    if (m) kb = Number(m[1]);
+  } catch {
+    // not Linux
+  }
   console.log((kb / 1024).toFixed(0));
 }
 

@@ -229,3 +229,104 @@ impl<'s> ContextView<'s> {
 fn common_prefix(a: &[u32], b: &[u32]) -> usize {
     a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sessionfile::condense::{state_json, CondenseState, Dialect};
+    use crate::sessionfile::path::{path_to, Leaf};
+
+    fn texts(view: &ContextView<'_>) -> Vec<Vec<u8>> {
+        view.messages()
+            .iter()
+            .map(|&id| view.message(id).json.to_vec())
+            .collect()
+    }
+
+    /// At every position of the sample's path, the view advanced entry by
+    /// entry equals a view built from scratch there, `take_changed_from`
+    /// never claims a changed message is unchanged, and the state advanced
+    /// entry by entry equals a rebuild over the branch up to there.
+    #[test]
+    fn incremental_equals_fresh_at_every_position() {
+        for bytes in [
+            &include_bytes!("../../sample/session.jsonl")[..],
+            &include_bytes!("../../__test__/fixtures/sessionfile/flushes.jsonl")[..],
+        ] {
+            let file = SessionFile::parse(bytes).unwrap();
+            let path = path_to(&file, &Leaf::Active).unwrap();
+            let mut view = ContextView::new(&file, &path.entries);
+            let mut state = CondenseState::new(Dialect::V291);
+            let mut before: Vec<Vec<u8>> = Vec::new();
+            let mut compactions = 0;
+            for p in 0..path.entries.len() {
+                view.seek(p).unwrap();
+                let now = texts(&view);
+                let from = view.take_changed_from();
+                assert!(
+                    before.iter().zip(&now).take(from).all(|(a, b)| a == b),
+                    "position {p}"
+                );
+                let mut fresh = ContextView::new(&file, &path.entries);
+                fresh.seek(p).unwrap();
+                assert_eq!(now, texts(&fresh), "position {p}");
+                let version = state.version();
+                let entry = file.entry(path.entries[p] as usize);
+                state.apply(entry).unwrap();
+                let mut rebuilt = CondenseState::new(Dialect::V291);
+                for &e in &path.entries[..=p] {
+                    rebuilt.apply(file.entry(e as usize)).unwrap();
+                }
+                assert_eq!(state_json(&state), state_json(&rebuilt), "position {p}");
+                if entry.custom_type_is("context-prune-index") {
+                    assert!(state.version() > version);
+                }
+                compactions += usize::from(entry.is("compaction"));
+                before = now;
+            }
+            // Going back rebuilds from the root.
+            view.seek(0).unwrap();
+            let mut fresh = ContextView::new(&file, &path.entries);
+            fresh.seek(0).unwrap();
+            assert_eq!(texts(&view), texts(&fresh));
+            assert!(compactions <= 1);
+        }
+    }
+
+    #[test]
+    fn compaction_keeps_from_first_kept_and_edits_apply() {
+        let lines = [
+            r#"{"type":"session","version":3,"id":"s"}"#,
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"2024-01-01T00:00:00.000Z","message":{"role":"user","content":"one","timestamp":1}}"#,
+            r#"{"type":"message","id":"sys","parentId":"a","timestamp":"2024-01-01T00:00:00.000Z","message":{"role":"system","content":"p","timestamp":1}}"#,
+            r#"{"type":"message","id":"b","parentId":"sys","timestamp":"2024-01-01T00:00:00.000Z","message":{"role":"assistant","content":[{"type":"text","text":"two"}],"timestamp":2}}"#,
+            r#"{"type":"message","id":"c","parentId":"b","timestamp":"2024-01-01T00:00:00.000Z","message":{"role":"user","content":"three","timestamp":3}}"#,
+            r#"{"type":"compaction","id":"k","parentId":"c","timestamp":"2024-01-01T00:00:01.000Z","summary":"S","firstKeptEntryId":"sys","tokensBefore":9}"#,
+            r#"{"type":"context_edit","id":"e","parentId":"k","timestamp":"2024-01-01T00:00:02.000Z","targetId":"b","replacement":{"content":"edited"}}"#,
+        ];
+        let file = SessionFile::parse(lines.join("\n").into_bytes()).unwrap();
+        let path = path_to(&file, &Leaf::Active).unwrap();
+        let mut view = ContextView::new(&file, &path.entries);
+        view.seek(3).unwrap();
+        assert_eq!(view.messages().len(), 3);
+        view.take_changed_from();
+        // The compaction replaces the first message; the edit the second.
+        view.seek(4).unwrap();
+        assert_eq!(view.take_changed_from(), 0);
+        view.finish().unwrap();
+        assert_eq!(view.take_changed_from(), 1);
+        let got: Vec<String> = texts(&view)
+            .into_iter()
+            .map(|t| String::from_utf8(t).unwrap())
+            .collect();
+        // node: buildSessionContext at "e", system messages removed.
+        assert_eq!(
+            got,
+            [
+                r#"{"role":"compactionSummary","summary":"S","tokensBefore":9,"timestamp":1704067201000}"#,
+                r#"{"role":"assistant","content":[{"type":"text","text":"edited"}],"timestamp":2}"#,
+                r#"{"role":"user","content":"three","timestamp":3}"#,
+            ]
+        );
+    }
+}
