@@ -119,7 +119,11 @@ impl<'s> ContextView<'s> {
         if entry.is("context_edit") {
             return self.rebuild();
         }
-        let edit = self.edits.get(&entry.id()).copied();
+        let edit = if self.edits.is_empty() {
+            None
+        } else {
+            self.edits.get(&entry.id()).copied()
+        };
         let ids = self.projection(entry, false, edit)?;
         let before = self.view.len();
         self.push_visible(ids);

@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use rayon::prelude::*;
 
 use super::error::{ErrorKind, Result, SessionError};
-use super::json::{parse, Parsed, Tape, Value, MAX_DEPTH};
+use super::json::{parse_with, Node, Parsed, Tape, Value, MAX_DEPTH};
 
 /// Files at least this large are parsed in parallel.
 pub const PARALLEL_MIN_BYTES: usize = 1 << 20;
@@ -138,9 +138,9 @@ impl Line {
 fn read_line(
     input: &[u8],
     number: u32,
-    start: usize,
-    end: usize,
+    (start, end): (usize, usize),
     check_utf8: bool,
+    scratch: &mut Vec<Node>,
 ) -> Result<Option<Line>> {
     let raw = &input[start..end];
     let text: Cow<'_, [u8]> = if check_utf8 && simdutf8::basic::from_utf8(raw).is_err() {
@@ -148,7 +148,7 @@ fn read_line(
     } else {
         Cow::Borrowed(raw)
     };
-    match parse(&text) {
+    match parse_with(&text, scratch) {
         Parsed::Invalid => Ok(None),
         Parsed::TooDeep => Err(SessionError {
             kind: ErrorKind::TooDeep,
@@ -191,17 +191,23 @@ pub fn read_lines(input: &[u8]) -> Result<Vec<Line>> {
             "too many lines",
         ));
     }
-    let read =
-        |(i, &(s, e)): (usize, &(usize, usize))| read_line(input, i as u32 + 1, s, e, check_utf8);
+    let read = |scratch: &mut Vec<Node>, (i, &span): (usize, &(usize, usize))| {
+        read_line(input, i as u32 + 1, span, check_utf8, scratch)
+    };
     let results: Vec<Result<Option<Line>>> = if input.len() >= PARALLEL_MIN_BYTES {
         spans
             .par_iter()
             .enumerate()
             .with_min_len(64)
-            .map(read)
+            .map_init(Vec::new, read)
             .collect()
     } else {
-        spans.iter().enumerate().map(read).collect()
+        let mut scratch = Vec::new();
+        spans
+            .iter()
+            .enumerate()
+            .map(|item| read(&mut scratch, item))
+            .collect()
     };
     let mut lines = Vec::with_capacity(results.len());
     for r in results {

@@ -12,6 +12,6 @@ pub mod write;
 pub mod wtf8;
 
 pub use key::{JsKey, JsVal};
-pub use parse::{parse, Parsed, MAX_DEPTH};
-pub use tape::{Kind, Tape};
+pub use parse::{parse, parse_with, Parsed, MAX_DEPTH};
+pub use tape::{Kind, Node, Tape};
 pub use value::Value;

@@ -28,7 +28,7 @@ pub enum Parsed {
 struct Parser<'t> {
     text: &'t [u8],
     i: usize,
-    nodes: Vec<Node>,
+    nodes: &'t mut Vec<Node>,
     canonical: bool,
     /// Open containers: whether each is an object.
     kinds: Vec<bool>,
@@ -40,27 +40,39 @@ struct Parser<'t> {
 
 /// Parses one line (its bytes are valid UTF-8).
 pub fn parse(text: &[u8]) -> Parsed {
+    parse_with(text, &mut Vec::new())
+}
+
+/// [`parse`] growing its nodes in `scratch` (left empty after), so that a
+/// thread parsing many lines reuses one buffer and each tape is allocated
+/// once, at its exact size.
+pub fn parse_with(text: &[u8], scratch: &mut Vec<Node>) -> Parsed {
     if text.len() > u32::MAX as usize {
         return Parsed::Invalid;
     }
+    scratch.clear();
     let mut p = Parser {
         text,
         i: 0,
-        nodes: Vec::with_capacity(text.len() / 32 + 4),
+        nodes: scratch,
         canonical: true,
         kinds: Vec::new(),
         open: Vec::new(),
         too_deep: false,
     };
-    match p.run() {
-        Some(()) if p.too_deep => Parsed::TooDeep,
+    let outcome = p.run();
+    let (too_deep, canonical) = (p.too_deep, p.canonical);
+    let parsed = match outcome {
+        Some(()) if too_deep => Parsed::TooDeep,
         Some(()) => Parsed::Value(Tape {
-            nodes: p.nodes,
-            canonical: p.canonical,
+            nodes: scratch.as_slice().to_vec(),
+            canonical,
             ordinal: 0,
         }),
         None => Parsed::Invalid,
-    }
+    };
+    scratch.clear();
+    parsed
 }
 
 #[inline]
