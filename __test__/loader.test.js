@@ -69,8 +69,9 @@ function json(value) {
 
 // Native exports the fallback leaves out on purpose: js/array.js checks for
 // them and runs js/pure.js directly when they are absent. A new native export
-// must either get a fallback or be listed here.
-const NATIVE_ONLY = ['pruneArray', 'NativeSession'];
+// must either get a fallback or be listed here. Session loading has no
+// fallback: js/sessionfile.js throws ERR_CONDENSE_UNSUPPORTED without it.
+const NATIVE_ONLY = ['pruneArray', 'NativeSession', 'loadSessionAsync', 'loadSessionBytes', 'loadSessionFile'];
 
 test('the fallback exports what the native binding exports', { skip: noNative }, () => {
   const nativeNames = Object.keys(native).filter((k) => !['backend', 'target', 'libc', 'loadErrors'].includes(k));

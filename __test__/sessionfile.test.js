@@ -169,3 +169,10 @@ test('the bundled sample is what scripts/make-sample.js writes, and loads as pi 
   assert.ok(Object.values(got.state.records).some((r) => r.spillPath), 'an eager spill');
   assert.equal(typeof got.frontier.thinkingStripBoundaryTimestamp, 'number');
 });
+
+test('without the native binding loading is a typed error, not a crash', async () => {
+  const { makeSessionFileApi } = require('../js/sessionfile.js');
+  const api = makeSessionFileApi({}, { argumentError: (m) => new TypeError(m) });
+  assert.throws(() => api.loadSession(Buffer.alloc(0)), { code: 'ERR_CONDENSE_UNSUPPORTED' });
+  await assert.rejects(api.loadSessionAsync(Buffer.alloc(0)), { code: 'ERR_CONDENSE_UNSUPPORTED' });
+});
