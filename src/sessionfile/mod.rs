@@ -17,10 +17,12 @@
 //! - `load`: the one-shot `loadSession`.
 //!
 //! A replay walks it like this: `SessionFile::parse(bytes)`, `path_to(&file,
-//! &Leaf::Active)`, `model_calls(&file, &path.entries)`, then for each call
-//! `view.seek(leaf)` and `state.apply` over the branch entries up to the
-//! leaf, rendering when `view.take_changed_from()` or `state.version()`
-//! says something changed.
+//! &Leaf::Active)`, `model_calls(&file, &path.entries)`; then, for each call
+//! in order, `view.seek(leaf)` (`ContextView`) and `state.apply` for every
+//! path entry up to and including the leaf (`CondenseState`; a call's leaf
+//! always has an id, so its `getBranch()` is that prefix of the path),
+//! re-syncing the renderer from `view.take_changed_from()` and re-reading
+//! `state.to_json()` when `state.version()` moved.
 
 pub mod condense;
 pub mod context;

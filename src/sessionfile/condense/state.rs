@@ -385,6 +385,17 @@ impl<'s> CondenseState<'s> {
         }
     }
 
+    /// The state object of this state's dialect (B.6) as JSON text, what
+    /// `State::from_json` of the render engine reads.
+    pub fn to_json(&self) -> Vec<u8> {
+        super::state_json(self)
+    }
+
+    /// The frontier object (B.5) as JSON text, `null` when there is none.
+    pub fn frontier_to_json(&self) -> Vec<u8> {
+        super::frontier_json(self)
+    }
+
     /// Whether the key is a record key (for tests and look-ups).
     pub fn has_record(&self, key: &JsKey<'_>) -> bool {
         self.records.get(key).is_some()
