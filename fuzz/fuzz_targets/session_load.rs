@@ -46,7 +46,7 @@ fuzz_target!(|data: &[u8]| {
             return;
         }
         assert!(view.take_changed_from() <= view.messages().len());
-        while applied <= leaf && path.branch_is_path {
+        while applied <= leaf {
             if state
                 .apply(file.entry(path.entries[applied] as usize))
                 .is_err()
