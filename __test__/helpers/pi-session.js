@@ -86,22 +86,6 @@ function frontierOf(branch, dialect) {
   return JSON.parse(JSON.stringify(frontier));
 }
 
-/** A parent cycle on the leaf's path (pi would loop forever on it). */
-function hasCycle(sm, leafId) {
-  const seen = new Set();
-  let current = leafId ? sm.getEntry(leafId) : undefined;
-  if (!leafId) {
-    const entries = sm.getEntries();
-    current = entries[entries.length - 1];
-  }
-  while (current) {
-    if (seen.has(current)) return true;
-    seen.add(current);
-    current = current.parentId ? sm.getEntry(current.parentId) : undefined;
-  }
-  return false;
-}
-
 /**
  * What pi (and the reference) make of a session text: { openError } when pi
  * refuses the file, { cycle } when pi would hang, else the handler view
@@ -159,4 +143,4 @@ async function oracle(pi, reference, text, leafId) {
   }
 }
 
-module.exports = { importPi, importReference, stateOf, frontierOf, hasCycle, oracle, REFERENCE };
+module.exports = { importPi, importReference, stateOf, frontierOf, oracle, REFERENCE };
