@@ -287,7 +287,9 @@ export type CondenseErrorCode =
   | 'ERR_CONDENSE_INVALID_CONFIG'
   | 'ERR_CONDENSE_INVALID_SESSION'
   | 'ERR_CONDENSE_TOO_DEEP'
-  | 'ERR_CONDENSE_SESSION_CLOSED';
+  | 'ERR_CONDENSE_SESSION_CLOSED'
+  | 'ERR_CONDENSE_IO'
+  | 'ERR_CONDENSE_UNSUPPORTED';
 
 /** The errors the API throws: a code, and where the problem is. */
 export interface CondenseError extends Error {
@@ -400,3 +402,68 @@ export declare function sizeOf(messages: Uint8Array): number;
  * pure-JavaScript fallback, used where no binary for this platform loads).
  */
 export declare const backend: 'native' | 'js';
+
+/** Options of `loadSession` and `loadSessionAsync`. */
+export interface LoadSessionOptions {
+  /**
+   * The entry to read the session at, as `SessionManager.branch(id)` takes
+   * it (an unknown id is an `ERR_CONDENSE_INVALID_ARGUMENT` error). Default:
+   * the active leaf pi sets on load (the last entry).
+   */
+  leafId?: string | null;
+  /** Whose rules and state shape: pi-condense '2.4.3' (default) or '2.9.1'. */
+  dialect?: '2.4.3' | '2.9.1' | null;
+}
+
+/** The frontier pi-condense keeps (SESSIONS.md B.5). */
+export interface SessionFrontier {
+  lastAttemptedToolCallId: unknown;
+  lastAttemptedToolName: unknown;
+  lastAttemptedTurnIndex: unknown;
+  lastAttemptedTimestamp: unknown;
+  attemptedBatchCount: unknown;
+  attemptedToolCallCount: unknown;
+  rawCharCount: unknown;
+  summaryCharCount: unknown;
+  outcome: unknown;
+  /** 2.4.3 only, as stored (absent when the entry lacks it). */
+  thinkingStripBoundaryTimestamp?: unknown;
+}
+
+/** What `loadSession` returns. */
+export interface LoadedSession {
+  /**
+   * The messages pi hands a `context` handler at the leaf: its
+   * `buildSessionContext` messages without the system ones, as JSON values
+   * (NaN timestamps are null, undefined fields are absent).
+   */
+  messages: Message[];
+  /** pi-condense's state rebuilt from the leaf's branch, in the dialect's shape. */
+  state: PruneState;
+  /** The frontier in force, or null. */
+  frontier: SessionFrontier | null;
+}
+
+/**
+ * Reads a pi session file (a path, file URL, or its bytes, read in place)
+ * the way pi 1.6.0 opens it, without writing to it. Runs on the calling
+ * thread: native parsing (in parallel for files over 1 MiB), then
+ * `JSON.parse` of the messages, which dominates for large files (numbers in
+ * benches/load.js). Errors carry `code` (`ERR_CONDENSE_INVALID_SESSION`,
+ * `ERR_CONDENSE_TOO_DEEP`, `ERR_CONDENSE_INVALID_ARGUMENT`,
+ * `ERR_CONDENSE_IO`), `file` and, when a line is at fault, `line`.
+ */
+export declare function loadSession(
+  pathOrBuffer: string | URL | Uint8Array,
+  options?: LoadSessionOptions | null,
+): LoadedSession;
+
+/**
+ * `loadSession` with the file read and the native load on the libuv pool
+ * (bytes are copied first, so the caller may reuse its buffer). The JSON
+ * parse of the result still runs on the JS thread when the promise settles.
+ */
+export declare function loadSessionAsync(
+  pathOrBuffer: string | URL | Uint8Array,
+  options?: LoadSessionOptions | null,
+): Promise<LoadedSession>;

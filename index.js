@@ -145,6 +145,10 @@ function sizeOf(messages) {
   return native.sizeOf(asBytes(messages, 'sizeOf'));
 }
 
+const { loadSession, loadSessionAsync } = require('./js/sessionfile.js').makeSessionFileApi(native, {
+  argumentError,
+});
+
 module.exports = {
   prune,
   Pruner,
@@ -155,6 +159,8 @@ module.exports = {
   stateFromIndexer,
   computeThinkingBoundary,
   sizeOf,
+  loadSession,
+  loadSessionAsync,
   /** 'native' when the platform binary loaded, 'js' on the pure-JS fallback. */
   backend: native.backend,
 };

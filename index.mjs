@@ -11,6 +11,8 @@ export const {
   Pruner,
   computeThinkingBoundary,
   sizeOf,
+  loadSession,
+  loadSessionAsync,
   backend,
 } = api;
 export default api;

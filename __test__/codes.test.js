@@ -14,8 +14,9 @@ const codes = require('../js/codes.js');
 
 const ROOT = path.join(__dirname, '..');
 const CODE_RE = /ERR_CONDENSE_[A-Z_]+/g;
-// Thrown only by the JavaScript layer (PruneSession.close in js/session.js).
-const JS_ONLY = [codes.SESSION_CLOSED];
+// Thrown only by the JavaScript layer (PruneSession.close in js/session.js;
+// js/sessionfile.js without the native binding).
+const JS_ONLY = [codes.SESSION_CLOSED, codes.UNSUPPORTED];
 
 function codesIn(file) {
   return new Set(fs.readFileSync(file, 'utf8').match(CODE_RE) ?? []);

@@ -34,6 +34,12 @@ const codes = Object.freeze({
   // use (a parent cycle, a message entry without its message, ...). Carries
   // `line`.
   INVALID_SESSION: 'ERR_CONDENSE_INVALID_SESSION',
+  // A session file that could not be read (a path that does not exist,
+  // permissions). Carries the file in the message.
+  IO: 'ERR_CONDENSE_IO',
+  // A call that needs the native binding where none loaded (loading session
+  // files has no pure-JS fallback). Thrown by the JavaScript layer only.
+  UNSUPPORTED: 'ERR_CONDENSE_UNSUPPORTED',
   // A PruneSession used after close(). Thrown by the JavaScript layer only
   // (js/session.js), so src/error.rs has no spelling of it.
   SESSION_CLOSED: 'ERR_CONDENSE_SESSION_CLOSED',

@@ -16,7 +16,7 @@ cd "$(dirname "$0")/../fuzz"
 
 SECONDS_PER_TARGET="${1:-60}"
 RUNS="${2:--1}"
-read -r -a TARGETS <<<"${FUZZ_TARGETS:-prune_bytes prune_structured}"
+read -r -a TARGETS <<<"${FUZZ_TARGETS:-prune_bytes prune_structured session_load}"
 failed=()
 
 if ! cargo +nightly --version >/dev/null 2>&1; then
@@ -42,6 +42,7 @@ for target in "${TARGETS[@]}"; do
   case "$target" in
     prune_bytes) extra=(-dict=prune_bytes.dict) ;;
     prune_structured) extra=(-max_len=8192) ;;
+    session_load) extra=(-max_len=65536) ;;
   esac
   mkdir -p "corpus/$target" target
   log="target/fuzz-$target.log"

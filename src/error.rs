@@ -17,10 +17,11 @@ pub enum Code {
     InvalidConfig,
     InvalidArgument,
     InvalidSession,
+    Io,
 }
 
 impl Code {
-    pub const ALL: [Code; 8] = [
+    pub const ALL: [Code; 9] = [
         Code::InvalidJson,
         Code::NotArray,
         Code::InvalidMessage,
@@ -29,6 +30,7 @@ impl Code {
         Code::InvalidConfig,
         Code::InvalidArgument,
         Code::InvalidSession,
+        Code::Io,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -41,6 +43,7 @@ impl Code {
             Code::InvalidConfig => "ERR_CONDENSE_INVALID_CONFIG",
             Code::InvalidArgument => "ERR_CONDENSE_INVALID_ARGUMENT",
             Code::InvalidSession => "ERR_CONDENSE_INVALID_SESSION",
+            Code::Io => "ERR_CONDENSE_IO",
         }
     }
 }

@@ -18,6 +18,7 @@ pub mod phases;
 pub mod prune;
 pub mod record;
 pub mod script;
+pub mod sessionfile;
 pub mod state;
 
 // napi-derive registers exports only outside test builds.

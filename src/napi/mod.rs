@@ -6,6 +6,7 @@
 
 mod engine;
 mod pruner;
+mod sessionfile;
 mod stateless;
 
 use napi::bindgen_prelude::{Either, JsObjectValue, Null};

@@ -1,0 +1,59 @@
+//! Arbitrary bytes as a pi session file: the one-shot load in both dialects,
+//! and the walk a replay makes (every model call's leaf through the
+//! incremental handler view and the state builder). Any answer must be a
+//! typed error or JSON texts that are canonical JSON; nothing may panic,
+//! hang or recurse without bound.
+
+#![no_main]
+
+use condense_native::sessionfile::json::{parse, Parsed};
+use condense_native::sessionfile::{
+    load, model_calls, path_to, CondenseState, ContextView, Dialect, Leaf, LoadOptions, SessionFile,
+};
+use libfuzzer_sys::fuzz_target;
+
+fn assert_canonical(what: &str, text: &[u8]) {
+    match parse(text) {
+        Parsed::Value(tape) => assert!(tape.canonical, "{what} is not canonical JSON"),
+        other => panic!("{what} does not parse: {other:?}"),
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    for dialect in [Dialect::V243, Dialect::V291] {
+        let options = LoadOptions {
+            leaf_id: None,
+            dialect,
+        };
+        if let Ok(loaded) = load(data, &options) {
+            assert_canonical("messages", &loaded.messages);
+            assert_canonical("state", &loaded.state);
+            assert_canonical("frontier", &loaded.frontier);
+        }
+    }
+    let Ok(file) = SessionFile::parse(data) else {
+        return;
+    };
+    let Ok(path) = path_to(&file, &Leaf::Active) else {
+        return;
+    };
+    let mut view = ContextView::new(&file, &path.entries);
+    let mut state = CondenseState::new(Dialect::V291);
+    let mut applied = 0;
+    for call in model_calls(&file, &path.entries) {
+        let Some(leaf) = call.leaf else { continue };
+        if view.seek(leaf).is_err() {
+            return;
+        }
+        assert!(view.take_changed_from() <= view.messages().len());
+        while applied <= leaf {
+            if state
+                .apply(file.entry(path.entries[applied] as usize))
+                .is_err()
+            {
+                return;
+            }
+            applied += 1;
+        }
+    }
+});

@@ -1,0 +1,160 @@
+//! The N-API surface of session loading (`sessionfile`): converts
+//! arguments, runs the load, and hands back JSON texts for the JS layer to
+//! parse. Failures come back as data (code, message, line) rather than as a
+//! thrown error, so the JS layer builds one error type, with `line` and the
+//! file name, for the sync and async paths alike. Panics never cross.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use napi::bindgen_prelude::{AsyncTask, Either, Uint8Array};
+use napi::{Env, Task};
+use napi_derive::napi;
+
+use crate::sessionfile::{load, load_path, Dialect, ErrorKind, LoadOptions, Loaded, SessionError};
+
+/// A load's outcome: the three JSON texts, or the error fields.
+#[napi(object)]
+pub struct NativeLoadResult {
+    /// `JSON.stringify` of the handler view (an array of messages).
+    pub messages: Option<String>,
+    pub message_count: u32,
+    /// The state object of the dialect (SESSIONS.md B.6).
+    pub state: Option<String>,
+    /// The frontier object, or `null`.
+    pub frontier: Option<String>,
+    pub error_code: Option<String>,
+    pub error_message: Option<String>,
+    /// The file line the error concerns.
+    pub error_line: Option<u32>,
+}
+
+fn options(
+    leaf_id: Option<String>,
+    dialect: Option<String>,
+) -> Result<LoadOptions<'static>, SessionError> {
+    Ok(LoadOptions {
+        leaf_id: leaf_id.map(Into::into),
+        dialect: match dialect {
+            None => Dialect::default(),
+            Some(d) => Dialect::parse(&d)?,
+        },
+    })
+}
+
+fn text(bytes: Vec<u8>) -> String {
+    // The loader writes UTF-8 (lone surrogates as escapes).
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+fn result(outcome: Result<Loaded, SessionError>) -> NativeLoadResult {
+    match outcome {
+        Ok(l) => NativeLoadResult {
+            messages: Some(text(l.messages)),
+            message_count: l.message_count as u32,
+            state: Some(text(l.state)),
+            frontier: Some(text(l.frontier)),
+            error_code: None,
+            error_message: None,
+            error_line: None,
+        },
+        Err(e) => NativeLoadResult {
+            messages: None,
+            message_count: 0,
+            state: None,
+            frontier: None,
+            error_code: Some(e.code().as_str().to_string()),
+            error_message: Some(e.message),
+            error_line: e.line,
+        },
+    }
+}
+
+/// Runs a load, turning a panic into an error result.
+fn guarded(run: impl FnOnce() -> Result<Loaded, SessionError>) -> Result<Loaded, SessionError> {
+    catch_unwind(AssertUnwindSafe(run)).unwrap_or_else(|_| {
+        Err(SessionError::new(
+            ErrorKind::InvalidSession,
+            "internal error while loading the session (a bug: please report it with the file)",
+        ))
+    })
+}
+
+/// Loads a session from bytes the caller holds (read in place, not
+/// copied), on the calling thread.
+#[napi(catch_unwind)]
+pub fn load_session_bytes(
+    bytes: Uint8Array,
+    leaf_id: Option<String>,
+    dialect: Option<String>,
+) -> NativeLoadResult {
+    result(guarded(|| load(&bytes[..], &options(leaf_id, dialect)?)))
+}
+
+/// Reads and loads a session file on the calling thread.
+#[napi(catch_unwind)]
+pub fn load_session_file(
+    path: String,
+    leaf_id: Option<String>,
+    dialect: Option<String>,
+) -> NativeLoadResult {
+    result(guarded(|| {
+        load_path(path.as_ref(), &options(leaf_id, dialect)?)
+    }))
+}
+
+pub enum LoadInput {
+    Path(String),
+    Bytes(Vec<u8>),
+}
+
+pub struct LoadTask {
+    input: Option<LoadInput>,
+    leaf_id: Option<String>,
+    dialect: Option<String>,
+}
+
+impl Task for LoadTask {
+    type Output = Result<Loaded, SessionError>;
+    type JsValue = NativeLoadResult;
+
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        let input = self.input.take();
+        let leaf_id = self.leaf_id.take();
+        let dialect = self.dialect.take();
+        Ok(guarded(move || {
+            let options = options(leaf_id, dialect)?;
+            match input {
+                Some(LoadInput::Path(p)) => load_path(p.as_ref(), &options),
+                Some(LoadInput::Bytes(b)) => load(b, &options),
+                None => Err(SessionError::new(
+                    ErrorKind::InvalidArgument,
+                    "the task ran twice",
+                )),
+            }
+        }))
+    }
+
+    fn resolve(&mut self, _env: Env, output: Self::Output) -> napi::Result<Self::JsValue> {
+        Ok(result(output))
+    }
+}
+
+/// Loads a session on the libuv pool: the file read (or, for bytes, the
+/// copy taken now so the caller may reuse its buffer) and the whole load run
+/// off the JS thread; the promise resolves with the JSON texts.
+#[napi(catch_unwind)]
+pub fn load_session_async(
+    input: Either<String, Uint8Array>,
+    leaf_id: Option<String>,
+    dialect: Option<String>,
+) -> AsyncTask<LoadTask> {
+    let input = match input {
+        Either::A(path) => LoadInput::Path(path),
+        Either::B(bytes) => LoadInput::Bytes(bytes.to_vec()),
+    };
+    AsyncTask::new(LoadTask {
+        input: Some(input),
+        leaf_id,
+        dialect,
+    })
+}

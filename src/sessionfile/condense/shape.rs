@@ -1,0 +1,162 @@
+//! The rebuilt state as the addon's state object (SESSIONS.md B.6, the
+//! conformance READMEs' shape) and the frontier object of B.5, as JSON text.
+//! Records keep only the fields the render reads; map keys become
+//! `String(key)` as `Object.fromEntries` makes them.
+
+use std::borrow::Cow;
+
+use super::map::JsMap;
+use super::{CondenseState, Dialect};
+use crate::sessionfile::json::write::{js_members, write};
+use crate::sessionfile::json::wtf8::{self, array_index};
+use crate::sessionfile::json::{JsVal, Value};
+
+const RECORD_FIELDS_243: &[&str] = &[
+    "toolName",
+    "args",
+    "spillPath",
+    "spillBytes",
+    "resultPreview",
+];
+const RECORD_FIELDS_291: &[&str] = &[
+    "toolCallId",
+    "resultTimestamp",
+    "toolName",
+    "args",
+    "spillPath",
+    "spillBytes",
+    "resultPreview",
+];
+
+/// Writes an object from `(key, write value)` pairs, array-index keys first
+/// as JS orders them.
+fn write_object<T>(
+    out: &mut Vec<u8>,
+    mut members: Vec<(Cow<'_, [u8]>, T)>,
+    mut value: impl FnMut(&mut Vec<u8>, T),
+) {
+    if members.iter().any(|(k, _)| array_index(k).is_some()) {
+        members.sort_by_key(|(k, _)| array_index(k).map_or(u64::MAX, u64::from));
+    }
+    out.push(b'{');
+    for (i, (k, v)) in members.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        wtf8::write_json(out, &k);
+        out.push(b':');
+        value(out, v);
+    }
+    out.push(b'}');
+}
+
+fn write_val(out: &mut Vec<u8>, v: &JsVal<'_>) {
+    if !v.write_json(out) {
+        // An undefined map value: JSON.stringify leaves the key out of an
+        // object, which a caller cannot do after the key; such keys are
+        // skipped before (see `defined`).
+        out.extend_from_slice(b"null");
+    }
+}
+
+fn defined<'m, 's>(map: &'m JsMap<'s, JsVal<'s>>) -> Vec<(Cow<'m, [u8]>, &'m JsVal<'s>)> {
+    map.as_object()
+        .into_iter()
+        .filter(|(_, v)| !v.is_undefined())
+        .collect()
+}
+
+fn write_record(out: &mut Vec<u8>, record: Value<'_>, fields: &[&str]) {
+    let kept: Vec<_> = js_members(record)
+        .into_iter()
+        .filter(|(k, _)| fields.iter().any(|f| f.as_bytes() == &**k))
+        .collect();
+    write_object(out, kept, |out, v| write(out, v));
+}
+
+/// The state object: `{records, dedupAliases, shortRefs, refAliases,
+/// chains, summaryBodies}`.
+pub fn state_json(state: &CondenseState<'_>) -> Vec<u8> {
+    let fields = match state.dialect() {
+        Dialect::V243 => RECORD_FIELDS_243,
+        Dialect::V291 => RECORD_FIELDS_291,
+    };
+    let (dedup, short) = state.aliases_and_short_refs();
+    let mut out = Vec::new();
+    out.extend_from_slice(b"{\"records\":");
+    write_object(&mut out, state.records().as_object(), |out, r| {
+        write_record(out, *r, fields)
+    });
+    out.extend_from_slice(b",\"dedupAliases\":");
+    write_object(&mut out, defined(&dedup), write_val);
+    out.extend_from_slice(b",\"shortRefs\":");
+    write_object(&mut out, defined(&short), write_val);
+    out.extend_from_slice(b",\"refAliases\":");
+    write_object(&mut out, defined(state.ref_aliases()), write_val);
+    out.extend_from_slice(b",\"chains\":[");
+    for (i, (_, data)) in state.chains().iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write(&mut out, *data);
+    }
+    out.extend_from_slice(b"],\"summaryBodies\":[");
+    for (i, body) in state.summary_bodies().iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"{\"toolCallIds\":[");
+        for (j, id) in body.tool_call_ids.iter().enumerate() {
+            if j > 0 {
+                out.push(b',');
+            }
+            // JSON.stringify writes undefined array elements as null.
+            write_val(&mut out, id);
+        }
+        out.extend_from_slice(b"],\"text\":");
+        wtf8::write_json(&mut out, &body.text);
+        out.push(b'}');
+    }
+    out.extend_from_slice(b"]}");
+    out
+}
+
+/// The frontier object of B.5 (`null` when no valid frontier entry is on
+/// the branch). 2.4.3 carries `thinkingStripBoundaryTimestamp` as stored,
+/// left out when the entry lacks it; 2.9.1 has no such field.
+pub fn frontier_json(state: &CondenseState<'_>) -> Vec<u8> {
+    let Some(data) = state.frontier_data() else {
+        return b"null".to_vec();
+    };
+    let mut out = b"{\"lastAttemptedToolCallId\":".to_vec();
+    if let Some(id) = data.get("lastAttemptedToolCallId") {
+        write(&mut out, id);
+    }
+    let defaults: [(&str, &[u8]); 8] = [
+        ("lastAttemptedToolName", b"\"unknown\""),
+        ("lastAttemptedTurnIndex", b"0"),
+        ("lastAttemptedTimestamp", b"0"),
+        ("attemptedBatchCount", b"0"),
+        ("attemptedToolCallCount", b"0"),
+        ("rawCharCount", b"0"),
+        ("summaryCharCount", b"0"),
+        ("outcome", b"\"summarized\""),
+    ];
+    for (name, default) in defaults {
+        out.push(b',');
+        wtf8::write_json(&mut out, name.as_bytes());
+        out.push(b':');
+        match data.get(name).filter(|v| !v.is_null()) {
+            Some(v) => write(&mut out, v),
+            None => out.extend_from_slice(default),
+        }
+    }
+    if state.dialect() == Dialect::V243 {
+        if let Some(b) = data.get("thinkingStripBoundaryTimestamp") {
+            out.extend_from_slice(b",\"thinkingStripBoundaryTimestamp\":");
+            write(&mut out, b);
+        }
+    }
+    out.push(b'}');
+    out
+}

@@ -1,0 +1,399 @@
+//! A session file as pi 1.6.0 holds it in memory after opening it: the kept
+//! values (A.2), the header check, the in-memory migration of version 1 and
+//! 2 files (A.3), the entries (every value whose `type` is not `"session"`),
+//! the id index where a later duplicate owns the id, and the active leaf
+//! (A.6). The file's text is borrowed or owned; entries are read in place.
+
+use std::borrow::Cow;
+
+use super::error::{ErrorKind, Result, SessionError};
+use super::json::{JsKey, Kind, Value};
+use super::lines::{read_lines, EntryKind, Head, Line, ABSENT};
+use crate::hash::HashMap;
+use crate::json::string_to_number;
+
+/// What pi's migration changed on one value (A.3), applied when it is read.
+#[derive(Clone, Debug, Default)]
+struct Migrated {
+    /// v1: the minted id and the previous entry's id.
+    id: Option<JsKey<'static>>,
+    parent: Option<JsKey<'static>>,
+    /// v1 compactions: `firstKeptEntryId` set from `firstKeptEntryIndex`.
+    first_kept: Option<JsKey<'static>>,
+    /// v2: a `hookMessage` role read as `custom`.
+    role_custom: bool,
+}
+
+/// A loaded session file.
+pub struct SessionFile<'a> {
+    input: Cow<'a, [u8]>,
+    lines: Vec<Line>,
+    /// Indices into `lines` of the entries (non-header values), file order.
+    entries: Vec<u32>,
+    migrated: Vec<Migrated>,
+    by_id: HashMap<JsKey<'static>, u32>,
+}
+
+/// One entry (an index into [`SessionFile::entries`]) with its value.
+#[derive(Clone, Copy)]
+pub struct Entry<'s> {
+    pub index: u32,
+    /// 1-based line of the file.
+    pub line: u32,
+    value: Value<'s>,
+    head: Head,
+    migrated: Option<&'s Migrated>,
+}
+
+impl<'s> Entry<'s> {
+    /// The parsed value (any JSON value; entries are usually objects).
+    pub fn value(&self) -> Value<'s> {
+        self.value
+    }
+
+    pub fn get(&self, key: &str) -> Option<Value<'s>> {
+        self.value.get(key)
+    }
+
+    fn member(&self, at: u32) -> Option<Value<'s>> {
+        (at != ABSENT).then(|| self.value.node_value(at))
+    }
+
+    /// The entry's `type`, among those pi projects.
+    pub fn kind(&self) -> EntryKind {
+        self.head.kind
+    }
+
+    /// `entry.type === t`.
+    pub fn is(&self, t: &str) -> bool {
+        match EntryKind::of_name(t) {
+            Some(k) => self.head.kind == k,
+            None => self.value.get("type").is_some_and(|v| v.is_str(t)),
+        }
+    }
+
+    /// `entry.customType === t`.
+    pub fn custom_type_is(&self, t: &str) -> bool {
+        self.member(self.head.custom_type)
+            .is_some_and(|v| v.is_str(t))
+    }
+
+    /// `entry.timestamp`.
+    pub fn timestamp(&self) -> Option<Value<'s>> {
+        self.member(self.head.timestamp)
+    }
+
+    /// `entry.data`.
+    pub fn data(&self) -> Option<Value<'s>> {
+        self.member(self.head.data)
+    }
+
+    pub fn id(&self) -> JsKey<'s> {
+        match self.migrated.and_then(|m| m.id.as_ref()) {
+            Some(id) => id.clone(),
+            None => JsKey::of(self.member(self.head.id)),
+        }
+    }
+
+    pub fn parent_id(&self) -> JsKey<'s> {
+        match self.migrated.and_then(|m| m.parent.as_ref()) {
+            Some(p) => p.clone(),
+            None => JsKey::of(self.member(self.head.parent_id)),
+        }
+    }
+
+    /// A compaction's `firstKeptEntryId`.
+    pub fn first_kept_entry_id(&self) -> JsKey<'s> {
+        match self.migrated.and_then(|m| m.first_kept.as_ref()) {
+            Some(k) => k.clone(),
+            None => JsKey::of(self.value.get("firstKeptEntryId")),
+        }
+    }
+
+    /// A message entry's `message`.
+    pub fn message(&self) -> Option<Value<'s>> {
+        self.member(self.head.message)
+    }
+
+    /// Whether a v2 migration renamed this message's `hookMessage` role.
+    pub fn role_renamed(&self) -> bool {
+        self.migrated.is_some_and(|m| m.role_custom)
+    }
+
+    /// `entry.message.role === role` for a message entry, after migration.
+    pub fn message_role_is(&self, role: &str) -> bool {
+        if self.role_renamed() {
+            return role == "custom";
+        }
+        self.message()
+            .and_then(|m| m.get("role"))
+            .is_some_and(|r| r.is_str(role))
+    }
+
+    /// Text naming the entry's id for messages.
+    pub fn id_text(&self) -> String {
+        describe_key(&self.id())
+    }
+}
+
+/// A key as a short readable text for error messages.
+pub fn describe_key(k: &JsKey<'_>) -> String {
+    match k {
+        JsKey::Undefined => "undefined".into(),
+        JsKey::Null => "null".into(),
+        JsKey::Bool(b) => b.to_string(),
+        JsKey::Number(n) => crate::json::format_number(f64::from_bits(*n)),
+        JsKey::String(s) => format!("{:?}", super::json::wtf8::display(s)),
+        JsKey::Object(_) => "an object".into(),
+        JsKey::Minted(m) => format!("(id minted for value {m})"),
+    }
+}
+
+/// JS `ToNumber` of a header's `version` (`?? 1` already applied).
+fn version_number(v: Value<'_>) -> f64 {
+    match v.kind() {
+        Kind::Number => v.number().unwrap_or(f64::NAN),
+        Kind::True => 1.0,
+        Kind::False | Kind::Null => 0.0,
+        Kind::Object => f64::NAN,
+        Kind::String | Kind::Array => {
+            let s = v.to_js_string();
+            std::str::from_utf8(&s).map_or(f64::NAN, string_to_number)
+        }
+    }
+}
+
+impl<'a> SessionFile<'a> {
+    /// Reads a file's bytes as pi opens them. A zero-byte file is an empty
+    /// session (pi writes a header into it); a non-empty file whose first
+    /// kept value is not a header is an error naming that line.
+    pub fn parse(input: impl Into<Cow<'a, [u8]>>) -> Result<Self> {
+        let input = input.into();
+        let lines = read_lines(&input)?;
+        let mut file = SessionFile {
+            input,
+            lines,
+            entries: Vec::new(),
+            migrated: Vec::new(),
+            by_id: HashMap::default(),
+        };
+        if file.lines.is_empty() {
+            if file.input.is_empty() {
+                return Ok(file);
+            }
+            return Err(SessionError::new(
+                ErrorKind::InvalidSession,
+                "not a pi session: no line holds a JSON value",
+            ));
+        }
+        let header = file.lines[0].root(&file.input);
+        let is_header = header.is_object()
+            && header.get("type").is_some_and(|t| t.is_str("session"))
+            && header.get("id").is_some_and(|id| id.kind() == Kind::String);
+        if !is_header {
+            return Err(SessionError::at(
+                file.lines[0].number,
+                "not a pi session: the first entry is not a header {type:\"session\", id:<string>}",
+            ));
+        }
+        file.migrate()?;
+        let mut entries = Vec::with_capacity(file.lines.len());
+        for (i, line) in file.lines.iter().enumerate() {
+            if line.head.kind != EntryKind::Session {
+                entries.push(i as u32);
+            }
+        }
+        file.entries = entries;
+        let mut by_id = HashMap::default();
+        for i in 0..file.entries.len() {
+            let id = file.entry(i).id().into_owned();
+            by_id.insert(id, i as u32);
+        }
+        file.by_id = by_id;
+        Ok(file)
+    }
+
+    /// A.3: version below 2 mints ids and parent links, below 3 renames
+    /// `hookMessage` roles. The version is compared as JS compares it.
+    fn migrate(&mut self) -> Result<()> {
+        let header = self.lines[0].root(&self.input);
+        let version = match header.get("version") {
+            None => 1.0,
+            Some(v) if v.is_null() => 1.0,
+            Some(v) => version_number(v),
+        };
+        if version >= 3.0 || version.is_nan() {
+            return Ok(());
+        }
+        let mut migrated = vec![Migrated::default(); self.lines.len()];
+        if version < 2.0 {
+            let mut previous = JsKey::Null;
+            for (i, line) in self.lines.iter().enumerate() {
+                let v = line.root(&self.input);
+                if v.get("type").is_some_and(|t| t.is_str("session")) {
+                    continue;
+                }
+                if !matches!(v.kind(), Kind::Object | Kind::Array) {
+                    // pi assigns `entry.id` in strict mode: a TypeError.
+                    return Err(SessionError::at(
+                        line.number,
+                        "pi cannot migrate this version-1 file: the line holds a JSON value that is not an object, so pi's migration throws a TypeError",
+                    ));
+                }
+                let id = JsKey::Minted(i as u32);
+                migrated[i].id = Some(id.clone());
+                migrated[i].parent = Some(previous);
+                previous = id;
+                if v.get("type").is_some_and(|t| t.is_str("compaction")) {
+                    if let Some(index) = v.get("firstKeptEntryIndex").and_then(|x| x.number()) {
+                        let target = (index >= 0.0
+                            && index.fract() == 0.0
+                            && index < self.lines.len() as f64)
+                            .then_some(index as usize);
+                        if let Some(t) = target {
+                            let tv = self.lines[t].root(&self.input);
+                            if !tv.get("type").is_some_and(|x| x.is_str("session")) {
+                                let id = if t <= i {
+                                    JsKey::Minted(t as u32)
+                                } else {
+                                    JsKey::of(tv.get("id")).into_owned()
+                                };
+                                migrated[i].first_kept = Some(id);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for (i, line) in self.lines.iter().enumerate() {
+            let v = line.root(&self.input);
+            if v.get("type").is_some_and(|t| t.is_str("message")) {
+                let m = v.get("message");
+                if m.is_some_and(|m| {
+                    m.truthy() && m.get("role").is_some_and(|r| r.is_str("hookMessage"))
+                }) {
+                    migrated[i].role_custom = true;
+                }
+            }
+        }
+        self.migrated = migrated;
+        Ok(())
+    }
+
+    /// The file's bytes.
+    pub fn input(&self) -> &[u8] {
+        &self.input
+    }
+
+    /// The header, when the file is not empty.
+    pub fn header(&self) -> Option<Value<'_>> {
+        self.lines.first().map(|l| l.root(&self.input))
+    }
+
+    /// Number of entries (header and later `session` values excluded).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn entry(&self, index: usize) -> Entry<'_> {
+        let li = self.entries[index] as usize;
+        let line = &self.lines[li];
+        Entry {
+            index: index as u32,
+            line: line.number,
+            value: line.root(&self.input),
+            head: line.head,
+            migrated: self.migrated.get(li),
+        }
+    }
+
+    /// `byId.get(id)`: the last entry holding that id.
+    pub fn by_id(&self, id: &JsKey<'_>) -> Option<usize> {
+        let map: &HashMap<JsKey<'_>, u32> = &self.by_id;
+        map.get(id).map(|&i| i as usize)
+    }
+
+    /// The active leaf's id as pi sets it on load: the last entry's id, or
+    /// `null` when there is no entry.
+    pub fn active_leaf_id(&self) -> JsKey<'_> {
+        match self.entries.len() {
+            0 => JsKey::Null,
+            n => self.entry(n - 1).id(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_check() {
+        assert!(SessionFile::parse(&b""[..]).unwrap().is_empty());
+        for bad in [
+            &b"\n\n"[..],
+            b"{\"type\":\"message\"}",
+            b"42\n{\"type\":\"session\",\"id\":\"s\"}",
+            b"{\"type\":\"session\",\"id\":5}",
+        ] {
+            let e = SessionFile::parse(bad).err().unwrap();
+            assert_eq!(e.code().as_str(), "ERR_CONDENSE_INVALID_SESSION", "{bad:?}");
+        }
+        let e = SessionFile::parse(&b"garbage\n\n[1]\n"[..]).err().unwrap();
+        assert_eq!(e.line, Some(3));
+    }
+
+    #[test]
+    fn later_duplicates_own_the_id_and_session_values_are_not_entries() {
+        let text = concat!(
+            r#"{"type":"session","version":3,"id":"s"}"#,
+            "\n",
+            r#"{"type":"message","id":"a","parentId":null,"n":1}"#,
+            "\n",
+            r#"{"type":"session","id":"again"}"#,
+            "\n",
+            r#"{"type":"message","id":"a","parentId":null,"n":2}"#,
+            "\n",
+            r#"{"type":"label","parentId":"a"}"#,
+        );
+        let f = SessionFile::parse(text.as_bytes()).unwrap();
+        assert_eq!(f.len(), 3);
+        let a = f.by_id(&JsKey::str("a")).unwrap();
+        assert_eq!(f.entry(a).get("n").unwrap().number(), Some(2.0));
+        assert_eq!(f.active_leaf_id(), JsKey::Undefined);
+        assert_eq!(f.by_id(&JsKey::Undefined), Some(2));
+    }
+
+    #[test]
+    fn version_1_files_get_ids_and_parents() {
+        let text = concat!(
+            r#"{"type":"session","id":"s"}"#,
+            "\n",
+            r#"{"type":"message","message":{"role":"hookMessage"}}"#,
+            "\n",
+            r#"{"type":"compaction","firstKeptEntryIndex":1}"#,
+            "\n",
+            r#"{"type":"message","id":"x","parentId":"zzz","message":{"role":"user"}}"#,
+        );
+        let f = SessionFile::parse(text.as_bytes()).unwrap();
+        let (a, c, m) = (f.entry(0), f.entry(1), f.entry(2));
+        assert_eq!(a.parent_id(), JsKey::Null);
+        assert_eq!(c.parent_id(), a.id());
+        assert_eq!(m.parent_id(), c.id());
+        assert_eq!(c.first_kept_entry_id(), a.id());
+        assert!(a.message_role_is("custom"));
+        assert_ne!(m.id(), JsKey::str("x"));
+        let bad = "{\"type\":\"session\",\"id\":\"s\",\"version\":\"1\"}\n42\n";
+        assert_eq!(
+            SessionFile::parse(bad.as_bytes()).err().unwrap().line,
+            Some(2)
+        );
+        // Version "abc" is NaN: no migration at all.
+        let nan = "{\"type\":\"session\",\"id\":\"s\",\"version\":\"abc\"}\n42\n";
+        assert_eq!(SessionFile::parse(nan.as_bytes()).unwrap().len(), 1);
+    }
+}

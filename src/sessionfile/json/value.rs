@@ -1,0 +1,283 @@
+//! Reading a parsed line with JavaScript's rules: property access where a
+//! duplicated key yields its last value, truthiness, `typeof`, `ToString`,
+//! and the identity of a value as a `Map` key. Everything borrows the line.
+
+use std::borrow::Cow;
+
+use super::parse::number_value;
+use super::tape::{Kind, Node, Tape};
+use super::wtf8;
+use crate::json::format_number;
+
+/// A node of a parsed line, with the text and tape it lives in.
+#[derive(Clone, Copy)]
+pub struct Value<'a> {
+    text: &'a [u8],
+    tape: &'a Tape,
+    at: u32,
+}
+
+impl std::fmt::Debug for Value<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", String::from_utf8_lossy(self.span()))
+    }
+}
+
+impl<'a> Value<'a> {
+    /// The root of a parsed line.
+    pub fn root(text: &'a [u8], tape: &'a Tape) -> Self {
+        Value { text, tape, at: 0 }
+    }
+
+    fn node(&self) -> Node {
+        self.tape.nodes[self.at as usize]
+    }
+
+    fn at(&self, at: u32) -> Value<'a> {
+        Value { at, ..*self }
+    }
+
+    pub fn kind(&self) -> Kind {
+        self.node().kind
+    }
+
+    /// Whether the line's text is JSON.stringify's text of its value.
+    pub fn canonical(&self) -> bool {
+        self.tape.canonical
+    }
+
+    /// The value's own text in the line (strings with their quotes).
+    pub fn span(&self) -> &'a [u8] {
+        let n = self.node();
+        match n.kind {
+            Kind::String => &self.text[n.start as usize - 1..n.end as usize + 1],
+            _ => &self.text[n.start as usize..n.end as usize],
+        }
+    }
+
+    /// Identity of an object or array: `===` between two of them is true only
+    /// for the same node of the same line.
+    pub fn identity(&self) -> u64 {
+        (u64::from(self.tape.ordinal) << 32) | u64::from(self.at)
+    }
+
+    pub fn is_object(&self) -> bool {
+        self.kind() == Kind::Object
+    }
+
+    pub fn is_array(&self) -> bool {
+        self.kind() == Kind::Array
+    }
+
+    pub fn is_null(&self) -> bool {
+        self.kind() == Kind::Null
+    }
+
+    /// `typeof v === "object"` (arrays and null included).
+    pub fn is_typeof_object(&self) -> bool {
+        matches!(self.kind(), Kind::Object | Kind::Array | Kind::Null)
+    }
+
+    /// JavaScript truthiness (`null`, `false`, `0`, `-0` and `""` are falsy).
+    pub fn truthy(&self) -> bool {
+        match self.kind() {
+            Kind::Null | Kind::False => false,
+            Kind::True | Kind::Array | Kind::Object => true,
+            Kind::Number => self.number().is_some_and(|n| n != 0.0 && !n.is_nan()),
+            Kind::String => {
+                let n = self.node();
+                n.end > n.start
+            }
+        }
+    }
+
+    pub fn number(&self) -> Option<f64> {
+        (self.kind() == Kind::Number).then(|| number_value(self.span()))
+    }
+
+    /// The string's value (WTF-8), or None for other kinds.
+    pub fn string(&self) -> Option<Cow<'a, [u8]>> {
+        let n = self.node();
+        (n.kind == Kind::String)
+            .then(|| wtf8::decode(&self.text[n.start as usize..n.end as usize], n.escaped))
+    }
+
+    /// `v === "literal"`.
+    pub fn is_str(&self, literal: &str) -> bool {
+        let n = self.node();
+        if n.kind != Kind::String {
+            return false;
+        }
+        let raw = &self.text[n.start as usize..n.end as usize];
+        if n.escaped {
+            &*wtf8::decode(raw, true) == literal.as_bytes()
+        } else {
+            raw == literal.as_bytes()
+        }
+    }
+
+    /// Members in document order, duplicates included.
+    pub fn members(&self) -> Members<'a> {
+        let n = self.node();
+        let (next, end) = if n.kind == Kind::Object {
+            (self.at + 1, n.next)
+        } else {
+            (0, 0)
+        };
+        Members {
+            v: *self,
+            next,
+            end,
+        }
+    }
+
+    /// Elements of an array (none for other kinds).
+    pub fn elements(&self) -> Elements<'a> {
+        let n = self.node();
+        let (next, end) = if n.kind == Kind::Array {
+            (self.at + 1, n.next)
+        } else {
+            (0, 0)
+        };
+        Elements {
+            v: *self,
+            next,
+            end,
+        }
+    }
+
+    /// Property access on a parsed object: the last member with that key.
+    /// Other kinds have no own JSON properties (`(5).x`, `[].x` are
+    /// undefined).
+    pub fn get(&self, key: &str) -> Option<Value<'a>> {
+        let mut found = None;
+        for (k, v) in self.members() {
+            if k.is_str(key) {
+                found = Some(v);
+            }
+        }
+        found
+    }
+
+    /// This value's node index in its line.
+    pub fn index(&self) -> u32 {
+        self.at
+    }
+
+    /// The value at a node index of the same line (from `get_index`).
+    pub fn node_value(&self, at: u32) -> Value<'a> {
+        self.at(at)
+    }
+
+    /// `Object.hasOwn(v, key)` for a parsed object.
+    pub fn has(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// Appends JavaScript's `String(v)` (WTF-8): arrays join their elements
+    /// with `,` (null and undefined as empty), objects are
+    /// `[object Object]`.
+    pub fn write_to_string(&self, out: &mut Vec<u8>) {
+        match self.kind() {
+            Kind::Null => out.extend_from_slice(b"null"),
+            Kind::False => out.extend_from_slice(b"false"),
+            Kind::True => out.extend_from_slice(b"true"),
+            Kind::Number => {
+                out.extend_from_slice(format_number(self.number().unwrap_or(f64::NAN)).as_bytes())
+            }
+            Kind::String => out.extend_from_slice(&self.string().unwrap_or_default()),
+            Kind::Object => out.extend_from_slice(b"[object Object]"),
+            Kind::Array => {
+                for (i, e) in self.elements().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    if !e.is_null() {
+                        e.write_to_string(out);
+                    }
+                }
+            }
+        }
+    }
+
+    pub fn to_js_string(&self) -> Cow<'a, [u8]> {
+        if let Some(s) = self.string() {
+            return s;
+        }
+        let mut out = Vec::new();
+        self.write_to_string(&mut out);
+        Cow::Owned(out)
+    }
+}
+
+pub struct Members<'a> {
+    v: Value<'a>,
+    next: u32,
+    end: u32,
+}
+
+impl<'a> Iterator for Members<'a> {
+    type Item = (Value<'a>, Value<'a>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.next >= self.end {
+            return None;
+        }
+        let key = self.v.at(self.next);
+        let value = self.v.at(self.next + 1);
+        self.next = value.node().next;
+        Some((key, value))
+    }
+}
+
+pub struct Elements<'a> {
+    v: Value<'a>,
+    next: u32,
+    end: u32,
+}
+
+impl<'a> Iterator for Elements<'a> {
+    type Item = Value<'a>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.next >= self.end {
+            return None;
+        }
+        let e = self.v.at(self.next);
+        self.next = e.node().next;
+        Some(e)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::sessionfile::json::parse::{parse, Parsed};
+
+    pub fn tape(s: &str) -> Tape {
+        match parse(s.as_bytes()) {
+            Parsed::Value(t) => t,
+            other => panic!("{s}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn reads_like_javascript() {
+        let text = r#"{"a":1,"b":"x","a":2,"e":"\u0061","arr":[1,null,[2,"s"],{}],"z":0,"s":""}"#;
+        let t = tape(text);
+        let v = Value::root(text.as_bytes(), &t);
+        assert_eq!(v.get("a").unwrap().number(), Some(2.0));
+        assert!(v.get("e").unwrap().is_str("a"));
+        assert!(v.get("missing").is_none());
+        assert!(!v.get("z").unwrap().truthy());
+        assert!(!v.get("s").unwrap().truthy());
+        assert!(v.get("arr").unwrap().truthy());
+        assert_eq!(
+            &*v.get("arr").unwrap().to_js_string(),
+            b"1,,2,s,[object Object]"
+        );
+        assert_eq!(v.members().count(), 7);
+        assert_eq!(v.get("arr").unwrap().elements().count(), 4);
+        assert_eq!(v.get("b").unwrap().span(), br#""x""#);
+    }
+}

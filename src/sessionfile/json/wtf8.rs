@@ -1,0 +1,264 @@
+//! JavaScript strings as bytes. A JS string may hold lone surrogates (a
+//! session line may spell them as `\udxxx` escapes), which UTF-8 cannot.
+//! Strings are therefore kept as WTF-8: UTF-8 in which a lone surrogate is
+//! the three-byte sequence of its code unit (`ED A0..BF xx`), which valid
+//! UTF-8 never contains. Equal JS strings have equal WTF-8 bytes, so ids
+//! compare and hash as bytes, and a writer turns the surrogate sequences
+//! back into the escapes `JSON.stringify` writes.
+
+use std::borrow::Cow;
+
+/// The string value of a JSON string body (the bytes between the quotes,
+/// already validated by the parser). Borrowed when it holds no escape.
+pub fn decode(raw: &[u8], escaped: bool) -> Cow<'_, [u8]> {
+    if !escaped {
+        return Cow::Borrowed(raw);
+    }
+    let mut out = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        let Some(off) = memchr::memchr(b'\\', &raw[i..]) else {
+            out.extend_from_slice(&raw[i..]);
+            break;
+        };
+        out.extend_from_slice(&raw[i..i + off]);
+        i += off + 1;
+        let c = raw[i];
+        i += 1;
+        match c {
+            b'b' => out.push(8),
+            b'f' => out.push(12),
+            b'n' => out.push(b'\n'),
+            b'r' => out.push(b'\r'),
+            b't' => out.push(b'\t'),
+            b'u' => {
+                let unit = hex4(&raw[i..i + 4]);
+                i += 4;
+                let pair_low = (0xD800..0xDC00).contains(&unit)
+                    && raw.get(i) == Some(&b'\\')
+                    && raw.get(i + 1) == Some(&b'u')
+                    && raw.len() >= i + 6
+                    && (0xDC00..0xE000).contains(&hex4(&raw[i + 2..i + 6]));
+                if pair_low {
+                    let low = hex4(&raw[i + 2..i + 6]);
+                    i += 6;
+                    let cp = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                    push_code_point(&mut out, cp);
+                } else {
+                    push_code_point(&mut out, unit);
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// The value of four hex digits (the parser checked they are hex).
+pub fn hex4(digits: &[u8]) -> u32 {
+    digits.iter().fold(0, |acc, &d| {
+        let v = match d {
+            b'0'..=b'9' => d - b'0',
+            b'a'..=b'f' => d - b'a' + 10,
+            _ => d - b'A' + 10,
+        };
+        acc * 16 + u32::from(v)
+    })
+}
+
+/// Appends a code point (a lone surrogate included) in WTF-8.
+pub fn push_code_point(out: &mut Vec<u8>, cp: u32) {
+    match cp {
+        0..=0x7F => out.push(cp as u8),
+        0x80..=0x7FF => out.extend_from_slice(&[0xC0 | (cp >> 6) as u8, 0x80 | (cp & 0x3F) as u8]),
+        0x800..=0xFFFF => out.extend_from_slice(&[
+            0xE0 | (cp >> 12) as u8,
+            0x80 | ((cp >> 6) & 0x3F) as u8,
+            0x80 | (cp & 0x3F) as u8,
+        ]),
+        _ => out.extend_from_slice(&[
+            0xF0 | (cp >> 18) as u8,
+            0x80 | ((cp >> 12) & 0x3F) as u8,
+            0x80 | ((cp >> 6) & 0x3F) as u8,
+            0x80 | (cp & 0x3F) as u8,
+        ]),
+    }
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+fn needs_care(b: u8) -> bool {
+    b < 0x20 || b == b'"' || b == b'\\' || b == 0xED
+}
+
+/// Appends `s` (WTF-8) as `JSON.stringify` writes a string: `"` and `\`
+/// escaped, the short escapes for `\b \f \n \r \t`, other controls as
+/// `\u00xx`, lone surrogates as `\udxxx`, everything else literal.
+pub fn write_json(out: &mut Vec<u8>, s: &[u8]) {
+    out.reserve(s.len() + 2);
+    out.push(b'"');
+    let mut run = 0;
+    let mut i = 0;
+    while i < s.len() {
+        let b = s[i];
+        if !needs_care(b) {
+            i += 1;
+            continue;
+        }
+        if b == 0xED {
+            // U+D000..U+D7FF are ordinary characters; A0..BF after ED is a
+            // surrogate.
+            if s.get(i + 1).is_some_and(|&c| c >= 0xA0) && i + 2 < s.len() {
+                out.extend_from_slice(&s[run..i]);
+                let unit = 0xD000 | (u32::from(s[i + 1] & 0x3F) << 6) | u32::from(s[i + 2] & 0x3F);
+                out.extend_from_slice(b"\\u");
+                for shift in [12, 8, 4, 0] {
+                    out.push(HEX[((unit >> shift) & 15) as usize]);
+                }
+                i += 3;
+                run = i;
+            } else {
+                i += 1;
+            }
+            continue;
+        }
+        out.extend_from_slice(&s[run..i]);
+        match b {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            8 => out.extend_from_slice(b"\\b"),
+            12 => out.extend_from_slice(b"\\f"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            _ => out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[(b >> 4) as usize],
+                HEX[(b & 15) as usize],
+            ]),
+        }
+        i += 1;
+        run = i;
+    }
+    out.extend_from_slice(&s[run..]);
+    out.push(b'"');
+}
+
+/// The key as an array index (a canonical decimal below 2^32 - 1), which JS
+/// objects list before every other key, in ascending order.
+pub fn array_index(key: &[u8]) -> Option<u32> {
+    if key.is_empty() || key.len() > 10 || (key.len() > 1 && key[0] == b'0') {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &d in key {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + u64::from(d - b'0');
+    }
+    (v < u64::from(u32::MAX)).then_some(v as u32)
+}
+
+/// The UTF-16 code units of a WTF-8 string.
+pub fn to_utf16(s: &[u8]) -> Vec<u16> {
+    let mut units = Vec::with_capacity(s.len());
+    let mut i = 0;
+    while i < s.len() {
+        let b = s[i];
+        let (cp, len) = match b {
+            0..=0x7F => (u32::from(b), 1),
+            0xC0..=0xDF => ((u32::from(b & 0x1F) << 6) | cont(s, i + 1), 2),
+            0xE0..=0xEF => (
+                (u32::from(b & 0x0F) << 12) | (cont(s, i + 1) << 6) | cont(s, i + 2),
+                3,
+            ),
+            _ => (
+                (u32::from(b & 0x07) << 18)
+                    | (cont(s, i + 1) << 12)
+                    | (cont(s, i + 2) << 6)
+                    | cont(s, i + 3),
+                4,
+            ),
+        };
+        if cp >= 0x10000 {
+            let v = cp - 0x10000;
+            units.push(0xD800 | (v >> 10) as u16);
+            units.push(0xDC00 | (v & 0x3FF) as u16);
+        } else {
+            units.push(cp as u16);
+        }
+        i += len;
+    }
+    units
+}
+
+fn cont(s: &[u8], at: usize) -> u32 {
+    s.get(at).map_or(0, |&c| u32::from(c & 0x3F))
+}
+
+/// Text for error messages: lone surrogates shown as U+FFFD.
+pub fn display(s: &[u8]) -> String {
+    String::from_utf16_lossy(&to_utf16(s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json(s: &[u8]) -> String {
+        let mut out = Vec::new();
+        write_json(&mut out, s);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn decodes_escapes_like_json_parse() {
+        assert_eq!(&*decode(br"a\n\t\u00e9\/", true), "a\n\té/".as_bytes());
+        // A pair of escapes is one astral character; a lone one stays a unit.
+        assert_eq!(&*decode(br"\ud83d\ude00", true), "😀".as_bytes());
+        assert_eq!(&*decode(br"\ud83dx", true), b"\xED\xA0\xBDx");
+        assert_eq!(
+            &*decode(br"\udc00\ud800", true),
+            b"\xED\xB0\x80\xED\xA0\x80"
+        );
+        assert!(matches!(decode(b"plain", false), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn writes_like_json_stringify() {
+        // node: JSON.stringify("\ud83d" + "x\u0001\"\\\u2028é😀")
+        assert_eq!(
+            json(b"\xED\xA0\xBDx\x01\"\\\xE2\x80\xA8\xC3\xA9\xF0\x9F\x98\x80"),
+            "\"\\ud83dx\\u0001\\\"\\\\\u{2028}é😀\""
+        );
+        // U+D55C (Hangul) starts with ED too and stays literal.
+        assert_eq!(json("한".as_bytes()), "\"한\"");
+        assert_eq!(json(b"\x08\x0c\n\r\t"), r#""\b\f\n\r\t""#);
+    }
+
+    #[test]
+    fn array_indices_are_canonical_and_below_2_32_minus_1() {
+        assert_eq!(array_index(b"0"), Some(0));
+        assert_eq!(array_index(b"4294967294"), Some(4294967294));
+        for k in [
+            &b"4294967295"[..],
+            b"01",
+            b"-0",
+            b"",
+            b"1e3",
+            b"99999999999",
+        ] {
+            assert_eq!(array_index(k), None, "{k:?}");
+        }
+    }
+
+    #[test]
+    fn utf16_units() {
+        assert_eq!(to_utf16("a😀".as_bytes()), vec![0x61, 0xD83D, 0xDE00]);
+        assert_eq!(to_utf16(b"\xED\xA0\xBD"), vec![0xD83D]);
+    }
+}

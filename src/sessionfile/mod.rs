@@ -1,0 +1,46 @@
+//! Reading pi session files (JSON Lines) natively, exactly as pi 1.6.0 reads
+//! them, and rebuilding pi-condense's state from the entries it wrote
+//! (`../shared/SESSIONS.md`). Independent of the render engine: it produces
+//! JSON texts (each message as `JSON.stringify` writes it, the state in the
+//! addon's shape) that the engine and the JS layer consume.
+//!
+//! The pieces, in the order a load runs them:
+//! - `json`: `JSON.parse`/`JSON.stringify` semantics over spans of the file;
+//! - `lines`: decoding, splitting and parsing lines (in parallel when large);
+//! - `file`: header check, migration, entries, id index, active leaf;
+//! - `path`: root-to-leaf paths (cycles are errors);
+//! - `project` and `context`: the messages a `context` handler receives, at
+//!   any path position (`ContextView`, built for replays);
+//! - `date`: `new Date(iso)` for the timestamps pi derives;
+//! - `condense`: pi-condense's state rebuild, incremental;
+//! - `model_calls`: which leaf each model call saw;
+//! - `load`: the one-shot `loadSession`.
+//!
+//! A replay walks it like this: `SessionFile::parse(bytes)`, `path_to(&file,
+//! &Leaf::Active)`, `model_calls(&file, &path.entries)`; then, for each call
+//! in order, `view.seek(leaf)` (`ContextView`) and `state.apply` for every
+//! path entry up to and including the leaf (`CondenseState`; a call's leaf
+//! always has an id, so its `getBranch()` is that prefix of the path),
+//! re-syncing the renderer from `view.take_changed_from()` and re-reading
+//! `state.to_json()` when `state.version()` moved.
+
+pub mod condense;
+pub mod context;
+pub mod date;
+pub mod error;
+pub mod file;
+pub mod json;
+pub mod lines;
+pub mod load;
+pub mod model_calls;
+pub mod path;
+pub mod project;
+
+pub use condense::{CondenseState, Dialect};
+pub use context::ContextView;
+pub use error::{ErrorKind, SessionError};
+pub use file::{Entry, SessionFile};
+pub use load::{load, load_path, LoadOptions, Loaded};
+pub use model_calls::{model_calls, ModelCall};
+pub use path::{path_to, Leaf, SessionPath};
+pub use project::Projected;
