@@ -230,3 +230,66 @@ test(
     assert.ok(JSON.stringify(sample) + '\n' === SAMPLE_TEXT, 'the input messages were modified');
   },
 );
+
+// pi-condense's own context handler, switched over with one import line
+// (fixtures/pi-extension/dropin-extension.js): the drop-in keeps the
+// conversation per indexer, and the test flushes that indexer between user
+// requests as pi-condense does (records, short refs and a summary body for
+// the request's tool results). What pi hands on must equal what the
+// reference's pruneMessages makes of the same input with the same indexer.
+const DROPIN = path.join(__dirname, 'fixtures', 'pi-extension', 'dropin-extension.js');
+const { loadReference, fillIndexer } = require('./helpers/indexer.js');
+const referenceDir = path.join(ROOT, '..', 'shared', 'reference');
+
+test(
+  `${HOST}: the 2.4 drop-in, on pi-condense's indexer flushed between requests, equals the reference at every event`,
+  { skip: !fs.existsSync(referenceDir) && 'the reference modules are absent (../shared/reference)' },
+  async () => {
+    const ref = await loadReference('2.4.3');
+    // The state the sample had before its last requests were summarized:
+    // the results of the second half of the conversation are pending.
+    const half = Math.floor(messages.length / 2);
+    const pendingIds = new Set(messages.slice(half).filter((m) => m.role === 'toolResult').map((m) => m.toolCallId));
+    const early = structuredClone(state);
+    for (const id of pendingIds) {
+      delete early.records[id];
+      delete early.dedupAliases[id];
+    }
+    const { indexer } = fillIndexer(ref, '2.4.3', early);
+    const calls = new Map();
+    for (const m of messages) if (m.role === 'assistant') for (const b of m.content) if (b.type === 'toolCall') calls.set(b.id, b);
+    const flush = (upTo) => {
+      const batch = messages.slice(0, upTo).filter((m) => m.role === 'toolResult' && !indexer.isSummarized(m.toolCallId) && state.records[m.toolCallId]);
+      if (batch.length === 0) return 0;
+      const toolCalls = batch.map((m) => ({ ...state.records[m.toolCallId], toolCallId: m.toolCallId, resultText: 'x', isError: false }));
+      indexer.addBatch({ toolCalls, turnIndex: 0, timestamp: 0 }, () => {});
+      indexer.registerSummaryRefs(batch.filter((m) => state.shortRefs[m.toolCallId]).map((m) => ({ shortId: state.shortRefs[m.toolCallId], toolCallId: m.toolCallId })));
+      indexer.registerSummaryBody(batch.map((m) => m.toolCallId), `summary of ${batch.length} results`);
+      return batch.length;
+    };
+    await withHost([DROPIN], async (host) => {
+      let boundary = sample.thinkingBoundaryTimestamp;
+      host.bus.emit('condense-native:dropin', { indexer, config, boundary });
+      let events = 0;
+      let flushed = 0;
+      let pruned = 0;
+      for (let n = 1; n <= messages.length; n++) {
+        if (n > half && n < messages.length && messages[n].role === 'user') flushed += flush(n);
+        if (n < messages.length && messages[n].role !== 'assistant') continue;
+        const input = messages.slice(0, n);
+        const seen = host.heard.rendered.length;
+        const out = await host.runner.emitContext([SYSTEM, ...input]);
+        noErrors(host.errors, `event ${events}`);
+        const report = host.heard.rendered[seen];
+        const want = ref.pruneMessages(structuredClone(input), indexer, config.chainCompression, config.errorPurge, config.thinkingStrip, config.protection, config.recoveryGraceTurns, boundary);
+        assert.equal(JSON.stringify(out), JSON.stringify([SYSTEM, ...want.messages]), `event ${events} (${n} messages): pi handed on something else`);
+        assert.deepEqual([report.pruned, report.beforeChars, report.afterChars], [want.pruned, want.beforeChars, want.afterChars], `event ${events}: sizes`);
+        assert.equal(report.sameArray, !want.pruned, `event ${events}: a no-op returns pi's array itself`);
+        events++;
+        if (want.pruned) pruned++;
+      }
+      assert.ok(events >= 100 && pruned >= 50 && flushed >= 10, JSON.stringify({ events, pruned, flushed }));
+    });
+    assert.ok(JSON.stringify(sample) + '\n' === SAMPLE_TEXT, 'the input messages were modified');
+  },
+);

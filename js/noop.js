@@ -29,7 +29,8 @@ function mayHaveOrphans(messages) {
       if (Array.isArray(c)) {
         for (const b of c) {
           if (b === null) return true;
-          if (typeof b === 'object' && b.type === 'toolCall') open.push(b.id);
+          // A Set: a call id issued twice is answered once.
+          if (typeof b === 'object' && b.type === 'toolCall' && !open.includes(b.id)) open.push(b.id);
         }
       }
     } else if (m.role === 'toolResult') {

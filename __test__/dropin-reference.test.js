@@ -1,0 +1,127 @@
+'use strict';
+
+// Differential: the kept paths against pi-condense's own pruneMessages
+// (../shared/reference), both dialects. Growing conversations
+// (helpers/conversation.js) are rendered after most appended messages, the
+// way pi calls a context handler: a fresh structuredClone per render, the
+// same ToolCallIndexer object every time, mutated by flushes between renders
+// as pi-condense mutates it. Every render of the drop-in (kept per indexer),
+// of a PruneSession (its state set from the indexer's tables) and of the
+// stateless pruneMessages must equal the reference's: pruned, both sizes,
+// the messages and (2.9.1) every diagnostic in order.
+//
+// SEED=<n> and CONVERSATIONS=<n> as in differential-reference.test.js.
+// Skips without ../shared.
+
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const api = require('..');
+const dropIns = { '2.4.3': require('../js/pi-condense-2.4.js'), '2.9.1': require('../js/pi-condense-2.9.js') };
+const { loadReference, SKIP_MESSAGE } = require('./helpers/indexer.js');
+const { simulate } = require('./helpers/conversation.js');
+
+const SEED = process.env.SEED ? Number(process.env.SEED) : 20261202;
+const CONVERSATIONS = process.env.CONVERSATIONS ? Number(process.env.CONVERSATIONS) : 60;
+const skip = fs.existsSync(path.join(__dirname, '..', '..', 'shared', 'reference')) ? false : SKIP_MESSAGE;
+
+function stateOf(indexer) {
+  return {
+    records: Object.fromEntries(indexer.index),
+    dedupAliases: Object.fromEntries(indexer.dedupAliasToOriginal),
+    shortRefs: Object.fromEntries(indexer.toolCallIdToAlias),
+    refAliases: Object.fromEntries(indexer.aliasToToolCallId),
+    chains: [...indexer.chainRegistry.values()],
+    summaryBodies: indexer.summaryBodies,
+  };
+}
+
+function outcome(fn) {
+  const reports = [];
+  const sink = { report: (kind, key, detail) => reports.push({ kind, key, detail }) };
+  try {
+    return { value: fn(sink), reports };
+  } catch (error) {
+    return { error, reports };
+  }
+}
+
+function assertSame(got, want, label) {
+  if (want.error) {
+    assert.ok(got.error, `${label}: the reference throws (${want.error.message}), condense-native answers`);
+    assert.match(String(got.error.code), /^ERR_CONDENSE_/, `${label}: ${got.error.message}`);
+    return;
+  }
+  assert.ok(!got.error, `${label}: ${got.error && got.error.stack}`);
+  assert.equal(got.value.pruned, want.value.pruned, `${label}: pruned`);
+  assert.equal(got.value.beforeChars, want.value.beforeChars, `${label}: beforeChars`);
+  assert.equal(got.value.afterChars, want.value.afterChars, `${label}: afterChars`);
+  assert.equal(JSON.stringify(got.value.messages), JSON.stringify(want.value.messages), `${label}: messages`);
+  assert.deepStrictEqual(got.reports, want.reports, `${label}: diagnostics`);
+}
+
+function args(dialect, indexer, config, boundary, sink) {
+  return dialect === '2.9.1'
+    ? [indexer, config.chainCompression, config.errorPurge, config.protection, config.recoveryGraceTurns, sink]
+    : [indexer, config.chainCompression, config.errorPurge, config.thinkingStrip, config.protection, config.recoveryGraceTurns, boundary];
+}
+
+for (const dialect of ['2.4.3', '2.9.1']) {
+  test(`${dialect}: the drop-in, a session and stateless pruneMessages equal the reference at every render`, { skip }, async (t) => {
+    const ref = await loadReference(dialect);
+    const seen = { renders: 0, pruned: 0, errors: 0 };
+    for (let n = 0; n < CONVERSATIONS; n++) {
+      const seed = SEED + n;
+      const indexer = new ref.ToolCallIndexer();
+      let config;
+      let session = null;
+      let sessionBoundary;
+      const sessionSink = { current: null, report(...a) { this.current.report(...a); } };
+      let step = 0;
+      simulate({
+        dialect,
+        seed,
+        indexer,
+        onConfig: (c) => (config = c),
+        render: (messages, boundary) => {
+          const label = `${dialect} seed ${seed} render ${step++} (${messages.length} messages)`;
+          const want = outcome((sink) => ref.pruneMessages(structuredClone(messages), ...args(dialect, indexer, config, boundary, sink)));
+          const input = structuredClone(messages);
+          const before = JSON.stringify(input);
+          const got = outcome((sink) => dropIns[dialect].pruneMessages(input, ...args(dialect, indexer, config, boundary, sink)));
+          assertSame(got, want, `${label}, drop-in`);
+          assert.equal(JSON.stringify(input), before, `${label}: the drop-in changed its input`);
+          if (got.value && !got.value.pruned) assert.equal(got.value.messages, input, `${label}: a no-op returns the caller's array`);
+
+          const state = stateOf(indexer);
+          const options = { state, config, thinkingStripBoundaryTimestamp: boundary ?? null, dialect };
+          // A session advances its boundary at its own flushes; the
+          // simulated host persisted another one, so a new session takes it.
+          if (session === null || sessionBoundary !== (boundary ?? null)) {
+            if (session) session.close();
+            session = new api.PruneSession({ ...options, diagnostics: sessionSink });
+            sessionBoundary = boundary ?? null;
+          }
+          session.setState(state);
+          assertSame(
+            outcome((sink) => {
+              sessionSink.current = sink;
+              return session.render(structuredClone(messages));
+            }),
+            want,
+            `${label}, session`,
+          );
+          assertSame(outcome((sink) => api.pruneMessages(structuredClone(messages), { ...options, diagnostics: sink })), want, `${label}, stateless`);
+          seen.renders++;
+          if (want.error) seen.errors++;
+          else if (want.value.pruned) seen.pruned++;
+        },
+      });
+      if (session) session.close();
+    }
+    t.diagnostic?.(`${dialect}: ${JSON.stringify(seen)}`);
+    assert.ok(seen.renders > 500 && seen.pruned > 200, JSON.stringify(seen));
+  });
+}
