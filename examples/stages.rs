@@ -2,7 +2,10 @@
 //! scanning the bytes into records, the phases, writing the output, and a
 //! kept engine's render after one appended message.
 //!
-//!     cargo run --release --no-default-features --example stages -- ../shared/corpus/large.json
+//!     cargo run --release --no-default-features --example stages -- ../shared/corpus/large.json [runs] [render|all] [2.4.3|2.9.1]
+//!
+//! The corpus files hold a 2.4.3 state; for 2.9.1 pass a file of the same
+//! members whose `state` is in 2.9.1's shape (benches/corpus.js `stateOf`).
 
 use std::time::Instant;
 
@@ -51,7 +54,10 @@ fn main() {
     let only_render = std::env::args().nth(3).as_deref() == Some("render");
     let file = std::fs::read(&path).expect("read");
     let messages = member(&file, "messages");
-    let dialect = Dialect::V2_4;
+    let dialect = std::env::args()
+        .nth(4)
+        .map_or(Ok(Dialect::V2_4), |d| Dialect::parse(&d))
+        .expect("dialect");
     let state = State::from_json(member(&file, "state"), dialect).unwrap();
     let config = Config::from_json(member(&file, "config"), dialect).unwrap();
     let boundary = parse_value(member(&file, "thinkingBoundaryTimestamp"))

@@ -10,9 +10,7 @@
 //! once per state and message (`Memo`); a render then walks the facts.
 
 use super::memo::{ChainFact, Memo};
-use super::synthetic::{
-    existing_blocks, is_existing, iterate, protected_output, BlockKey, Pools, ValueMap, ValueSet,
-};
+use super::synthetic::{iterate, protected_output, BlockKey, Pools, ValueMap, ValueSet};
 use super::Inputs;
 use crate::config::ChainConfig;
 use crate::error::{PruneError, Result};
@@ -165,7 +163,8 @@ pub fn run(
         });
     }
 
-    let existing = existing_blocks(inputs);
+    memo.log_index.catch_up(log);
+    let existing = &memo.log_index;
     let mut out: Vec<Slot> = Vec::with_capacity(script.slots.len());
     for (mut slot, f) in std::mem::take(&mut script.slots).into_iter().zip(facts) {
         if f.dropped {
@@ -181,7 +180,7 @@ pub fn run(
         out.push(slot);
         if let Some(n) = f.starts {
             let e = entries[n as usize];
-            if !is_existing(&existing, e.get("blockId"), &log.syms) {
+            if !existing.has_block(e.get("blockId"), &log.syms) {
                 script.blocks.push(blocks[n as usize].clone());
                 out.push(Slot {
                     op: Op::Insert,

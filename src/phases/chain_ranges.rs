@@ -6,10 +6,9 @@
 //! every range whose ids differ from the ones recorded, is reported.
 
 use super::keys::{bare, message_key, occurrence_key, MessageKey};
+use super::log_index::LogIndex;
 use super::memo::Memo;
-use super::synthetic::{
-    existing_blocks, has_thinking, is_existing, iterate, protected_output, BlockKey, Pools,
-};
+use super::synthetic::{has_thinking, iterate, protected_output, BlockKey, Pools};
 use super::text::{same, write_scalar};
 use super::Inputs;
 use crate::config::ChainConfig;
@@ -19,17 +18,57 @@ use crate::json::Json;
 use crate::record::{BlockType, Content, Kind, Refs, Role, Scalar};
 use crate::script::{Diagnostic, EditScript, Inserted, Op, Slot, Stats};
 
-struct Range<'e> {
-    /// Position in `chainEntries()`.
+/// An accepted range: entry `n` of `chainEntries()` keeps its start
+/// `start` and final assistant `end` and drops what lies between.
+struct Accepted {
     n: usize,
-    entry: &'e Json,
     start: usize,
     end: usize,
+    /// The tool results inside whose outputs the entry protects (their
+    /// slots are read at every render: phase 1 may stub them later).
+    protected: Vec<usize>,
+}
+
+/// What steps 2 to 4 derive from one state and one resolution of its
+/// entries. A message appended without moving any entry's resolution
+/// leaves it as it is, so a kept engine only emits (step 5) again.
+pub struct RangePlan {
+    /// Per entry, the (start, final) positions it resolved to.
+    resolution: Vec<Option<(usize, usize)>>,
+    diagnostics: Vec<Diagnostic>,
+    accepted: Vec<Accepted>,
+    /// Whether the message at each position lies strictly inside a range.
+    inside: Vec<bool>,
+    dropped_ids: HashSet<Box<[u8]>>,
+    dropped_keys: HashSet<Box<[u8]>>,
+    /// Per message, whether a per-batch summary cites a dropped result
+    /// (decided once per plan).
+    cites: Vec<Option<bool>>,
 }
 
 /// `String(value)` (absent: `undefined`) as canonical text.
 fn js_string(v: Option<&Json>) -> Vec<u8> {
     v.map_or_else(|| b"undefined".to_vec(), Json::js_string)
+}
+
+/// Step 2: each entry's range, where exactly one user message carries its
+/// start timestamp and exactly one later assistant its final one.
+fn resolve(inputs: &Inputs<'_>, index: &LogIndex) -> Vec<Option<(usize, usize)>> {
+    let syms = &inputs.log.syms;
+    inputs
+        .state
+        .chain_entries()
+        .iter()
+        .map(|e| {
+            let final_ts = e.get("finalAssistantTimestamp");
+            if matches!(final_ts, Some(Json::Null)) {
+                return None;
+            }
+            let s = index.only_user(e.get("startUserTimestamp"), syms)?;
+            let f = index.only_assistant(final_ts, syms)?;
+            (s < f).then_some((s, f))
+        })
+        .collect()
 }
 
 pub fn run(
@@ -40,80 +79,118 @@ pub fn run(
     stats: &mut Stats,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Result<bool> {
+    memo.log_index.catch_up(inputs.log);
+    let resolution = resolve(inputs, &memo.log_index);
+    let mut plan = match memo.range_plan.take() {
+        Some(p) if p.resolution == resolution => p,
+        _ => plan(inputs, script, resolution)?,
+    };
+    diagnostics.extend(plan.diagnostics.iter().cloned());
+    if plan.accepted.is_empty() {
+        memo.range_plan = Some(plan);
+        return Ok(false);
+    }
+    let entries = inputs.state.chain_entries();
+
+    // Step 4's synthetic blocks: the protected outputs pool per blockId in
+    // acceptance order, each block quoting what its key pooled so far.
+    let n_slots = script.slots.len();
+    let mut pooled = Pools::default();
+    let mut insert_after: Vec<Option<usize>> = vec![None; n_slots];
+    let mut blocks: Vec<Inserted> = Vec::with_capacity(plan.accepted.len());
+    for (a, r) in plan.accepted.iter().enumerate() {
+        let e = entries[r.n];
+        let key = BlockKey::of(e, r.n);
+        for &k in &r.protected {
+            pooled.add(&key, protected_output(&script.slots[k]));
+        }
+        let text = match memo.synthetic_text(inputs, r.n, pooled.get(&key)) {
+            Ok(t) => t,
+            Err(err) => {
+                memo.range_plan = Some(plan);
+                return Err(err);
+            }
+        };
+        blocks.push(Inserted {
+            text,
+            timestamp: e.get("compressedAt").cloned(),
+        });
+        insert_after[r.start] = Some(a);
+    }
+    let strip_at: HashSet<usize> = if chain.strip_final_assistant_thinking {
+        plan.accepted.iter().map(|r| r.end).collect()
+    } else {
+        HashSet::default()
+    };
+
+    // Step 5: emit.
+    let result = emit(
+        inputs,
+        &mut plan,
+        script,
+        stats,
+        &insert_after,
+        &strip_at,
+        blocks,
+        &memo.log_index,
+    );
+    memo.range_plan = Some(plan);
+    result.map(|()| true)
+}
+
+/// Steps 3 and 4 for one resolution: which ranges are accepted, what they
+/// drop, and the diagnostics of every refusal and id mismatch.
+fn plan(
+    inputs: &Inputs<'_>,
+    script: &EditScript,
+    resolution: Vec<Option<(usize, usize)>>,
+) -> Result<RangePlan> {
     let log = inputs.log;
     let syms = &log.syms;
     let entries = inputs.state.chain_entries();
-    let existing = existing_blocks(inputs);
-
-    // Step 2: resolve.
-    let mut resolved: Vec<Range<'_>> = Vec::new();
-    for (n, e) in entries.iter().enumerate() {
-        let start_ts = e.get("startUserTimestamp");
-        let final_ts = e.get("finalAssistantTimestamp");
-        let range = if matches!(final_ts, Some(Json::Null)) {
-            None
-        } else {
-            let (mut s, mut s_count, mut f, mut f_count) = (0, 0, 0, 0);
-            for (k, slot) in script.slots.iter().enumerate() {
-                let rec = &log.records[slot.input as usize];
-                if rec.role == Role::User && same(&rec.timestamp, start_ts, syms) {
-                    if s_count == 0 {
-                        s = k;
-                    }
-                    s_count += 1;
-                } else if rec.role == Role::Assistant && same(&rec.timestamp, final_ts, syms) {
-                    if f_count == 0 {
-                        f = k;
-                    }
-                    f_count += 1;
-                }
-            }
-            (s_count == 1 && f_count == 1 && s < f).then_some((s, f))
-        };
-        match range {
-            Some((start, end)) => resolved.push(Range {
-                n,
-                entry: e,
-                start,
-                end,
-            }),
-            None => {
-                let mut detail = b"blockId=".to_vec();
-                detail.extend(js_string(e.get("blockId")));
-                detail.extend_from_slice(b" start=");
-                detail.extend(js_string(start_ts));
-                detail.extend_from_slice(b" final=");
-                detail.extend(js_string(final_ts));
-                diagnostics.push(Diagnostic {
-                    kind: "unresolved-range",
-                    key: e.get("blockId").cloned(),
-                    detail,
-                });
-            }
+    let mut diagnostics = Vec::new();
+    for (e, r) in entries.iter().zip(&resolution) {
+        if r.is_none() {
+            let mut detail = b"blockId=".to_vec();
+            detail.extend(js_string(e.get("blockId")));
+            detail.extend_from_slice(b" start=");
+            detail.extend(js_string(e.get("startUserTimestamp")));
+            detail.extend_from_slice(b" final=");
+            detail.extend(js_string(e.get("finalAssistantTimestamp")));
+            diagnostics.push(Diagnostic {
+                kind: "unresolved-range",
+                key: e.get("blockId").cloned(),
+                detail,
+            });
         }
     }
+    let resolved: Vec<(usize, usize, usize)> = resolution
+        .iter()
+        .enumerate()
+        .filter_map(|(n, r)| r.map(|(s, f)| (n, s, f)))
+        .collect();
 
     // Step 3: accept the ranges that do not start inside another.
-    let mut accepted: Vec<&Range<'_>> = Vec::new();
+    let mut accepted: Vec<Accepted> = Vec::new();
     let mut claimed: HashSet<usize> = HashSet::default();
-    for cand in &resolved {
+    for &(n, start, end) in &resolved {
         let loser = resolved
             .iter()
-            .find(|o| !std::ptr::eq(*o, cand) && cand.start > o.start && cand.start < o.end);
-        if loser.is_some() || claimed.contains(&cand.start) {
-            let block = js_string(cand.entry.get("blockId"));
+            .find(|&&(o, s, f)| o != n && start > s && start < f);
+        if loser.is_some() || claimed.contains(&start) {
+            let block = js_string(entries[n].get("blockId"));
             let mut key = b"overlap:".to_vec();
             key.extend_from_slice(&block);
             let mut detail = b"blockId=".to_vec();
             detail.extend_from_slice(&block);
             match loser {
-                Some(o) => {
+                Some(&(o, _, _)) => {
                     detail.extend_from_slice(b" skipped: range nests inside blockId=");
-                    detail.extend(js_string(o.entry.get("blockId")));
+                    detail.extend(js_string(entries[o].get("blockId")));
                 }
                 None => {
                     detail.extend_from_slice(b" skipped: range duplicates startIndex=");
-                    detail.extend_from_slice(cand.start.to_string().as_bytes());
+                    detail.extend_from_slice(start.to_string().as_bytes());
                     detail.extend_from_slice(b" already claimed");
                 }
             }
@@ -124,49 +201,45 @@ pub fn run(
             });
             continue;
         }
-        claimed.insert(cand.start);
-        accepted.push(cand);
-    }
-    if accepted.is_empty() {
-        return Ok(false);
+        claimed.insert(start);
+        accepted.push(Accepted {
+            n,
+            start,
+            end,
+            protected: Vec::new(),
+        });
     }
 
     // Step 4: collect, per accepted entry.
-    let n_slots = script.slots.len();
-    let mut drop_at = vec![false; n_slots];
-    let mut strip_at = vec![false; n_slots];
-    let mut insert_after: Vec<Option<(usize, Option<Json>)>> = vec![None; n_slots];
-    let mut dropped_ids: HashSet<Vec<u8>> = HashSet::default();
-    let mut dropped_keys: HashSet<Vec<u8>> = HashSet::default();
-    let mut pooled = Pools::default();
-    let mut blocks: Vec<Inserted> = Vec::new();
-    for r in &accepted {
-        let e = r.entry;
+    let mut inside = vec![false; accepted.iter().map(|r| r.end).max().unwrap_or(0)];
+    let mut dropped_ids: HashSet<Box<[u8]>> = HashSet::default();
+    let mut dropped_keys: HashSet<Box<[u8]>> = HashSet::default();
+    for r in &mut accepted {
+        let e = entries[r.n];
         let block_id = e.get("blockId");
         let protected_ids = match e.get("protectedToolCallIds") {
             None | Some(Json::Null) => Vec::new(),
             v => iterate(v, "protectedToolCallIds")?,
         };
         let mut in_range: Vec<Scalar> = Vec::new();
-        for (k, dropped) in drop_at.iter_mut().enumerate().take(r.end).skip(r.start + 1) {
+        for (k, dropped) in inside.iter_mut().enumerate().take(r.end).skip(r.start + 1) {
             *dropped = true;
-            let slot = &script.slots[k];
-            let i = slot.input as usize;
+            let i = script.slots[k].input as usize;
             let rec = &log.records[i];
             match rec.role {
                 Role::ToolResult => {
                     in_range.push(rec.tool_call_id);
                     if let Scalar::Str(s) = rec.tool_call_id {
-                        dropped_ids.insert(syms.text(s).to_vec());
+                        dropped_ids.insert(syms.text(s).into());
                     }
                     if let MessageKey::Text(key) = message_key(rec, syms) {
-                        dropped_keys.insert(key);
+                        dropped_keys.insert(key.into());
                     }
                     if protected_ids
                         .iter()
                         .any(|p| same(&rec.tool_call_id, Some(p), syms))
                     {
-                        pooled.add(&BlockKey::of(e, r.n), protected_output(slot));
+                        r.protected.push(k);
                     }
                 }
                 Role::Assistant => match rec.content {
@@ -183,7 +256,7 @@ pub fn run(
                                 Kind::Object if b.ty == BlockType::ToolCall => {
                                     in_range.push(b.id);
                                     if let Scalar::Str(s) = b.id {
-                                        dropped_ids.insert(syms.text(s).to_vec());
+                                        dropped_ids.insert(syms.text(s).into());
                                     }
                                 }
                                 _ => {}
@@ -248,32 +321,51 @@ pub fn run(
                 detail,
             });
         }
-        if chain.strip_final_assistant_thinking {
-            strip_at[r.end] = true;
-        }
-        let text = memo.synthetic_text(inputs, r.n, pooled.get(&BlockKey::of(e, r.n)))?;
-        blocks.push(Inserted {
-            text,
-            timestamp: e.get("compressedAt").cloned(),
-        });
-        insert_after[r.start] = Some((blocks.len() - 1, block_id.cloned()));
     }
+    Ok(RangePlan {
+        resolution,
+        diagnostics,
+        accepted,
+        inside,
+        dropped_ids,
+        dropped_keys,
+        cites: Vec::new(),
+    })
+}
 
-    // Step 5: emit.
-    let mut out: Vec<Slot> = Vec::with_capacity(n_slots);
+/// Step 5: the output slots. Assistants, tool results and per-batch
+/// summaries inside a range go, as do summaries elsewhere citing what a
+/// range dropped; final assistants lose their thinking; each range's block
+/// follows its start unless the conversation already holds it.
+#[allow(clippy::too_many_arguments)]
+fn emit(
+    inputs: &Inputs<'_>,
+    plan: &mut RangePlan,
+    script: &mut EditScript,
+    stats: &mut Stats,
+    insert_after: &[Option<usize>],
+    strip_at: &HashSet<usize>,
+    blocks: Vec<Inserted>,
+    index: &LogIndex,
+) -> Result<()> {
+    let log = inputs.log;
+    let syms = &log.syms;
+    let entries = inputs.state.chain_entries();
+    let n_slots = script.slots.len();
+    let mut out: Vec<Slot> = Vec::with_capacity(n_slots + blocks.len());
     let mut used = 0usize;
     let first_block = script.blocks.len();
-    for (k, mut slot) in std::mem::take(&mut script.slots).into_iter().enumerate() {
+    let slots = std::mem::take(&mut script.slots);
+    for (k, mut slot) in slots.into_iter().enumerate() {
         let i = slot.input as usize;
         let rec = &log.records[i];
         let droppable = matches!(rec.role, Role::Assistant | Role::ToolResult) || rec.summary;
-        if (drop_at[k] && droppable)
-            || (rec.summary && cites_dropped(inputs, i, &dropped_keys, &dropped_ids)?)
-        {
+        let inside = plan.inside.get(k).copied().unwrap_or(false);
+        if (inside && droppable) || (rec.summary && plan.cites(inputs, i)?) {
             stats.chain_dropped += 1;
             continue;
         }
-        if rec.role == Role::Assistant && strip_at[k] {
+        if rec.role == Role::Assistant && strip_at.contains(&k) {
             if rec.content != Content::Array {
                 return Err(PruneError::bad_message(
                     i,
@@ -296,9 +388,10 @@ pub fn run(
             }
         }
         out.push(slot);
-        if let Some((b, block_id)) = &insert_after[k] {
-            if !is_existing(&existing, block_id.as_ref(), syms) {
-                script.blocks.push(blocks[*b].clone());
+        if let Some(a) = insert_after[k] {
+            let block_id = entries[plan.accepted[a].n].get("blockId");
+            if !index.has_block(block_id, syms) {
+                script.blocks.push(blocks[a].clone());
                 out.push(Slot {
                     op: Op::Insert,
                     input: (first_block + used) as u32,
@@ -310,7 +403,22 @@ pub fn run(
         }
     }
     script.slots = out;
-    Ok(true)
+    Ok(())
+}
+
+impl RangePlan {
+    /// Whether the per-batch summary at `i` cites what the ranges dropped.
+    fn cites(&mut self, inputs: &Inputs<'_>, i: usize) -> Result<bool> {
+        if let Some(Some(hit)) = self.cites.get(i) {
+            return Ok(*hit);
+        }
+        let hit = cites_dropped(inputs, i, &self.dropped_keys, &self.dropped_ids)?;
+        if self.cites.len() <= i {
+            self.cites.resize(i + 1, None);
+        }
+        self.cites[i] = Some(hit);
+        Ok(hit)
+    }
 }
 
 /// Whether a per-batch summary outside the ranges cites what they dropped:
@@ -319,8 +427,8 @@ pub fn run(
 fn cites_dropped(
     inputs: &Inputs<'_>,
     i: usize,
-    keys: &HashSet<Vec<u8>>,
-    ids: &HashSet<Vec<u8>>,
+    keys: &HashSet<Box<[u8]>>,
+    ids: &HashSet<Box<[u8]>>,
 ) -> Result<bool> {
     let log = inputs.log;
     let rec = &log.records[i];
@@ -357,7 +465,7 @@ fn cites_dropped(
                             k
                         }
                     };
-                    keys.contains(&key)
+                    keys.contains(key.as_slice())
                 };
                 if hit {
                     return Ok(true);

@@ -54,6 +54,11 @@ pub struct Memo {
     /// it quotes (as message and stub text), to build it again only when
     /// they change.
     synthetic: Vec<Option<Quoting>>,
+    /// Timestamps and existing blocks of the messages (they outlive a new
+    /// state: they depend on the messages alone).
+    pub(crate) log_index: super::log_index::LogIndex,
+    /// 2.9.1 phase 3's ranges for the current resolution of the entries.
+    pub(crate) range_plan: Option<super::chain_ranges::RangePlan>,
 }
 
 impl Memo {
@@ -68,12 +73,15 @@ impl Memo {
         self.summaries = None;
         self.heads.clear();
         self.synthetic.clear();
+        self.range_plan = None;
     }
 
     /// Forgets the decisions about messages `from` and after (re-sent).
     pub fn truncate(&mut self, from: usize) {
         self.stubs.truncate(from);
         self.chain.truncate(from);
+        self.log_index.truncate(from);
+        self.range_plan = None;
     }
 
     pub fn generation(&self) -> u64 {

@@ -9,6 +9,7 @@
 mod chain_ids;
 mod chain_ranges;
 mod keys;
+mod log_index;
 mod memo;
 mod purge;
 mod stub;

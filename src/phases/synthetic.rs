@@ -1,8 +1,7 @@
 //! What both dialects' chain phases share: the synthetic block that stands
 //! for a compressed chain (SPEC 3, phase 3 step 4), the text of a tool
 //! result it quotes as a protected output, JavaScript's iteration and Set
-//! semantics over the entries' id lists, and the existing blocks a render
-//! finds already in the conversation.
+//! semantics over the entries' id lists.
 
 use super::memo::Memo;
 use super::text::write_scalar;
@@ -13,7 +12,7 @@ use crate::json::parse::parse_value;
 use crate::json::text::{escape_str, escape_units, to_units};
 use crate::json::value::write_joined;
 use crate::json::Json;
-use crate::record::{Content, Interner, Kind, Role, Scalar, Sym};
+use crate::record::{Content, Interner, Kind, Scalar};
 use crate::script::{Op, Slot};
 
 /// One `<protected-output>`: the tool result it quotes, and its stub text
@@ -235,25 +234,6 @@ impl<V> ValueMap<V> {
             Scalar::Str(s) => self.texts.get(syms.text(*s)),
             _ => self.others.iter().find(|(o, _)| o.same(key)).map(|e| &e.1),
         }
-    }
-}
-
-/// Step 1: the blockIds of synthetic blocks already in the conversation.
-pub fn existing_blocks(inputs: &Inputs<'_>) -> HashSet<Sym> {
-    inputs
-        .log
-        .records
-        .iter()
-        .filter(|r| r.role == Role::User)
-        .filter_map(|r| r.chain_block)
-        .collect()
-}
-
-/// Whether an entry's blockId names one of the existing blocks.
-pub fn is_existing(existing: &HashSet<Sym>, block_id: Option<&Json>, syms: &Interner) -> bool {
-    match block_id {
-        Some(Json::Str(t)) => syms.find(t).is_some_and(|s| existing.contains(&s)),
-        _ => false,
     }
 }
 
