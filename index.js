@@ -1,68 +1,68 @@
 'use strict';
 
-// The public API of condense-native. The binding does the work on bytes; this
-// layer turns the host's state and config objects into JSON text (once per
-// change with `Pruner`), checks arguments, and gives errors a stable `code`.
+// The public API of condense-native. The binding does the work; this layer
+// checks arguments, turns the host's state and config into what the binding
+// takes, and applies edit scripts to the caller's arrays (js/). Where no
+// native binary loads, the same API runs on the pure-JS oracle (js/pure/).
 
 const native = require('./loader.js');
+const pure = { v24: require('./js/pure/v2.4.js'), v29: require('./js/pure/v2.9.js') };
+const { Conversation } = require('./js/conversation.js');
+const { mayChange, noOp } = require('./js/noop.js');
+const { makeSession } = require('./js/session.js');
+const { dropIns, stateFromIndexer } = require('./js/dropin.js');
+const {
+  argumentError,
+  asBytes,
+  boundaryOf,
+  checkArray,
+  checkConfig,
+  deliver,
+  dialectOf,
+  jsonOrNull,
+  sinkOf,
+} = require('./js/args.js');
 
-const ERR_INVALID_ARGUMENT = 'ERR_CONDENSE_INVALID_ARGUMENT';
+const hasEngine = typeof native.NativeEngine === 'function';
 
-function argumentError(message) {
-  const err = new TypeError(message);
-  err.code = ERR_INVALID_ARGUMENT;
-  return err;
-}
-
-function asBytes(messages, where) {
-  if (messages instanceof Uint8Array) return messages;
-  throw argumentError(`${where}: messages must be a Buffer or Uint8Array holding a JSON array`);
-}
-
-// JSON text for the native side; null/undefined mean "absent".
-function jsonOrNull(value, what) {
-  if (value === undefined || value === null) return null;
-  try {
-    return JSON.stringify(value);
-  } catch (cause) {
-    const err = argumentError(`${what} cannot be serialized as JSON: ${cause.message}`);
-    err.cause = cause;
-    throw err;
-  }
-}
-
-function boundaryOf(options, where) {
-  const b = options == null ? undefined : options.thinkingStripBoundaryTimestamp;
-  if (b === undefined || b === null) return null;
-  if (typeof b !== 'number' || Number.isNaN(b)) {
-    throw argumentError(`${where}: thinkingStripBoundaryTimestamp must be a number, null or undefined`);
-  }
-  return b;
+function withDiagnostics(r, sink) {
+  const diagnostics = r.diagnostics ? JSON.parse(r.diagnostics) : [];
+  deliver(sink, diagnostics);
+  return { ...r, diagnostics };
 }
 
 /**
- * Prunes a JSON array of pi messages held in a Buffer. The caller's bytes are
- * never modified. `messages` in the result is a new Buffer when something
- * changed, null otherwise.
+ * Prunes the JSON array of pi messages in a Buffer (never modified).
+ * Reads the bytes once on the calling thread; converts `state` and `config`
+ * (JSON.stringify) on every call: a host pruning render after render should
+ * hold a `Pruner`. `messages` in the result is a new Buffer, or null when
+ * nothing changed.
  */
 function prune(messages, options = {}) {
   const bytes = asBytes(messages, 'prune');
-  const opts = options || {};
-  return native.pruneJson(
+  const o = options || {};
+  const dialect = dialectOf(o, 'prune');
+  const sink = sinkOf(o.diagnostics, 'prune');
+  const r = native.pruneBytes(
     bytes,
-    jsonOrNull(opts.state, 'state'),
-    jsonOrNull(opts.config, 'config'),
-    boundaryOf(opts, 'prune'),
+    jsonOrNull(o.state, 'state'),
+    jsonOrNull(o.config, 'config'),
+    boundaryOf(o, 'prune'),
+    dialect,
   );
+  return withDiagnostics(r, sink);
 }
 
 /**
- * Keeps the converted config and state between renders, so a host pays for
- * converting the state only when it changes (at flushes).
+ * Holds the converted config and state, so a host pays for converting the
+ * state only when it changes (at flushes); `prune` then costs one read of
+ * the bytes and one write of the output.
  */
 class Pruner {
-  constructor(config) {
-    this._native = new native.NativePruner();
+  constructor(config, options = {}) {
+    const o = options || {};
+    this._dialect = dialectOf(o, 'Pruner');
+    this._native = new native.NativePruner(this._dialect);
     if (config !== undefined && config !== null) this.setConfig(config);
   }
 
@@ -77,9 +77,50 @@ class Pruner {
   }
 
   prune(messages, options = {}) {
-    return this._native.prune(asBytes(messages, 'Pruner.prune'), boundaryOf(options, 'Pruner.prune'));
+    const o = options || {};
+    const sink = sinkOf(o.diagnostics, 'Pruner.prune');
+    const r = this._native.prune(asBytes(messages, 'Pruner.prune'), boundaryOf(o, 'Pruner.prune'));
+    return withDiagnostics(r, sink);
   }
 }
+
+/**
+ * Prunes a JS array (stateless): one JSON.stringify of the messages, no
+ * serialization of the state (the ids present are looked up in it), a
+ * no-op answered without serializing anything. Untouched messages in the
+ * result are the caller's own objects; a no-op returns the caller's array.
+ * For renders of a growing conversation, a PruneSession or a drop-in keeps
+ * the work between calls.
+ */
+function pruneMessages(messages, options = {}) {
+  checkArray(messages, 'pruneMessages');
+  const o = options || {};
+  const dialect = dialectOf(o, 'pruneMessages');
+  const boundary = boundaryOf(o, 'pruneMessages');
+  const sink = sinkOf(o.diagnostics, 'pruneMessages');
+  checkConfig(o.config, dialect, 'pruneMessages');
+  const oracle = dialect === '2.9.1' ? pure.v29 : pure.v24;
+  if (!hasEngine) {
+    return oracle.pruneMessages(messages, { state: o.state, config: o.config, thinkingStripBoundaryTimestamp: boundary }, sink ?? undefined);
+  }
+  if (!mayChange(messages, o.state, o.config, dialect)) return noOp(messages, o.config, boundary, dialect);
+  const conv = new Conversation(native, dialect);
+  try {
+    const indexer = oracle.createIndexer(o.state);
+    conv.setConfig(o.config);
+    conv.setBoundary(boundary);
+    conv.sync(messages, false);
+    conv.answer(messages, indexer);
+    if (o.config && o.config.chainCompression && o.config.chainCompression.enabled) conv.chains(indexer);
+    const r = conv.render(messages);
+    deliver(sink, r.diagnostics);
+    return r;
+  } finally {
+    conv.close();
+  }
+}
+
+const PruneSession = makeSession(native, pure);
 
 /**
  * SPEC 6: the boundary a flush computes. Returns undefined where the
@@ -104,21 +145,14 @@ function sizeOf(messages) {
   return native.sizeOf(asBytes(messages, 'sizeOf'));
 }
 
-const { pruneMessages, PruneSession } = require('./js/array.js').makeArrayApi(native, {
-  argumentError,
-  jsonOrNull,
-  boundaryOf,
-});
-
-const { pruneMessagesCompat, stateFromIndexer } = require('./js/compat.js').makeCompat(pruneMessages);
-
 module.exports = {
   prune,
-  pruneMessages,
-  pruneMessagesCompat,
-  stateFromIndexer,
-  PruneSession,
   Pruner,
+  pruneMessages,
+  PruneSession,
+  /** pi-condense 2.4.3's pruneMessages (also `condense-native/pi-condense-2.4`). */
+  pruneMessagesCompat: dropIns.pruneMessages24,
+  stateFromIndexer,
   computeThinkingBoundary,
   sizeOf,
   /** 'native' when the platform binary loaded, 'js' on the pure-JS fallback. */

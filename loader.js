@@ -30,7 +30,7 @@ const WARNING_CODE = 'CONDENSE_NATIVE_FALLBACK';
 const WARNED = Symbol.for('condense-native.fallback-warned');
 
 // What the native binding must provide for this package to use it.
-const REQUIRED_EXPORTS = ['pruneJson', 'NativePruner', 'computeThinkingBoundary', 'sizeOf'];
+const REQUIRED_EXPORTS = ['pruneBytes', 'NativePruner', 'NativeEngine', 'computeThinkingBoundary', 'sizeOf'];
 
 // Every target a binary is published for (napi-rs's platform names).
 const TARGETS = {

@@ -90,7 +90,12 @@ test('typed errors carry a stable code and name the message and field', () => {
     ],
     [`[${'['.repeat(1200)}${']'.repeat(1200)}]`, {}, 'ERR_CONDENSE_TOO_DEEP', /message 0/],
     ['[]', { state: { records: [] } }, 'ERR_CONDENSE_INVALID_STATE', /records/],
-    ['[]', { config: { protection: { protectedPaths: [1] } } }, 'ERR_CONDENSE_INVALID_CONFIG', /protectedPaths\[0\]/],
+    [
+      '[{"role":"toolResult","toolCallId":"a","content":[]}]',
+      { state: { records: { a: { toolName: 'bash' } } }, config: { protection: { protectedTools: [] } } },
+      'ERR_CONDENSE_INVALID_CONFIG',
+      /protectedPaths/,
+    ],
   ];
   for (const [text, opts, code, message] of cases) {
     assert.throws(() => prune(Buffer.from(text), opts), (e) => e instanceof Error && e.code === code && message.test(e.message), text.slice(0, 40));
@@ -101,12 +106,25 @@ test('typed errors carry a stable code and name the message and field', () => {
   assert.throws(() => computeThinkingBoundary([1, 'x'], 1), { code: 'ERR_CONDENSE_INVALID_ARGUMENT' });
 });
 
-test('a panic inside the addon becomes a JS error, and the addon keeps working', () => {
-  const binding = require('../loader.js');
-  assert.equal(binding.backend, 'native');
+// The production binary has no way to panic on purpose; a build with the
+// test-only `debug-panic` feature does (Cargo.toml), loaded beside it.
+const cargo = require('node:child_process').spawnSync('cargo', ['--version']).status === 0;
+test('a panic inside the addon becomes a JS error, and the addon keeps working', { skip: !cargo && 'cargo absent', timeout: 600000 }, () => {
+  const { execFileSync } = require('node:child_process');
+  const os = require('node:os');
+  const root = path.join(__dirname, '..');
+  execFileSync('cargo', ['build', '--lib', '--features', 'debug-panic', '--message-format', 'short'], { cwd: root, stdio: 'ignore' });
+  const lib = ['libcondense_native.so', 'libcondense_native.dylib', 'condense_native.dll']
+    .map((f) => path.join(root, 'target', 'debug', f))
+    .find((f) => fs.existsSync(f));
+  const copy = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'condense-panic-')), 'panic.node');
+  fs.copyFileSync(lib, copy);
+  const binding = require(copy);
   assert.throws(() => binding.debugPanic(), (e) => e instanceof Error && /panic/.test(e.message));
-  const r = prune(bytesOf(sample.messages), { state: sample.state, config: sample.config });
+  // The same binary keeps working after the panic.
+  const r = binding.pruneBytes(bytesOf(sample.messages), JSON.stringify(sample.state), JSON.stringify(sample.config), null, null);
   assert.ok(r.pruned);
+  assert.equal(typeof require('../loader.js').debugPanic, 'undefined', 'the production binary has no debugPanic');
 });
 
 test('sizeOf equals JSON.stringify(JSON.parse(bytes)).length, raw spellings included', () => {

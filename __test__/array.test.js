@@ -124,7 +124,7 @@ test('session errors are typed, and a failed sync leaves the session usable', ()
   assert.throws(() => session.render('nope'), { code: 'ERR_CONDENSE_INVALID_ARGUMENT' });
   const cyclic = { role: 'user', content: 'x', timestamp: 1 };
   cyclic.self = cyclic;
-  assert.throws(() => session.render([cyclic]), { code: 'ERR_CONDENSE_INVALID_ARGUMENT' });
+  assert.throws(() => session.render([cyclic]), { code: 'ERR_CONDENSE_INVALID_MESSAGE', messageIndex: 0 });
   assert.throws(() => session.render([{ role: 'user' }, null]), { code: 'ERR_CONDENSE_INVALID_MESSAGE' });
   const input = structuredClone(sample.messages);
   const expected = pure.pruneMessages(input, { state: sample.state, config: sample.config });

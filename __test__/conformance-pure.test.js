@@ -2,14 +2,19 @@
 
 // Runs every conformance vector through the pure-JS implementation.
 // Uses only node:test and node:assert/strict so that the same file runs under
-// `node --test __test__/` and `bun test`.
+// `node --test __test__/` and `bun test`. A `-raw` case's messages are parsed
+// from the case's own text (helpers/vectors.js), and that text must differ
+// from JSON.stringify's, so the raw spellings are what the pruner sees.
 
 const { describe, test } = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
 
 const pure = require('../js/pure.js');
-const vectors = require(path.join(__dirname, 'fixtures', 'vectors.json'));
+const codes = require('../js/codes.js');
+const { loadVectors } = require('./helpers/vectors.js');
+
+const vectors = loadVectors(path.join(__dirname, 'fixtures', 'vectors.json'));
 
 const STUB_PREFIXES = ['[Summarized in pruner summary, ref `', '[Oversized output spilled to file \u2014 '];
 
@@ -22,8 +27,17 @@ function groupCases() {
   return groups;
 }
 
-function runCase(c) {
-  return pure.pruneMessages(c.messages, {
+// The messages as JSON.parse reads the case's text: for a `-raw` case, its
+// own spelling (which JSON.stringify would not write).
+function messagesOf(c) {
+  if (!c.name.endsWith('-raw')) return c.messages;
+  const parsed = JSON.parse(c.rawMessages);
+  assert.notEqual(c.rawMessages, JSON.stringify(parsed), 'the raw case is spelled as JSON.stringify would');
+  return parsed;
+}
+
+function runCase(c, messages = c.messages) {
+  return pure.pruneMessages(messages, {
     state: c.state,
     config: c.config,
     thinkingStripBoundaryTimestamp: c.thinkingBoundaryTimestamp,
@@ -65,23 +79,34 @@ function assertIdentityKept(input, output) {
   }
 }
 
+// Where the reference throws: a TypeError with a code, NOT_ARRAY for a
+// top level that is not an array, else INVALID_MESSAGE naming the message.
+function assertReferenceThrow(err, messages) {
+  assert.ok(err instanceof TypeError, 'throws a TypeError');
+  if (!Array.isArray(messages)) {
+    assert.equal(err.code, codes.NOT_ARRAY);
+  } else {
+    assert.equal(err.code, codes.INVALID_MESSAGE, err.message);
+    assert.equal(typeof err.messageIndex, 'number');
+    assert.match(err.message, new RegExp(`^messages\\[${err.messageIndex}\\]`));
+  }
+  return true;
+}
+
 function checkPruneCase(c) {
-  const messagesBefore = structuredClone(c.messages);
+  const messages = messagesOf(c);
+  const messagesBefore = structuredClone(messages);
   const stateBefore = structuredClone(c.state);
   const expected = c.expected;
 
   if (expected.throws !== undefined) {
-    assert.throws(() => runCase(c), (err) => {
-      assert.ok(err instanceof TypeError, 'throws a TypeError');
-      assert.equal(err.code, 'ERR_CONDENSE_INVALID_INPUT');
-      return true;
-    });
-    assert.deepStrictEqual(c.messages, messagesBefore, 'input not mutated');
+    assert.throws(() => runCase(c, messages), (err) => assertReferenceThrow(err, messages));
+    assert.deepStrictEqual(messages, messagesBefore, 'input not mutated');
     return;
   }
 
-  const result = runCase(c);
-  assert.deepStrictEqual(c.messages, messagesBefore, 'input not mutated');
+  const result = runCase(c, messages);
+  assert.deepStrictEqual(messages, messagesBefore, 'input not mutated');
   assert.deepStrictEqual(c.state, stateBefore, 'state not mutated');
 
   assert.equal(result.pruned, expected.pruned, 'pruned');
@@ -93,10 +118,10 @@ function checkPruneCase(c) {
   );
 
   if (!result.pruned) {
-    assert.equal(result.messages, c.messages, 'no-op returns the caller array');
+    assert.equal(result.messages, messages, 'no-op returns the caller array');
   } else {
-    assert.notEqual(result.messages, c.messages, 'a change returns a new array');
-    assertIdentityKept(c.messages, result.messages);
+    assert.notEqual(result.messages, messages, 'a change returns a new array');
+    assertIdentityKept(messages, result.messages);
   }
 
   assert.equal(typeof result.stats, 'object');
@@ -112,6 +137,7 @@ function checkBoundaryCase(c) {
 describe('conformance vectors (pure JS)', () => {
   test('all 400 vectors are present', () => {
     assert.equal(vectors.length, 400);
+    assert.ok(vectors.filter((c) => c.name.endsWith('-raw')).length > 0, 'some cases are spelled raw');
   });
   for (const [group, cases] of groupCases()) {
     describe(group, () => {
@@ -225,14 +251,15 @@ describe('pure JS surface', () => {
     for (const bad of [null, {}, 5, 'x']) {
       assert.throws(() => pure.pruneMessages(bad, { state: {}, config: {} }), {
         name: 'TypeError',
-        code: 'ERR_CONDENSE_INVALID_INPUT',
+        code: codes.NOT_ARRAY,
       });
     }
     assert.throws(() => pure.pruneMessages([{ role: 'user', content: 'x' }, null], { state: {}, config: {} }), {
-      code: 'ERR_CONDENSE_INVALID_INPUT',
-      index: 1,
+      code: codes.INVALID_MESSAGE,
+      messageIndex: 1,
       message: /messages\[1\]/,
     });
+    assert.equal(pure.ERR_CODE, codes.INVALID_MESSAGE);
   });
 
   test('globs are anchored JS regexes over UTF-16 units', () => {

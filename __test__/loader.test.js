@@ -202,8 +202,7 @@ test('with no binary anywhere the loader falls back and names what it tried', ()
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'condense-native-loader-'));
   try {
     fs.copyFileSync(LOADER, path.join(dir, 'loader.js'));
-    fs.mkdirSync(path.join(dir, 'js'));
-    for (const f of ['pure.js', 'fallback.js']) fs.copyFileSync(path.join(ROOT, 'js', f), path.join(dir, 'js', f));
+    fs.cpSync(path.join(ROOT, 'js'), path.join(dir, 'js'), { recursive: true });
     const { out, warnings } = child(
       `const l = require('./loader.js'); const r = l.pruneJson(Buffer.from('[]'), null, null, null);
        console.log(JSON.stringify({ backend: l.backend, errors: l.loadErrors, pruned: r.pruned }))`,
@@ -230,8 +229,7 @@ test('a file that is not a usable binary is reported and skipped', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'condense-native-loader-'));
   try {
     fs.copyFileSync(LOADER, path.join(dir, 'loader.js'));
-    fs.mkdirSync(path.join(dir, 'js'));
-    for (const f of ['pure.js', 'fallback.js']) fs.copyFileSync(path.join(ROOT, 'js', f), path.join(dir, 'js', f));
+    fs.cpSync(path.join(ROOT, 'js'), path.join(dir, 'js'), { recursive: true });
     // A local "build" for every target this platform could use: garbage bytes.
     const { out: targets } = child(`console.log(JSON.stringify(require('./loader.js').loadErrors))`, { cwd: dir });
     const names = targets.map((e) => e.replace(/^condense-native-(\S+) .*$/, '$1'));

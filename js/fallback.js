@@ -1,12 +1,13 @@
 'use strict';
 
-// The native binding's surface (pruneJson, NativePruner,
-// computeThinkingBoundary, sizeOf, debugPanic) over the pure-JS pruner, for
-// platforms where no native binary loads. Same arguments, same result shapes
-// (messages as a Buffer of JSON text, or null on a no-op), errors with the
-// same ERR_CONDENSE_* codes.
+// The native binding's byte-level surface (pruneBytes, NativePruner,
+// computeThinkingBoundary, sizeOf) over the pure-JS oracles, for platforms
+// where no native binary loads. Same arguments, same result shapes
+// (messages as a Buffer of JSON text, or null on a no-op; diagnostics as
+// JSON text), errors with the same codes (js/codes.js). The array APIs need
+// no binding surface without a binary: they call the oracles themselves.
 
-const pure = require('./pure.js');
+const pure = { '2.4.3': require('./pure/v2.4.js'), '2.9.1': require('./pure/v2.9.js') };
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -83,45 +84,52 @@ function numberOrNull(value) {
   return typeof value === 'number' && !Number.isNaN(value) ? value : null;
 }
 
-function runPrune(bytes, state, config, boundary) {
+function runPrune(bytes, state, config, boundary, dialect) {
   const messages = parseMessages(bytes);
-  let result;
-  try {
-    result = pure.pruneMessages(messages, {
-      state: state || {},
-      config: config || {},
-      thinkingStripBoundaryTimestamp: boundary,
-    });
-  } catch (err) {
-    // The pure pruner's typed errors carry the message index and field; give
-    // them the code the native binding uses for the same failures.
-    if (err && err.code === pure.ERR_CODE) err.code = 'ERR_CONDENSE_INVALID_MESSAGE';
-    throw err;
-  }
+  // The pure pruner's errors already carry the codes the native binding uses
+  // for the same failures (js/codes.js), with the message index and field.
+  const diagnostics = [];
+  const sink = { report: (kind, key, detail) => diagnostics.push({ kind, key, detail }) };
+  const result = pure[dialectName(dialect)].pruneMessages(
+    messages,
+    { state: state || {}, config: config || {}, thinkingStripBoundaryTimestamp: boundary },
+    sink,
+  );
+  const frontier = result.frontier || {};
   return {
     pruned: result.pruned,
     beforeChars: result.beforeChars,
     afterChars: result.afterChars,
     messages: result.pruned ? Buffer.from(JSON.stringify(result.messages), 'utf8') : null,
     frontier: {
-      thinkingStripBoundaryTimestamp: numberOrNull(result.frontier.thinkingStripBoundaryTimestamp),
-      nextThinkingStripBoundaryTimestamp: numberOrNull(result.frontier.nextThinkingStripBoundaryTimestamp),
+      thinkingStripBoundaryTimestamp: numberOrNull(frontier.thinkingStripBoundaryTimestamp),
+      nextThinkingStripBoundaryTimestamp: numberOrNull(frontier.nextThinkingStripBoundaryTimestamp),
     },
     stats: { ...result.stats },
+    diagnostics: diagnostics.length > 0 ? JSON.stringify(diagnostics) : null,
   };
 }
 
+function dialectName(dialect) {
+  if (dialect === undefined || dialect === null) return '2.4.3';
+  if (dialect !== '2.4.3' && dialect !== '2.9.1') {
+    throw codedError('ERR_CONDENSE_INVALID_ARGUMENT', `dialect must be '2.4.3' or '2.9.1', not ${JSON.stringify(dialect)}`);
+  }
+  return dialect;
+}
+
 /** Stateless prune over JSON texts and the messages' bytes. */
-function pruneJson(messages, stateJson, configJson, thinkingStripBoundaryTimestamp) {
+function pruneBytes(messages, stateJson, configJson, thinkingStripBoundaryTimestamp, dialect) {
   const state = parseObject(stateJson, 'state', 'ERR_CONDENSE_INVALID_STATE');
   const config = parseObject(configJson, 'config', 'ERR_CONDENSE_INVALID_CONFIG');
   const boundary = checkBoundary(thinkingStripBoundaryTimestamp);
-  return runPrune(messages, state, config, boundary);
+  return runPrune(messages, state, config, boundary, dialect);
 }
 
 /** Holds parsed state and config between renders. */
 class NativePruner {
-  constructor() {
+  constructor(dialect) {
+    this._dialect = dialectName(dialect);
     this._state = null;
     this._config = null;
   }
@@ -136,7 +144,7 @@ class NativePruner {
 
   prune(messages, thinkingStripBoundaryTimestamp) {
     const boundary = checkBoundary(thinkingStripBoundaryTimestamp);
-    return runPrune(messages, this._state, this._config, boundary);
+    return runPrune(messages, this._state, this._config, boundary, this._dialect);
   }
 }
 
@@ -145,7 +153,7 @@ function computeThinkingBoundary(assistantTimestamps, keepLastTurns, prev) {
   if (!Array.isArray(assistantTimestamps)) {
     throw codedError('ERR_CONDENSE_INVALID_ARGUMENT', 'assistantTimestamps must be an array of numbers');
   }
-  return numberOrNull(pure.computeThinkingBoundary(assistantTimestamps, keepLastTurns, prev ?? undefined));
+  return numberOrNull(pure['2.4.3'].computeThinkingBoundary(assistantTimestamps, keepLastTurns, prev ?? undefined));
 }
 
 /** `JSON.stringify(JSON.parse(bytes)).length`. */
@@ -158,9 +166,4 @@ function sizeOf(messages) {
   }
 }
 
-/** The native binding panics here on purpose; the fallback just throws. */
-function debugPanic() {
-  throw new Error('debug_panic called');
-}
-
-module.exports = { pruneJson, NativePruner, computeThinkingBoundary, sizeOf, debugPanic };
+module.exports = { pruneBytes, NativePruner, computeThinkingBoundary, sizeOf };

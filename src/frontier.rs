@@ -1,4 +1,50 @@
-//! The flush-gated thinking boundary (SPEC 6).
+//! The flush-gated thinking boundary (SPEC 6): the rule a flush applies,
+//! and the frontier a render reports (the boundary in force, and what a
+//! flush would store now). 2.9.1 has no boundary.
+
+use crate::config::Config;
+use crate::dialect::Dialect;
+use crate::record::{Log, Role, Scalar};
+
+/// The frontier snapshot of a render.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Frontier {
+    /// The boundary the render used.
+    pub thinking_strip_boundary_timestamp: Option<f64>,
+    /// What a flush would store now (None when the thinking strip is off).
+    pub next_thinking_strip_boundary_timestamp: Option<f64>,
+}
+
+/// The numeric timestamps of the assistants in `log`, in order.
+pub fn assistant_timestamps(log: &Log) -> Vec<f64> {
+    log.records
+        .iter()
+        .filter(|r| r.role == Role::Assistant)
+        .filter_map(|r| match r.timestamp {
+            Scalar::Num(n) => Some(n),
+            _ => None,
+        })
+        .collect()
+}
+
+pub fn frontier_of(
+    log: &Log,
+    config: &Config,
+    boundary: Option<f64>,
+    dialect: Dialect,
+) -> Frontier {
+    if dialect == Dialect::V2_9 {
+        return Frontier::default();
+    }
+    let next = config.thinking.as_ref().and_then(|t| {
+        compute_thinking_boundary(&assistant_timestamps(log), t.keep_last_turns, boundary)
+            .filter(|b| !b.is_nan())
+    });
+    Frontier {
+        thinking_strip_boundary_timestamp: boundary,
+        next_thinking_strip_boundary_timestamp: next,
+    }
+}
 
 /// `Math.max` of two numbers: NaN if either is NaN.
 pub fn js_max(a: f64, b: f64) -> f64 {

@@ -1,27 +1,26 @@
 //! condense-native: pi-condense's render-path pruner as a Node addon.
 
 // mimalloc serves the render's many small and medium blocks faster than the
-// system allocator (the large ones a thread keeps between calls, see
-// index::reuse).
+// system allocator.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+pub mod apply;
 pub mod config;
-pub mod convert;
+pub mod dialect;
+pub mod engine;
 pub mod error;
 pub mod frontier;
 pub mod glob;
 mod hash;
-pub mod index;
-pub mod jsjson;
-pub mod output;
+pub mod json;
 pub mod phases;
 pub mod prune;
-pub mod session;
+pub mod record;
+pub mod script;
 pub mod state;
-pub mod value;
 
 // napi-derive registers exports only outside test builds.
 #[cfg(feature = "napi")]
 #[cfg_attr(test, allow(dead_code))]
-mod napi_api;
+mod napi;

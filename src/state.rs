@@ -1,256 +1,412 @@
-//! The host indexer's knowledge (SPEC 2.2) and the look-ups derived from it.
+//! What pi-condense's tool-call indexer knows (SPEC 2.2, SPEC-2.9 2.3-2.4)
+//! and the look-ups its render path makes, with the indexer's Map
+//! semantics: keys are strings compared by their text, `__proto__` is an
+//! ordinary key, a non-string key never matches. The state comes either as
+//! the addon's state object (`from_value`) or, for the pi-condense drop-in,
+//! as the answers of the host's own indexer (`Chains::Given` and the
+//! per-message answers of `engine::Answers`).
 
-use crate::hash::{HashMap, HashSet};
-
+use crate::config::same_value_zero;
+use crate::dialect::Dialect;
 use crate::error::{PruneError, Result};
-use crate::index::{parse_owned, TextFlags};
-use crate::value::{Key, Ty, Val, V};
+use crate::hash::HashMap;
+use crate::json::parse::parse_value;
+use crate::json::value::write_joined;
+use crate::json::Json;
 
-#[derive(Default)]
+type Key = Box<[u8]>;
+
+#[derive(Debug, Default, Clone)]
 pub struct State {
-    records: HashMap<String, Val<'static>>,
-    dedup_aliases: HashMap<String, Val<'static>>,
-    short_refs: HashMap<String, Val<'static>>,
-    ref_aliases: HashMap<String, Val<'static>>,
-    /// Registry insertion order, duplicates included.
-    chains: Vec<Val<'static>>,
-    /// `chainEntries()`: indices into `chains`, deduplicated and sorted.
-    chain_entries: Vec<usize>,
-    summary_bodies: Vec<Val<'static>>,
-    pub flags: TextFlags,
+    pub dialect: Dialect,
+    records: HashMap<Key, Json>,
+    dedup_aliases: HashMap<Key, Json>,
+    short_refs: HashMap<Key, Json>,
+    ref_aliases: HashMap<Key, Json>,
+    /// 2.9 `keysOf`: record keys by their record's string `toolCallId`.
+    keys_of: HashMap<Key, Vec<Key>>,
+    pub chains: Chains,
+    summary_bodies: Vec<Json>,
+    /// A host indexer's `hasLegacyBareRecord` answers, by id (answers
+    /// states only).
+    legacy: Option<HashMap<Key, bool>>,
 }
 
-fn object_map(root: V<'_, 'static>, field: &str) -> Result<HashMap<String, Val<'static>>> {
-    let Some(v) = root.get(field) else {
-        return Ok(HashMap::default());
-    };
-    match (v.ty(), v) {
-        (Ty::Null, _) => Ok(HashMap::default()),
-        (Ty::Obj, V::O(Val::Obj(entries))) => Ok(entries
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect()),
-        _ => Err(PruneError::bad_state(format!("{field} must be an object"))),
+/// The chain registry.
+#[derive(Debug, Clone)]
+pub enum Chains {
+    /// From the state's `chains` array: registered under
+    /// `startUserTimestamp` (a later entry takes an earlier one's value and
+    /// keeps its place), `entries` the registry sorted as `chainEntries()`.
+    Registry {
+        registry: Vec<Json>,
+        entries: Vec<usize>,
+    },
+    /// Answered by a host's indexer: `getChainEntries()` as it returned
+    /// them, each entry's summary, and `{bN}` look-ups. An `Err(())` is a
+    /// call that threw in the host, raised here only where the reference
+    /// would make that call.
+    Given {
+        entries: Vec<Json>,
+        summaries: Vec<std::result::Result<Json, ()>>,
+        lookups: HashMap<Key, std::result::Result<Option<Json>, ()>>,
+    },
+}
+
+impl Default for Chains {
+    fn default() -> Self {
+        Chains::Registry {
+            registry: Vec::new(),
+            entries: Vec::new(),
+        }
     }
 }
 
-fn array(root: V<'_, 'static>, field: &str) -> Result<Vec<Val<'static>>> {
-    let Some(v) = root.get(field) else {
-        return Ok(Vec::new());
-    };
-    match (v.ty(), v) {
-        (Ty::Null, _) => Ok(Vec::new()),
-        (Ty::Arr, V::O(Val::Arr(items))) => Ok(items.clone()),
-        _ => Err(PruneError::bad_state(format!("{field} must be an array"))),
+fn object_map(root: &Json, field: &str) -> Result<HashMap<Key, Json>> {
+    match root.get(field) {
+        None | Some(Json::Null) => Ok(HashMap::default()),
+        Some(Json::Obj(entries)) => Ok(entries.iter().cloned().collect()),
+        Some(_) => Err(PruneError::bad_state(format!("{field} must be an object"))),
     }
+}
+
+fn array(root: &Json, field: &str) -> Result<Vec<Json>> {
+    match root.get(field) {
+        None | Some(Json::Null) => Ok(Vec::new()),
+        Some(Json::Arr(items)) => Ok(items.clone()),
+        Some(_) => Err(PruneError::bad_state(format!("{field} must be an array"))),
+    }
+}
+
+/// Registers entries under `startUserTimestamp` and sorts them with the
+/// reference's `a - b` comparator (stable; NaN compares equal).
+fn registry_of(chains: Vec<Json>) -> Result<(Vec<Json>, Vec<usize>)> {
+    let mut registry: Vec<Json> = Vec::new();
+    for (i, c) in chains.into_iter().enumerate() {
+        if !matches!(c, Json::Obj(_)) {
+            return Err(PruneError::bad_state(format!(
+                "chains[{i}] must be an object"
+            )));
+        }
+        let key = c.get("startUserTimestamp");
+        let slot = registry.iter().position(|r| {
+            let k = r.get("startUserTimestamp");
+            match (k, key) {
+                (None, None) => true,
+                (Some(a), Some(b)) => same_value_zero(a, b),
+                _ => false,
+            }
+        });
+        match slot {
+            Some(p) => registry[p] = c,
+            None => registry.push(c),
+        }
+    }
+    let start = |e: &Json| {
+        e.get("startUserTimestamp")
+            .map_or(f64::NAN, Json::to_number)
+    };
+    let mut order: Vec<usize> = (0..registry.len()).collect();
+    // Insertion sort: stable, and consistent with a comparator that answers
+    // NaN (treated as equal) where a total order would not exist.
+    for i in 1..order.len() {
+        let mut j = i;
+        while j > 0 && start(&registry[order[j - 1]]) - start(&registry[order[j]]) > 0.0 {
+            order.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+    Ok((registry, order))
 }
 
 impl State {
-    pub fn from_json(json: &[u8]) -> Result<Self> {
-        let (root, flags) = parse_owned(json, "state")?;
-        let mut state = Self::from_val(&root)?;
-        state.flags = flags;
-        Ok(state)
+    pub fn from_json(json: &[u8], dialect: Dialect) -> Result<Self> {
+        let root = parse_value(json).map_err(PruneError::bad_state)?;
+        Self::from_value(&root, dialect)
     }
 
-    pub fn from_val(root: &Val<'static>) -> Result<Self> {
-        let r = root.view();
-        match r.ty() {
-            Ty::Null => return Ok(Self::default()),
-            Ty::Obj => {}
+    pub fn from_value(root: &Json, dialect: Dialect) -> Result<Self> {
+        match root {
+            Json::Null => {
+                return Ok(State {
+                    dialect,
+                    ..State::default()
+                })
+            }
+            Json::Obj(_) => {}
             _ => return Err(PruneError::bad_state("must be an object")),
         }
-        let chains = array(r, "chains")?;
-        for (i, c) in chains.iter().enumerate() {
-            if !c.view().is_object() {
-                return Err(PruneError::bad_state(format!(
-                    "chains[{i}] must be an object"
-                )));
-            }
-        }
+        let records = object_map(root, "records")?;
+        let (registry, entries) = registry_of(array(root, "chains")?)?;
         let mut state = State {
-            records: object_map(r, "records")?,
-            dedup_aliases: object_map(r, "dedupAliases")?,
-            short_refs: object_map(r, "shortRefs")?,
-            ref_aliases: object_map(r, "refAliases")?,
-            chains,
-            chain_entries: Vec::new(),
-            summary_bodies: array(r, "summaryBodies")?,
-            flags: TextFlags::default(),
+            dialect,
+            keys_of: HashMap::default(),
+            records,
+            dedup_aliases: object_map(root, "dedupAliases")?,
+            short_refs: object_map(root, "shortRefs")?,
+            ref_aliases: object_map(root, "refAliases")?,
+            chains: Chains::Registry { registry, entries },
+            summary_bodies: array(root, "summaryBodies")?,
+            legacy: None,
         };
-        state.chain_entries = state.dedup_and_sort_chains();
-        Ok(state)
-    }
-
-    /// Registered under startUserTimestamp: a later entry with the same key
-    /// replaces the earlier one in its place; then sorted ascending with the
-    /// reference's `a - b` comparator (stable).
-    fn dedup_and_sort_chains(&self) -> Vec<usize> {
-        let mut order: Vec<usize> = Vec::new();
-        let mut slot: HashMap<Key<'_>, usize> = HashMap::default();
-        for (i, c) in self.chains.iter().enumerate() {
-            let key = Key::of(c.view().get("startUserTimestamp"));
-            match slot.get(&key) {
-                Some(&pos) => order[pos] = i,
-                None => {
-                    slot.insert(key, order.len());
-                    order.push(i);
+        if let Json::Obj(entries) = root.get("records").unwrap_or(&Json::Null) {
+            for (key, record) in entries {
+                if let Some(id) = record.get("toolCallId").and_then(Json::as_text) {
+                    let keys = state.keys_of.entry(id.into()).or_default();
+                    if !keys.iter().any(|k| k == key) {
+                        keys.push(key.clone());
+                    }
                 }
             }
         }
-        let start = |i: usize| {
-            self.chains[i]
-                .view()
-                .get("startUserTimestamp")
-                .map_or(f64::NAN, |v| v.to_number())
-        };
-        // Insertion sort: stable, and never panics on NaN comparisons.
-        for i in 1..order.len() {
-            let mut j = i;
-            while j > 0 && start(order[j - 1]) - start(order[j]) > 0.0 {
-                order.swap(j - 1, j);
-                j -= 1;
+        Ok(state)
+    }
+
+    /// A state holding only a host indexer's answers: records, aliases and
+    /// refs are set per key with `answer`, chains with `set_given_chains`.
+    pub fn answers(dialect: Dialect) -> Self {
+        State {
+            dialect,
+            ..State::default()
+        }
+    }
+
+    /// Sets what the host's indexer said about one key: summarized (with a
+    /// record, or without one), and its short ref.
+    pub fn answer(
+        &mut self,
+        key: &[u8],
+        summarized: bool,
+        record: Option<Json>,
+        short_ref: Option<Json>,
+    ) {
+        self.records.remove(key);
+        self.dedup_aliases.remove(key);
+        self.short_refs.remove(key);
+        if summarized {
+            match record {
+                Some(r) => {
+                    self.records.insert(key.into(), r);
+                }
+                // Summarized without a record: an alias to nothing.
+                None => {
+                    self.dedup_aliases.insert(key.into(), Json::Null);
+                }
             }
         }
-        order
-    }
-
-    /// `isSummarized(id)`: only string ids can be.
-    pub fn is_summarized(&self, id: Option<V<'_, '_>>) -> bool {
-        match id.and_then(|v| v.as_str()) {
-            Some(s) => self.records.contains_key(s) || self.dedup_aliases.contains_key(s),
-            None => false,
+        if let Some(r) = short_ref {
+            self.short_refs.insert(key.into(), r);
         }
     }
 
-    /// `getRecord(id)` with the reference's truthiness test on the alias.
-    pub fn record(&self, id: &str) -> Option<V<'_, 'static>> {
-        if let Some(r) = self.records.get(id) {
-            return Some(r.view());
+    pub fn answer_legacy(&mut self, id: &[u8], legacy: bool) {
+        self.legacy
+            .get_or_insert_with(HashMap::default)
+            .insert(id.into(), legacy);
+    }
+
+    pub fn set_given_chains(&mut self, chains: Chains) {
+        self.chains = chains;
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty() && self.dedup_aliases.is_empty() && !self.has_chain_entries()
+    }
+
+    /// `isSummarized(key)`.
+    pub fn is_summarized(&self, key: &[u8]) -> bool {
+        self.records.contains_key(key) || self.dedup_aliases.contains_key(key)
+    }
+
+    /// 2.9 `hasLegacyBareRecord(id)`.
+    pub fn has_legacy_bare_record(&self, id: &[u8]) -> bool {
+        if let Some(answers) = &self.legacy {
+            return answers.get(id).copied().unwrap_or(false);
         }
-        if let Some(target) = self.dedup_aliases.get(id) {
-            if target.view().truthy() {
-                return target
-                    .view()
-                    .as_str()
-                    .and_then(|t| self.records.get(t))
-                    .map(Val::view);
+        self.records.contains_key(id) && self.keys_of.get(id).is_some_and(|k| k.len() == 1)
+    }
+
+    /// `getRecord(key)` of the state's dialect.
+    pub fn record(&self, key: &[u8]) -> Option<&Json> {
+        if let Some(r) = self.records.get(key) {
+            return Some(r);
+        }
+        let target = |t: &Json| t.as_text().and_then(|t| self.records.get(t));
+        if let Some(t) = self.dedup_aliases.get(key).filter(|t| t.truthy()) {
+            return target(t);
+        }
+        match self.dialect {
+            Dialect::V2_4 => self
+                .ref_aliases
+                .get(key)
+                .filter(|t| t.truthy())
+                .and_then(target),
+            Dialect::V2_9 => {
+                if let Some(t) = self.ref_aliases.get(key).filter(|t| t.truthy()) {
+                    return target(t);
+                }
+                match self.keys_of.get(key) {
+                    Some(keys) if keys.len() == 1 => self.records.get(&keys[0]),
+                    _ => None,
+                }
             }
         }
-        let target = self.ref_aliases.get(id)?;
-        target
-            .view()
-            .as_str()
-            .and_then(|t| self.records.get(t))
-            .map(Val::view)
     }
 
-    /// `getShortRefForToolCallId(id) ?? id`.
-    pub fn short_ref_or_id(&self, id: &str) -> String {
-        match self.short_refs.get(id) {
-            Some(r) if r.view().ty() != Ty::Null => r.view().to_js_string().into_owned(),
-            _ => id.to_owned(),
-        }
-    }
-
-    pub fn chain_entries(&self) -> impl Iterator<Item = V<'_, 'static>> {
-        self.chain_entries.iter().map(|&i| self.chains[i].view())
+    /// `getShortRefForToolCallId(key)`.
+    pub fn short_ref(&self, key: &[u8]) -> Option<&Json> {
+        self.short_refs.get(key)
     }
 
     pub fn has_chain_entries(&self) -> bool {
-        !self.chain_entries.is_empty()
+        match &self.chains {
+            Chains::Registry { entries, .. } => !entries.is_empty(),
+            Chains::Given { entries, .. } => !entries.is_empty(),
+        }
     }
 
-    /// Texts of the summary bodies whose ids meet `ids`, first occurrence of
-    /// each text, joined by a blank line. A null body is an error, as in the
-    /// reference (`body.toolCallIds` of null).
-    pub fn per_batch_summary_text<'a>(
-        &self,
-        ids: impl Iterator<Item = V<'a, 'a>>,
-    ) -> Result<String> {
-        let wanted: HashSet<Key<'_>> = ids.map(|v| v.key()).collect();
-        // Distinct text values (null, a missing text and "null" are three),
-        // joined like Array#join: null and undefined print as "".
-        let mut seen: HashSet<Key<'_>> = HashSet::default();
-        let mut texts: Vec<Option<V<'_, 'static>>> = Vec::new();
+    /// `chainEntries()`, in order.
+    pub fn chain_entries(&self) -> Vec<&Json> {
+        match &self.chains {
+            Chains::Registry { registry, entries } => {
+                entries.iter().map(|&i| &registry[i]).collect()
+            }
+            Chains::Given { entries, .. } => entries.iter().collect(),
+        }
+    }
+
+    /// The summary of the `n`-th of `chain_entries()`: `rangeSummaryText ??`
+    /// the per-batch texts of its dropped ids (2.9: of
+    /// `droppedOccurrenceKeys ?? droppedToolCallIds`).
+    pub fn entry_summary(&self, n: usize) -> Result<Json> {
+        match &self.chains {
+            Chains::Registry { registry, entries } => self.summary_of(&registry[entries[n]]),
+            Chains::Given { summaries, .. } => summaries[n].clone().map_err(|()| {
+                PruneError::bad_state(format!(
+                    "chain entry {n}: the indexer threw computing its summary"
+                ))
+            }),
+        }
+    }
+
+    fn summary_of(&self, entry: &Json) -> Result<Json> {
+        match entry.get("rangeSummaryText") {
+            Some(t) if !t.is_null() => Ok(t.clone()),
+            _ => {
+                let ids = match self.dialect {
+                    Dialect::V2_9 => entry
+                        .get("droppedOccurrenceKeys")
+                        .filter(|v| !v.is_null())
+                        .or_else(|| entry.get("droppedToolCallIds")),
+                    Dialect::V2_4 => entry.get("droppedToolCallIds"),
+                };
+                let text = self.per_batch_summary_text(ids)?;
+                Ok(Json::Str(text.into_boxed_slice()))
+            }
+        }
+    }
+
+    /// `blockLookup(b)`: the first registry entry with that blockId, its
+    /// summary when truthy (any value; the caller converts it).
+    pub fn block_lookup(&self, block_id: &[u8]) -> Result<Option<Json>> {
+        match &self.chains {
+            Chains::Registry { registry, .. } => {
+                let Some(entry) = registry
+                    .iter()
+                    .find(|e| e.get("blockId").and_then(Json::as_text) == Some(block_id))
+                else {
+                    return Ok(None);
+                };
+                let s = self.summary_of(entry)?;
+                Ok(s.truthy().then_some(s))
+            }
+            Chains::Given { lookups, .. } => match lookups.get(block_id) {
+                None => Ok(None),
+                Some(Ok(v)) => Ok(v.clone().filter(Json::truthy)),
+                Some(Err(())) => Err(PruneError::bad_state(format!(
+                    "chain block {}: the indexer threw looking it up",
+                    String::from_utf8_lossy(block_id)
+                ))),
+            },
+        }
+    }
+
+    /// `getPerBatchSummaryTextForToolCallIds(ids)` as canonical text.
+    pub fn per_batch_summary_text(&self, ids: Option<&Json>) -> Result<Vec<u8>> {
+        let wanted: Vec<Json> = match ids {
+            None | Some(Json::Null) => {
+                return Err(PruneError::bad_state(
+                    "a chain entry's dropped ids are missing (the reference reads their length)",
+                ))
+            }
+            Some(Json::Arr(items)) => items.clone(),
+            Some(Json::Str(t)) => {
+                // `new Set("ab")`: the string's characters.
+                let units = crate::json::text::to_units(t);
+                char::decode_utf16(units.iter().copied())
+                    .map(|c| {
+                        let mut out = Vec::new();
+                        match c {
+                            Ok(c) => {
+                                crate::json::text::escape_str(&mut out, c.encode_utf8(&mut [0; 4]))
+                            }
+                            Err(e) => {
+                                crate::json::text::escape_units(&mut out, &[e.unpaired_surrogate()])
+                            }
+                        }
+                        Json::Str(out.into_boxed_slice())
+                    })
+                    .collect()
+            }
+            Some(v @ Json::Obj(_)) if matches!(v.get("length"), Some(Json::Num(n)) if *n == 0.0) => {
+                Vec::new()
+            }
+            Some(_) => return Err(PruneError::bad_state(
+                "a chain entry's dropped ids are not a list (the reference cannot iterate them)",
+            )),
+        };
+        if wanted.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut texts: Vec<Option<&Json>> = Vec::new();
         for (n, body) in self.summary_bodies.iter().enumerate() {
-            let b = body.view();
-            if b.ty() == Ty::Null {
-                return Err(PruneError::bad_state(format!("summaryBodies[{n}] is null")));
-            }
-            let Some(ids) = b.get("toolCallIds") else {
-                continue;
+            let Some(Json::Arr(body_ids)) = body.get("toolCallIds") else {
+                return Err(PruneError::bad_state(format!(
+                    "summaryBodies[{n}].toolCallIds is not an array"
+                )));
             };
-            if !ids.elements().any(|id| wanted.contains(&id.key())) {
+            if !body_ids
+                .iter()
+                .any(|id| wanted.iter().any(|w| same_value_zero(w, id)))
+            {
                 continue;
             }
-            let text = b.get("text");
-            if seen.insert(Key::of(text)) {
+            let text = body.get("text");
+            let seen = texts.iter().any(|t| match (t, text) {
+                (None, None) => true,
+                (Some(a), Some(b)) => same_value_zero(a, b),
+                _ => false,
+            });
+            if !seen {
                 texts.push(text);
             }
         }
-        let parts: Vec<String> = texts
-            .iter()
-            .map(|t| match t {
-                Some(t) if t.ty() != Ty::Null => t.to_js_string().into_owned(),
-                _ => String::new(),
-            })
-            .collect();
-        Ok(parts.join("\n\n"))
+        let mut out = Vec::new();
+        write_joined(&mut out, texts.into_iter(), b"\\n\\n");
+        Ok(out)
     }
-
-    /// An entry's own summary, `rangeSummaryText ?? perBatch(dropped)`:
-    /// the range value as it is, or the batches' texts.
-    fn summary_value<'e>(&self, entry: V<'e, 'static>) -> Result<Summary<'e>> {
-        match entry.get("rangeSummaryText") {
-            Some(t) if t.ty() != Ty::Null => Ok(Summary::Range(t)),
-            _ => {
-                let dropped = entry.get("droppedToolCallIds");
-                let text =
-                    self.per_batch_summary_text(dropped.into_iter().flat_map(|d| d.elements()))?;
-                Ok(Summary::Batches(text))
-            }
-        }
-    }
-
-    /// An entry's own summary text.
-    pub fn entry_summary(&self, entry: V<'_, 'static>) -> Result<String> {
-        Ok(match self.summary_value(entry)? {
-            Summary::Range(t) => t.to_js_string().into_owned(),
-            Summary::Batches(text) => text,
-        })
-    }
-
-    /// `{bN}` look-up: the first of `chainEntries()` with that blockId (an
-    /// entry replaced under the same startUserTimestamp is gone); an empty
-    /// result counts as not found.
-    /// The reference tests the value for truthiness, so a range value of 0
-    /// or false is not found while `[]` is found and inserts "".
-    pub fn block_lookup(&self, block_id: &str) -> Result<Option<String>> {
-        let Some(entry) = self
-            .chain_entries()
-            .find(|c| c.get("blockId").is_some_and(|b| b.is_str(block_id)))
-        else {
-            return Ok(None);
-        };
-        Ok(match self.summary_value(entry)? {
-            Summary::Range(t) => t.truthy().then(|| t.to_js_string().into_owned()),
-            Summary::Batches(text) => (!text.is_empty()).then_some(text),
-        })
-    }
-}
-
-enum Summary<'s> {
-    Range(V<'s, 'static>),
-    Batches(String),
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn state(json: &str) -> State {
-        State::from_json(json.as_bytes()).unwrap()
+    fn state(json: &str, dialect: Dialect) -> State {
+        State::from_json(json.as_bytes(), dialect).unwrap()
+    }
+
+    fn text(v: Option<&Json>) -> Option<String> {
+        v.map(|v| String::from_utf8(v.js_string()).unwrap())
     }
 
     #[test]
@@ -259,64 +415,78 @@ mod tests {
             r#"{"records":{"a":{"toolName":"read"},"":{"toolName":"empty"}},
                 "dedupAliases":{"d":"a","e":"","m":"missing"},
                 "refAliases":{"e":"a","t1":"a"},"shortRefs":{"a":"t1"}}"#,
+            Dialect::V2_4,
         );
-        let name = |id: &str| {
-            s.record(id)
-                .and_then(|r| r.get("toolName"))
-                .map(|n| n.to_js_string().into_owned())
-        };
+        let name = |id: &str| text(s.record(id.as_bytes()).and_then(|r| r.get("toolName")));
         assert_eq!(name("a").as_deref(), Some("read"));
         assert_eq!(name("d").as_deref(), Some("read"));
         assert_eq!(name("e").as_deref(), Some("read"));
         assert_eq!(name("m"), None);
         assert_eq!(name("t1").as_deref(), Some("read"));
-        assert_eq!(s.short_ref_or_id("a"), "t1");
-        assert_eq!(s.short_ref_or_id("zz"), "zz");
+        assert!(s.is_summarized(b"m"));
+        assert!(!s.is_summarized(b"t1"));
+        assert_eq!(text(s.short_ref(b"a")).as_deref(), Some("t1"));
     }
 
     #[test]
-    fn chain_entries_dedup_and_sort() {
+    fn occurrence_keys_and_the_legacy_rung() {
         let s = state(
-            r#"{"chains":[{"blockId":"b1","startUserTimestamp":30},{"blockId":"b2","startUserTimestamp":10},
-                {"blockId":"b3","startUserTimestamp":30}]}"#,
+            r#"{"records":{"c6":{"toolCallId":"c6"},"bash_0@5":{"toolCallId":"bash_0","resultTimestamp":5},
+                "x":{"toolCallId":"x"},"x@9":{"toolCallId":"x","resultTimestamp":9}}}"#,
+            Dialect::V2_9,
         );
-        let ids: Vec<String> = s
-            .chain_entries()
-            .map(|e| e.get("blockId").unwrap().to_js_string().into_owned())
-            .collect();
-        assert_eq!(ids, ["b2", "b3"]);
+        assert!(s.has_legacy_bare_record(b"c6"));
+        assert!(!s.has_legacy_bare_record(b"x"));
+        assert!(!s.has_legacy_bare_record(b"bash_0"));
+        // The fourth rung: a bare id with exactly one record.
+        assert!(s.record(b"bash_0").is_some());
+        assert!(s.record(b"bash_0@6").is_none());
     }
 
     #[test]
-    fn summaries_and_block_lookup() {
+    fn chain_entries_dedup_sort_and_look_up() {
         let s = state(
             r#"{"summaryBodies":[{"toolCallIds":["x"],"text":"one"},{"toolCallIds":["y","x"],"text":"two"},
                 {"toolCallIds":["y"],"text":"one"}],
-                "chains":[{"blockId":"b1","startUserTimestamp":1,"droppedToolCallIds":["y"]},
-                          {"blockId":"b2","startUserTimestamp":2,"droppedToolCallIds":["z"]},
-                          {"blockId":"b1","startUserTimestamp":1,"rangeSummaryText":"later"},
-                          {"blockId":"b3","startUserTimestamp":4,"droppedToolCallIds":["y"]}]}"#,
+                "chains":[{"blockId":"b1","startUserTimestamp":30,"droppedToolCallIds":["y"]},
+                          {"blockId":"b2","startUserTimestamp":10,"droppedToolCallIds":["z"]},
+                          {"blockId":"b1","startUserTimestamp":30,"rangeSummaryText":"later"},
+                          {"blockId":"b3","startUserTimestamp":40,"droppedToolCallIds":["y"]}]}"#,
+            Dialect::V2_4,
         );
-        // The first b1 was replaced by the later one under the same start.
-        let lookup = |id: &str| s.block_lookup(id).unwrap();
+        let ids: Vec<String> = s
+            .chain_entries()
+            .iter()
+            .map(|e| text(e.get("blockId")).unwrap())
+            .collect();
+        assert_eq!(ids, ["b2", "b1", "b3"]);
+        let lookup = |b: &str| text(s.block_lookup(b.as_bytes()).unwrap().as_ref());
         assert_eq!(lookup("b1").as_deref(), Some("later"));
-        assert_eq!(lookup("b3").as_deref(), Some("two\n\none"));
+        assert_eq!(lookup("b3").as_deref(), Some("two\\n\\none"));
         assert_eq!(lookup("b2"), None);
         assert_eq!(lookup("b9"), None);
+        assert_eq!(
+            s.per_batch_summary_text(Some(&Json::str("xy"))).unwrap(),
+            b"one\\n\\ntwo"
+        );
+        assert!(s.per_batch_summary_text(None).is_err());
     }
 
     #[test]
     fn rejects_wrong_shapes() {
-        assert!(State::from_json(b"[]").is_err());
-        assert!(State::from_json(br#"{"records":[]}"#).is_err());
-        assert!(State::from_json(br#"{"chains":{}}"#).is_err());
-        assert!(State::from_json(br#"{"records":"x"}"#).is_err());
-        assert!(
-            State::from_json(br#"{"records":{"a":"\ud800"}}"#)
-                .unwrap()
-                .flags
-                .lone_surrogates
-        );
-        assert!(State::from_json(b"null").is_ok());
+        for bad in [
+            "[]",
+            r#"{"records":[]}"#,
+            r#"{"chains":{}}"#,
+            r#"{"chains":[null]}"#,
+        ] {
+            assert!(
+                State::from_json(bad.as_bytes(), Dialect::V2_4).is_err(),
+                "{bad}"
+            );
+        }
+        assert!(State::from_json(b"null", Dialect::V2_4).is_ok());
+        let lone = state(r#"{"records":{"\ud800":{}}}"#, Dialect::V2_4);
+        assert!(lone.is_summarized(br"\ud800"));
     }
 }

@@ -1,6 +1,7 @@
 'use strict';
 
-// Loads the vendored conformance vectors, keeping each case's raw line so
+// Loads vendored conformance vectors (2.4.3's by default; pass the path of
+// another file such as vectors-2.9.json), keeping each case's raw line so
 // that `*-raw` cases can hand the addon their exact `messages` bytes.
 
 const fs = require('node:fs');
@@ -38,8 +39,8 @@ function rawMessages(line) {
   return line.slice(at, valueEnd(line, at));
 }
 
-function loadVectors() {
-  const text = fs.readFileSync(FILE, 'utf8');
+function loadVectors(file = FILE) {
+  const text = fs.readFileSync(file, 'utf8');
   const lines = text.split('\n').filter((l) => l.startsWith('{'));
   return lines.map((line) => {
     const json = line.endsWith(',') ? line.slice(0, -1) : line;

@@ -1,0 +1,363 @@
+'use strict';
+
+// The JavaScript half of the kept engine (src/engine.rs): one Conversation
+// per conversation a host renders again and again (a PruneSession, or a
+// pi-condense drop-in's indexer). Each render it finds the first message
+// that no longer matches what the engine keeps, re-sends only the messages
+// from there (one JSON.stringify of that slice), asks the host's indexer
+// only about the tool results present and sends only the answers that
+// changed, then applies the engine's edit script to the caller's objects.
+//
+// What a render compares (the change-detection contract, README "Renders
+// that reuse work"): per message its number of keys, role, timestamp,
+// toolCallId, toolName, isError, customType, the kind and length of
+// `content`, and per content
+// block its type, id, whether it has `arguments`, and the length of its
+// text or thinking; for a custom message the number of its summary refs. An
+// in-place edit that changes none of these (say, a tool call's arguments
+// rewritten to the same number of keys) is not seen; `invalidate()` or the
+// `verify` option make the next render exact anyway.
+
+const codes = require('./codes.js');
+const { apply } = require('./applier.js');
+const { serializationError } = require('./pure/errors.js');
+
+function codedError(code, message, props) {
+  const err = code === codes.INVALID_ARGUMENT ? new TypeError(message) : new Error(message);
+  err.code = code;
+  if (props) Object.assign(err, props);
+  return err;
+}
+
+// JSON text of messages[from..], or the oracle's typed error naming the
+// message JSON.stringify cannot serialize (a cycle, a BigInt, a throwing
+// toJSON, nesting deeper than the engine's stack).
+function sliceJson(messages, from) {
+  const slice = from === 0 ? messages : messages.slice(from);
+  try {
+    return JSON.stringify(slice);
+  } catch (cause) {
+    for (let i = from; i < messages.length; i++) {
+      try {
+        JSON.stringify(messages[i]);
+      } catch (inner) {
+        throw serializationError(inner, i);
+      }
+    }
+    throw serializationError(cause, undefined, 'messages');
+  }
+}
+
+// A message's fingerprint: a flat array of primitives compared in place.
+function textLength(t) {
+  return typeof t === 'string' ? t.length : t === undefined ? -1 : -2;
+}
+
+// Enumerable keys, counted without allocating (inherited ones, if anyone
+// made Object.prototype enumerable, count the same way at every render).
+function keyCount(m) {
+  let n = 0;
+  // eslint-disable-next-line no-unused-vars
+  for (const _ in m) n++;
+  return n;
+}
+
+function print(m) {
+  if (m === null || typeof m !== 'object') return [typeof m, m];
+  if (Array.isArray(m)) return ['array', m.length];
+  const c = m.content;
+  const fp = [m.role, m.timestamp, m.toolCallId, m.toolName, m.isError, m.customType, -3, -3, keyCount(m)];
+  if (m.role === 'custom') {
+    const refs = m.details != null ? m.details.toolCallRefs : undefined;
+    fp[6] = Array.isArray(refs) ? refs.length : typeof refs;
+  }
+  if (typeof c === 'string') fp[7] = -c.length - 10;
+  else if (Array.isArray(c)) {
+    fp[7] = c.length;
+    for (let j = 0; j < c.length; j++) {
+      const b = c[j];
+      if (b === null || typeof b !== 'object') fp.push(typeof b, b, 0, 0);
+      else fp.push(b.type, b.id, textLength(b.text) * 4 + (b.arguments === undefined ? 0 : 2), textLength(b.thinking));
+    }
+  } else fp[7] = c === null ? null : typeof c;
+  return fp;
+}
+
+function same(m, fp) {
+  if (m === null || typeof m !== 'object') return fp.length === 2 && fp[0] === typeof m && Object.is(fp[1], m);
+  if (Array.isArray(m)) return fp[0] === 'array' && fp[1] === m.length;
+  if (fp.length < 9 || m.role !== fp[0] || !Object.is(m.timestamp, fp[1]) || m.toolCallId !== fp[2]) return false;
+  if (m.toolName !== fp[3] || m.isError !== fp[4] || m.customType !== fp[5]) return false;
+  if (m.role === 'custom') {
+    const refs = m.details != null ? m.details.toolCallRefs : undefined;
+    if ((Array.isArray(refs) ? refs.length : typeof refs) !== fp[6]) return false;
+  } else if (fp[6] !== -3) return false;
+  if (keyCount(m) !== fp[8]) return false;
+  const c = m.content;
+  if (typeof c === 'string') return fp[7] === -c.length - 10;
+  if (!Array.isArray(c)) return fp[7] === (c === null ? null : typeof c);
+  if (fp[7] !== c.length || fp.length !== 9 + 4 * c.length) return false;
+  for (let j = 0, at = 9; j < c.length; j++, at += 4) {
+    const b = c[j];
+    if (b === null || typeof b !== 'object') {
+      if (fp[at] !== typeof b || !Object.is(fp[at + 1], b)) return false;
+    } else if (
+      b.type !== fp[at] ||
+      b.id !== fp[at + 1] ||
+      textLength(b.text) * 4 + (b.arguments === undefined ? 0 : 2) !== fp[at + 2] ||
+      textLength(b.thinking) !== fp[at + 3]
+    ) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// What the render path reads of an indexer record (SPEC 3 phase 1 and SPEC
+// 5): the stub fields and, for protection, `args.path`.
+function projectRecord(record) {
+  if (record === null || typeof record !== 'object') return record ?? null;
+  const out = {};
+  if (record.toolName !== undefined) out.toolName = record.toolName;
+  const path = record.args != null ? record.args.path : undefined;
+  if (record.args !== undefined) out.args = typeof path === 'string' ? { path } : {};
+  if (record.spillPath !== undefined) out.spillPath = record.spillPath;
+  if (record.spillBytes !== undefined) out.spillBytes = record.spillBytes;
+  if (record.resultPreview !== undefined) out.resultPreview = record.resultPreview;
+  return out;
+}
+
+const BLOCK_REF = /\{(b\d+)\}/g;
+
+class Conversation {
+  /**
+   * @param native the loaded binding
+   * @param dialect '2.4.3' | '2.9.1'
+   */
+  constructor(native, dialect) {
+    this.dialect = dialect;
+    this.engine = new native.NativeEngine(dialect);
+    this.prints = [];
+    this.texts = null; // JSON texts per message, in verify mode
+    this.edits = new Map();
+    this.configText = undefined;
+    this.boundary = null;
+    // Per kept message, what the indexer said about it (tool results only).
+    this.answered = [];
+    this.chainsSeen = null;
+  }
+
+  close() {
+    this.engine.close();
+    this.prints = [];
+    this.texts = null;
+    this.edits = new Map();
+    this.answered = [];
+    this.chainsSeen = null;
+  }
+
+  /** Forget what was kept: the next render re-reads every message. */
+  invalidate() {
+    this.prints = [];
+    this.answered = [];
+    this.chainsSeen = null;
+    if (this.texts) this.texts = [];
+  }
+
+  setConfig(config) {
+    let text;
+    try {
+      text = JSON.stringify(config ?? null);
+    } catch (cause) {
+      throw codedError(codes.INVALID_ARGUMENT, `config cannot be serialized as JSON: ${cause.message}`, { cause });
+    }
+    if (text !== this.configText) {
+      this.engine.setConfig(text);
+      this.configText = text;
+    }
+  }
+
+  setBoundary(boundary) {
+    const b = boundary ?? null;
+    if (!Object.is(b, this.boundary)) {
+      this.engine.setBoundary(b);
+      this.boundary = b;
+    }
+  }
+
+  setState(state) {
+    let text;
+    try {
+      text = JSON.stringify(state ?? null);
+    } catch (cause) {
+      throw codedError(codes.INVALID_ARGUMENT, `state cannot be serialized as JSON: ${cause.message}`, { cause });
+    }
+    this.engine.setState(text);
+  }
+
+  /** Brings the kept messages in line with `messages`. */
+  sync(messages, verify) {
+    const prints = this.prints;
+    let from = 0;
+    const common = Math.min(prints.length, messages.length);
+    while (from < common && same(messages[from], prints[from])) from++;
+    if (verify) from = this.verifyFrom(messages, from);
+    if (from === prints.length && from === messages.length) return;
+    const text = sliceJson(messages, from);
+    this.engine.sync(from, text);
+    prints.length = from;
+    for (let i = from; i < messages.length; i++) prints.push(print(messages[i]));
+    this.answered.length = Math.min(this.answered.length, from);
+  }
+
+  // Verify mode: the first message whose JSON text differs from the kept one.
+  verifyFrom(messages, from) {
+    const texts = (this.texts ??= []);
+    let first = from;
+    for (let i = 0; i < messages.length; i++) {
+      const t = JSON.stringify(messages[i]);
+      if (i < from && t !== texts[i]) first = Math.min(first, i);
+      texts[i] = t;
+    }
+    texts.length = messages.length;
+    return first;
+  }
+
+  /**
+   * Asks `indexer` about every tool result present, as the dialect's render
+   * path does, and sends the engine the answers that changed.
+   */
+  answer(messages, indexer) {
+    const changes = [];
+    const updates = [];
+    const answered = this.answered;
+    const v29 = this.dialect === '2.9.1';
+    for (let i = 0; i < messages.length; i++) {
+      const m = messages[i];
+      if (m === null || typeof m !== 'object' || m.role !== 'toolResult') continue;
+      const id = m.toolCallId;
+      const key = v29 && typeof m.timestamp === 'number' ? `${id}@${m.timestamp}` : id;
+      if (typeof key !== 'string') continue;
+      const summarized = Boolean(indexer.isSummarized(key));
+      let lookup = summarized ? key : undefined;
+      let legacy;
+      if (!summarized && v29 && typeof id === 'string') {
+        legacy = Boolean(indexer.hasLegacyBareRecord(id));
+        if (legacy) lookup = id;
+      }
+      let record;
+      let ref;
+      if (lookup !== undefined) {
+        record = indexer.getRecord(lookup);
+        ref = indexer.getShortRefForToolCallId(lookup);
+      }
+      const a = answered[i];
+      if (
+        a !== undefined &&
+        a.key === key &&
+        a.summarized === summarized &&
+        a.legacy === legacy &&
+        a.record === record &&
+        Object.is(a.ref, ref)
+      ) {
+        continue;
+      }
+      if (lookup !== key) changes.push({ k: key, s: summarized });
+      if (legacy !== undefined) changes.push({ l: id, v: legacy });
+      if (lookup !== undefined) {
+        const entry = { k: lookup, s: true, r: record === undefined ? null : projectRecord(record) };
+        if (ref !== undefined) entry.f = ref;
+        changes.push(entry);
+      }
+      updates.push(i, { key, summarized, legacy, record, ref });
+    }
+    if (changes.length > 0) this.engine.setAnswers(JSON.stringify(changes));
+    for (let u = 0; u < updates.length; u += 2) answered[updates[u]] = updates[u + 1];
+  }
+
+  /** Sends the indexer's chain entries when they (or its summaries) changed. */
+  chains(indexer) {
+    const entries = indexer.getChainEntries();
+    if (!Array.isArray(entries)) {
+      throw codedError(codes.INVALID_ARGUMENT, 'indexer.getChainEntries() must return an array');
+    }
+    const bodies = indexer.summaryBodies;
+    const version = Array.isArray(bodies) ? [bodies, bodies.length] : null;
+    const seen = this.chainsSeen;
+    if (
+      seen !== null &&
+      version !== null &&
+      seen.version !== null &&
+      seen.version[0] === version[0] &&
+      seen.version[1] === version[1] &&
+      seen.entries.length === entries.length &&
+      seen.entries.every((e, n) => e === entries[n])
+    ) {
+      return;
+    }
+    const v29 = this.dialect === '2.9.1';
+    const summaryOf = (entry) => {
+      try {
+        const range = entry.rangeSummaryText;
+        if (range !== undefined && range !== null) return { v: range };
+        const ids = v29 ? entry.droppedOccurrenceKeys ?? entry.droppedToolCallIds : entry.droppedToolCallIds;
+        return { v: indexer.getPerBatchSummaryTextForToolCallIds(ids) };
+      } catch {
+        return { throws: true };
+      }
+    };
+    const summaries = entries.map(summaryOf);
+    const lookups = [];
+    const looked = new Set();
+    for (const s of summaries) {
+      if (typeof s.v !== 'string') continue;
+      for (const match of s.v.matchAll(BLOCK_REF)) {
+        const blockId = match[1];
+        if (looked.has(blockId)) continue;
+        looked.add(blockId);
+        let found;
+        try {
+          found = indexer.findChainEntryByBlockId(blockId);
+        } catch {
+          lookups.push([blockId, { throws: true }]);
+          continue;
+        }
+        lookups.push([blockId, found ? summaryOf(found) : { none: true }]);
+      }
+    }
+    let text;
+    try {
+      text = JSON.stringify({ entries, summaries, lookups });
+    } catch (cause) {
+      throw codedError(codes.INVALID_STATE, `chain entries cannot be serialized as JSON: ${cause.message}`, { cause });
+    }
+    this.engine.setChains(text);
+    this.chainsSeen = { entries: entries.slice(), version };
+  }
+
+  /** Renders the kept messages and applies the script to `messages`. */
+  render(messages) {
+    const r = this.engine.render();
+    const edits = this.edits;
+    if (r.evicted) for (const id of r.evicted) edits.delete(id);
+    const base = {
+      frontier: r.frontier,
+      stats: r.stats,
+      diagnostics: r.diagnostics ? JSON.parse(r.diagnostics) : [],
+    };
+    if (!r.pruned) return { messages, pruned: false, beforeChars: 0, afterChars: 0, ...base };
+    if (r.fresh.length > 0) {
+      const fresh = JSON.parse(r.freshEdits);
+      for (let j = 0; j < r.fresh.length; j++) edits.set(r.fresh[j], fresh[j]);
+    }
+    return {
+      messages: apply(r.order, edits, messages),
+      pruned: true,
+      beforeChars: r.beforeChars,
+      afterChars: r.afterChars,
+      ...base,
+    };
+  }
+}
+
+module.exports = { Conversation, codedError, sliceJson };

@@ -1,0 +1,184 @@
+'use strict';
+
+// The pi-condense drop-ins: `pruneMessages` with each release's own
+// signature and result, so switching is one import line. Each keeps what it
+// learned between calls per indexer object (a WeakMap: nothing outlives the
+// host's indexer), so a render after an append costs what changed, while
+// every answer is the reference's (js/conversation.js says what a render
+// compares). Without the native binary they run the pure-JS oracle on the
+// host's indexer directly.
+
+const { Conversation } = require('./conversation.js');
+const { argumentError, checkArray } = require('./args.js');
+
+// The methods each release's render path calls on its indexer.
+const INDEXER_METHODS = {
+  '2.4.3': ['isSummarized', 'getRecord', 'getShortRefForToolCallId', 'getChainEntries', 'getPerBatchSummaryTextForToolCallIds', 'findChainEntryByBlockId'],
+  '2.9.1': [
+    'isSummarized',
+    'hasLegacyBareRecord',
+    'getRecord',
+    'getShortRefForToolCallId',
+    'getChainEntries',
+    'getPerBatchSummaryTextForToolCallIds',
+    'findChainEntryByBlockId',
+  ],
+};
+
+function makeDropIns(native, pure) {
+  const hasEngine = typeof native.NativeEngine === 'function';
+  const kept = { '2.4.3': new WeakMap(), '2.9.1': new WeakMap() };
+
+  // The indexer is asked only what the release's render asks (a method it
+  // never needs may be missing), but it must be an object to be kept by.
+  function checkIndexer(indexer, dialect, where) {
+    if (indexer === null || (typeof indexer !== 'object' && typeof indexer !== 'function')) {
+      throw argumentError(`${where}: indexer must be an object with ${INDEXER_METHODS[dialect].join(', ')}`);
+    }
+  }
+
+  function conversationFor(indexer, dialect) {
+    const map = kept[dialect];
+    let conv = map.get(indexer);
+    if (conv === undefined) {
+      conv = new Conversation(native, dialect);
+      map.set(indexer, conv);
+    }
+    return conv;
+  }
+
+  function render(dialect, messages, indexer, config, boundary) {
+    const conv = conversationFor(indexer, dialect);
+    conv.setConfig(config);
+    if (dialect === '2.4.3') conv.setBoundary(typeof boundary === 'number' && !Number.isNaN(boundary) ? boundary : null);
+    conv.sync(messages, false);
+    conv.answer(messages, indexer);
+    if (config.chainCompression?.enabled) conv.chains(indexer);
+    return conv.render(messages);
+  }
+
+  /**
+   * pi-condense 2.4.3's `pruneMessages(messages, indexer, chainCompression,
+   * errorPurge, thinkingStrip, protection, recoveryGraceTurns = 0,
+   * thinkingBoundaryTimestamp)` → `{ messages, pruned, beforeChars,
+   * afterChars }`.
+   */
+  function pruneMessages24(
+    messages,
+    indexer,
+    chainCompression,
+    errorPurge,
+    thinkingStrip,
+    protection,
+    recoveryGraceTurns = 0,
+    thinkingBoundaryTimestamp,
+  ) {
+    if (!hasEngine) {
+      const r = pure.v24.pruneWithIndexer(
+        messages,
+        indexer,
+        chainCompression,
+        errorPurge,
+        thinkingStrip,
+        protection,
+        recoveryGraceTurns,
+        thinkingBoundaryTimestamp,
+      );
+      return { messages: r.messages, pruned: r.pruned, beforeChars: r.beforeChars, afterChars: r.afterChars };
+    }
+    checkArray(messages, 'pruneMessages');
+    checkIndexer(indexer, '2.4.3', 'pruneMessages');
+    const config = { chainCompression, errorPurge, thinkingStrip, protection, recoveryGraceTurns };
+    const r = render('2.4.3', messages, indexer, config, thinkingBoundaryTimestamp);
+    return { messages: r.messages, pruned: r.pruned, beforeChars: r.beforeChars, afterChars: r.afterChars };
+  }
+
+  /**
+   * pi-condense 2.9.1's `pruneMessages(messages, indexer, chainCompression,
+   * errorPurge, protection, recoveryGraceTurns = 0, diagnostics)` → `{
+   * messages, pruned, beforeChars, afterChars }`; reports go to
+   * `diagnostics.report(kind, key, detail)`, in the reference's order.
+   */
+  function pruneMessages29(messages, indexer, chainCompression, errorPurge, protection, recoveryGraceTurns = 0, diagnostics) {
+    if (!hasEngine) {
+      const r = pure.v29.pruneWithIndexer(messages, indexer, chainCompression, errorPurge, protection, recoveryGraceTurns, diagnostics);
+      return { messages: r.messages, pruned: r.pruned, beforeChars: r.beforeChars, afterChars: r.afterChars };
+    }
+    checkArray(messages, 'pruneMessages');
+    checkIndexer(indexer, '2.9.1', 'pruneMessages');
+    const config = { chainCompression, errorPurge, protection, recoveryGraceTurns };
+    const r = render('2.9.1', messages, indexer, config);
+    if (diagnostics !== undefined && diagnostics !== null) {
+      for (const d of r.diagnostics) diagnostics.report(d.kind, d.key, d.detail);
+    }
+    return { messages: r.messages, pruned: r.pruned, beforeChars: r.beforeChars, afterChars: r.afterChars };
+  }
+
+  /**
+   * Forgets what the drop-ins kept for `indexer`: its next render re-reads
+   * every message and asks the indexer everything again.
+   */
+  function invalidate(indexer) {
+    for (const map of Object.values(kept)) {
+      const conv = map.get(indexer);
+      if (conv !== undefined) {
+        conv.close();
+        map.delete(indexer);
+      }
+    }
+  }
+
+  return { pruneMessages24, pruneMessages29, invalidate };
+}
+
+/**
+ * The addon's state shape for `messages`, read from a pi-condense 2.4.3
+ * indexer: what it says about the tool results present and its chain
+ * entries (each with its summary resolved). For hosts that keep a
+ * PruneSession and set its state at flushes.
+ */
+function stateFromIndexer(messages, indexer) {
+  const records = Object.create(null);
+  const dedupAliases = Object.create(null);
+  const shortRefs = Object.create(null);
+  const missing = '\u0000condense-native:missing-record';
+  for (const m of messages) {
+    if (m === null || typeof m !== 'object' || m.role !== 'toolResult' || typeof m.toolCallId !== 'string') continue;
+    const id = m.toolCallId;
+    if (!indexer.isSummarized(id)) continue;
+    const record = indexer.getRecord(id);
+    if (record === undefined || record === null) dedupAliases[id] = missing;
+    else records[id] = record;
+    const ref = indexer.getShortRefForToolCallId(id);
+    if (ref !== undefined) shortRefs[id] = ref;
+  }
+  const chains = (indexer.getChainEntries() || []).map((entry) => {
+    if (entry.rangeSummaryText !== undefined && entry.rangeSummaryText !== null) return entry;
+    const text = indexer.getPerBatchSummaryTextForToolCallIds(entry.droppedToolCallIds);
+    return { ...entry, rangeSummaryText: text };
+  });
+  // Objects without a prototype, so an id like `__proto__` is an own key;
+  // spread into plain ones for JSON.stringify's sake.
+  return {
+    records: { ...records },
+    dedupAliases: { ...dedupAliases },
+    shortRefs: { ...shortRefs },
+    refAliases: {},
+    chains,
+    summaryBodies: [],
+  };
+}
+
+/** `JSON.stringify(messages).length`, as the reference's `sizeMessages`. */
+function sizeMessages(messages) {
+  return JSON.stringify(messages).length;
+}
+
+// One set of drop-ins per process, shared by index.js and the
+// pi-condense-2.x subpath modules.
+const dropIns = makeDropIns(require('../loader.js'), {
+  v24: require('./pure/v2.4.js'),
+  v29: require('./pure/v2.9.js'),
+});
+
+module.exports = { dropIns, stateFromIndexer, sizeMessages, INDEXER_METHODS };

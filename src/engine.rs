@@ -1,0 +1,355 @@
+//! The kept engine behind `PruneSession`, the pi-condense drop-ins and the
+//! stateless array path: the conversation as records that outlive a render,
+//! the state (a state object's, or a host indexer's answers), the config and
+//! the boundary. The JS side re-sends only messages from the first one that
+//! changed (`sync`); a render runs the phases over the kept records and
+//! answers with an edit script in which edits already sent by an earlier
+//! render are named by id (`SentEdits`), so the JS applier rebuilds them from
+//! the caller's objects without their descriptions crossing again.
+
+use crate::apply::slot_len;
+use crate::config::Config;
+use crate::dialect::Dialect;
+use crate::error::{PruneError, Result};
+use crate::frontier::{assistant_timestamps, compute_thinking_boundary, frontier_of, Frontier};
+use crate::hash::{HashMap, HashSet};
+use crate::json::Json;
+use crate::phases::{self, Inputs};
+use crate::record::{array_len, scan::scan_array, Log};
+use crate::script::{Diagnostic, EditScript, Op, Slot, Stats};
+use crate::state::{Chains, State};
+
+pub struct Engine {
+    dialect: Dialect,
+    config: Config,
+    state: State,
+    boundary: Option<f64>,
+    log: Log,
+    sent: SentEdits,
+}
+
+/// A render's answer for the JS applier.
+#[derive(Debug, Default)]
+pub struct Rendered {
+    pub pruned: bool,
+    pub before_chars: usize,
+    pub after_chars: usize,
+    pub frontier: Frontier,
+    pub stats: Stats,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Per output slot: `>= 0` the caller's message at that index, `< 0`
+    /// the edit with id `-v - 1`.
+    pub order: Vec<i32>,
+    /// Ids of the edits this render describes for the first time, and their
+    /// descriptions as one JSON array (`describe`).
+    pub fresh: Vec<u32>,
+    pub fresh_edits: Vec<u8>,
+    /// Ids the JS side may forget.
+    pub evicted: Vec<u32>,
+}
+
+impl Engine {
+    pub fn new(dialect: Dialect) -> Self {
+        Engine {
+            dialect,
+            config: Config::from_value(&Json::Null, dialect).unwrap_or_default(),
+            state: State::answers(dialect),
+            boundary: None,
+            log: Log::keeping_text(),
+            sent: SentEdits::default(),
+        }
+    }
+
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    pub fn set_config(&mut self, config: Config) {
+        self.config = config;
+        self.sent.clear();
+    }
+
+    pub fn set_state(&mut self, state: State) {
+        self.state = state;
+        self.sent.clear();
+    }
+
+    pub fn set_boundary(&mut self, boundary: Option<f64>) {
+        self.boundary = boundary;
+    }
+
+    /// Records what a host indexer answered for one key (see
+    /// `State::answer`); the state becomes an answers state.
+    pub fn answer(
+        &mut self,
+        key: &[u8],
+        summarized: bool,
+        record: Option<Json>,
+        short_ref: Option<Json>,
+    ) {
+        self.state.answer(key, summarized, record, short_ref);
+        self.sent.clear();
+    }
+
+    pub fn answer_legacy(&mut self, id: &[u8], legacy: bool) {
+        self.state.answer_legacy(id, legacy);
+        self.sent.clear();
+    }
+
+    pub fn set_chains(&mut self, chains: Chains) {
+        self.state.set_given_chains(chains);
+        self.sent.clear();
+    }
+
+    pub fn len(&self) -> usize {
+        self.log.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.log.is_empty()
+    }
+
+    /// Replaces the kept messages from `from` on with the elements of the
+    /// JSON array `messages`. All of them are read, or nothing changes.
+    pub fn sync(&mut self, from: usize, messages: &[u8]) -> Result<()> {
+        if from > self.log.len() {
+            return Err(PruneError::bad_argument(format!(
+                "sync from {from}, but only {} messages are kept",
+                self.log.len()
+            )));
+        }
+        let mut fresh = Log::keeping_text();
+        std::mem::swap(&mut fresh.syms, &mut self.log.syms);
+        let scanned = scan_array(messages, &mut fresh, from);
+        std::mem::swap(&mut fresh.syms, &mut self.log.syms);
+        scanned?;
+        self.log.truncate(from);
+        self.sent.forget_from(from);
+        self.log.append(fresh);
+        Ok(())
+    }
+
+    /// Prunes the kept messages.
+    pub fn render(&mut self) -> Result<Rendered> {
+        let inputs = Inputs {
+            log: &self.log,
+            text: &[],
+            state: &self.state,
+            config: &self.config,
+            boundary: self.boundary,
+            dialect: self.dialect,
+        };
+        let script = phases::run(&inputs)?;
+        let frontier = frontier_of(&self.log, &self.config, self.boundary, self.dialect);
+        let mut out = Rendered {
+            frontier,
+            stats: script.stats,
+            ..Rendered::default()
+        };
+        out.diagnostics = script.diagnostics.clone();
+        if !script.changed {
+            out.evicted = self.sent.take_forgotten();
+            return Ok(out);
+        }
+        out.pruned = true;
+        out.before_chars = self.log.array_len();
+        self.sent.describe(&inputs, &script, &mut out);
+        Ok(out)
+    }
+
+    /// Advances the thinking boundary over the kept assistant timestamps
+    /// plus the not-yet-kept closing message (SPEC 6) and returns it.
+    pub fn flush(&mut self, closing: Option<&[u8]>) -> Result<Option<f64>> {
+        let Some(thinking) = &self.config.thinking else {
+            return Ok(self.boundary);
+        };
+        let mut stamps = assistant_timestamps(&self.log);
+        if let Some(c) = closing {
+            let mut one = Log::default();
+            let mut wrapped = Vec::with_capacity(c.len() + 2);
+            wrapped.push(b'[');
+            wrapped.extend_from_slice(c);
+            wrapped.push(b']');
+            scan_array(&wrapped, &mut one, 0)?;
+            stamps.extend(assistant_timestamps(&one));
+        }
+        let next = compute_thinking_boundary(&stamps, thinking.keep_last_turns, self.boundary);
+        if next.is_some_and(|b| !b.is_nan()) {
+            self.boundary = next;
+        }
+        Ok(self.boundary)
+    }
+}
+
+/// What an edit looks like to the JS side, so a later render that makes the
+/// same edit can name it by id.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum EditKey {
+    Stub {
+        input: u32,
+        text: Box<[u8]>,
+    },
+    Edit {
+        input: u32,
+        strip: bool,
+        purged: Vec<(u32, u32)>,
+    },
+    Insert {
+        text: Box<[u8]>,
+        timestamp: Option<Vec<u8>>,
+    },
+}
+
+#[derive(Clone, Copy)]
+struct Sent {
+    id: u32,
+    len: usize,
+}
+
+/// The edits the JS side holds.
+#[derive(Default)]
+struct SentEdits {
+    by_key: HashMap<EditKey, Sent>,
+    next_id: u32,
+    /// Ids forgotten between renders, reported with the next one.
+    forgotten: Vec<u32>,
+}
+
+impl SentEdits {
+    fn clear(&mut self) {
+        self.forgotten.extend(self.by_key.values().map(|s| s.id));
+        self.by_key.clear();
+    }
+
+    /// Forgets edits of input messages at `from` and after (they changed).
+    fn forget_from(&mut self, from: usize) {
+        let forgotten = &mut self.forgotten;
+        self.by_key.retain(|k, s| {
+            let input = match k {
+                EditKey::Stub { input, .. } | EditKey::Edit { input, .. } => Some(*input),
+                EditKey::Insert { .. } => None,
+            };
+            let keep = input.is_none_or(|i| (i as usize) < from);
+            if !keep {
+                forgotten.push(s.id);
+            }
+            keep
+        });
+    }
+
+    fn take_forgotten(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.forgotten)
+    }
+
+    fn key(script: &EditScript, slot: &Slot) -> EditKey {
+        match slot.op {
+            Op::Stub => EditKey::Stub {
+                input: slot.input,
+                text: script.stub_text(slot).into(),
+            },
+            Op::Edit => EditKey::Edit {
+                input: slot.input,
+                strip: slot.strip_thinking,
+                purged: slot.purged.clone(),
+            },
+            Op::Insert => {
+                let b = &script.blocks[slot.input as usize];
+                EditKey::Insert {
+                    text: b.text.clone(),
+                    timestamp: b.timestamp.as_ref().map(Json::to_json),
+                }
+            }
+            Op::Keep => unreachable!("kept slots are not edits"),
+        }
+    }
+
+    /// Fills the order, the fresh descriptions and the evictions of `out`,
+    /// and its `after_chars`.
+    fn describe(&mut self, inputs: &Inputs<'_>, script: &EditScript, out: &mut Rendered) {
+        let records = &inputs.log.records;
+        let mut used: HashSet<u32> = HashSet::default();
+        let mut body = 0usize;
+        out.order.reserve(script.slots.len());
+        out.fresh_edits.push(b'[');
+        for slot in &script.slots {
+            if slot.op == Op::Keep {
+                out.order.push(slot.input as i32);
+                body += records[slot.input as usize].len as usize;
+                continue;
+            }
+            let key = Self::key(script, slot);
+            let sent = match self.by_key.get(&key) {
+                Some(s) => *s,
+                None => {
+                    let s = Sent {
+                        id: self.next_id,
+                        len: slot_len(inputs, script, slot),
+                    };
+                    self.next_id = (self.next_id + 1) & 0x7fff_ffff;
+                    if !out.fresh.is_empty() {
+                        out.fresh_edits.push(b',');
+                    }
+                    write_description(&mut out.fresh_edits, script, slot);
+                    out.fresh.push(s.id);
+                    self.by_key.insert(key, s);
+                    s
+                }
+            };
+            used.insert(sent.id);
+            out.order.push(-(sent.id as i32) - 1);
+            body += sent.len;
+        }
+        out.fresh_edits.push(b']');
+        out.after_chars = array_len(script.slots.len(), body);
+        let mut evicted = std::mem::take(&mut self.forgotten);
+        self.by_key.retain(|_, s| {
+            let keep = used.contains(&s.id);
+            if !keep {
+                evicted.push(s.id);
+            }
+            keep
+        });
+        out.evicted = evicted;
+    }
+}
+
+/// The description of an edit for the JS applier (`js/applier.js`): an
+/// array whose first element is the `Op`:
+/// - `[1, input, text]`: a stub for message `input`;
+/// - `[2, input, strip, [[block, size], ...]]`: message `input` with those
+///   blocks' arguments purged, then its thinking removed when `strip` is 1;
+/// - `[3, text]` or `[3, text, timestamp]`: a synthetic chain block.
+fn write_description(out: &mut Vec<u8>, script: &EditScript, slot: &Slot) {
+    use crate::json::text::write_quoted;
+    out.push(b'[');
+    out.extend_from_slice((slot.op as u8).to_string().as_bytes());
+    match slot.op {
+        Op::Stub => {
+            out.extend_from_slice(format!(",{},", slot.input).as_bytes());
+            write_quoted(out, script.stub_text(slot));
+        }
+        Op::Edit => {
+            out.extend_from_slice(
+                format!(",{},{},[", slot.input, u8::from(slot.strip_thinking)).as_bytes(),
+            );
+            for (n, (j, size)) in slot.purged.iter().enumerate() {
+                if n > 0 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(format!("[{j},{size}]").as_bytes());
+            }
+            out.push(b']');
+        }
+        Op::Insert => {
+            let b = &script.blocks[slot.input as usize];
+            out.push(b',');
+            write_quoted(out, &b.text);
+            if let Some(t) = &b.timestamp {
+                out.push(b',');
+                t.write_json(out);
+            }
+        }
+        Op::Keep => {}
+    }
+    out.push(b']');
+}

@@ -1,0 +1,13 @@
+//! JavaScript-exact JSON: the text `JSON.stringify` writes and its length in
+//! UTF-16 code units, `JSON.parse` into a value with JS semantics, and the
+//! few ECMAScript coercions (`String()`, ToNumber) the phases rely on.
+
+pub mod number;
+pub mod parse;
+pub mod text;
+pub mod utf16;
+pub mod value;
+
+pub use number::{format_number, string_to_number, write_json_number};
+pub use utf16::utf16_len;
+pub use value::Json;

@@ -1,0 +1,267 @@
+//! JS strings as their canonical JSON text. Every string the engine handles
+//! (ids, tool names, stub texts, summaries) is kept as the bytes
+//! `JSON.stringify` writes between the quotes: UTF-8, with `"` `\` and the
+//! controls escaped the way JS escapes them and lone surrogates as `\udxxx`.
+//! That spelling is unique per JS string, so two strings are equal exactly
+//! when their texts are equal; the text of a concatenation is the
+//! concatenation of the texts; and a JSON output is assembled by copying
+//! texts, never decoding them. Lone surrogates, which no Rust `str` can hold,
+//! need no special mode.
+
+use super::utf16::utf16_len;
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// Bytes that `JSON.stringify` escapes: controls, `"` and `\`.
+static NEEDS_ESCAPE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = true;
+        i += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
+
+fn escape_byte(out: &mut Vec<u8>, b: u8) {
+    match b {
+        b'"' => out.extend_from_slice(b"\\\""),
+        b'\\' => out.extend_from_slice(b"\\\\"),
+        0x08 => out.extend_from_slice(b"\\b"),
+        0x0c => out.extend_from_slice(b"\\f"),
+        b'\n' => out.extend_from_slice(b"\\n"),
+        b'\r' => out.extend_from_slice(b"\\r"),
+        b'\t' => out.extend_from_slice(b"\\t"),
+        _ => out.extend_from_slice(&[
+            b'\\',
+            b'u',
+            b'0',
+            b'0',
+            HEX[(b >> 4) as usize],
+            HEX[(b & 15) as usize],
+        ]),
+    }
+}
+
+/// Appends the canonical text of a Rust string (which holds no lone
+/// surrogates).
+pub fn escape_str(out: &mut Vec<u8>, s: &str) {
+    let bytes = s.as_bytes();
+    let mut run = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if NEEDS_ESCAPE[b as usize] {
+            out.extend_from_slice(&bytes[run..i]);
+            escape_byte(out, b);
+            run = i + 1;
+        }
+    }
+    out.extend_from_slice(&bytes[run..]);
+}
+
+/// The canonical text of a Rust string.
+pub fn text_of(s: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len());
+    escape_str(&mut out, s);
+    out
+}
+
+/// Appends the canonical text of one UTF-16 code point or lone surrogate.
+pub fn escape_unit_or_char(out: &mut Vec<u8>, c: UnitOrChar) {
+    match c {
+        UnitOrChar::Char(c) => {
+            let mut buf = [0u8; 4];
+            let s = c.encode_utf8(&mut buf);
+            if s.len() == 1 && NEEDS_ESCAPE[s.as_bytes()[0] as usize] {
+                escape_byte(out, s.as_bytes()[0]);
+            } else {
+                out.extend_from_slice(s.as_bytes());
+            }
+        }
+        UnitOrChar::Lone(u) => {
+            out.extend_from_slice(b"\\u");
+            for shift in [12, 8, 4, 0] {
+                out.push(HEX[usize::from((u >> shift) & 15)]);
+            }
+        }
+    }
+}
+
+/// A decoded element of a JS string: a character, or a lone surrogate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnitOrChar {
+    Char(char),
+    Lone(u16),
+}
+
+/// Appends the canonical text of a sequence of UTF-16 code units.
+pub fn escape_units(out: &mut Vec<u8>, units: &[u16]) {
+    for c in char::decode_utf16(units.iter().copied()) {
+        match c {
+            Ok(c) => escape_unit_or_char(out, UnitOrChar::Char(c)),
+            Err(e) => escape_unit_or_char(out, UnitOrChar::Lone(e.unpaired_surrogate())),
+        }
+    }
+}
+
+fn hex_value(b: u8) -> Option<u16> {
+    match b {
+        b'0'..=b'9' => Some(u16::from(b - b'0')),
+        b'a'..=b'f' => Some(u16::from(b - b'a' + 10)),
+        b'A'..=b'F' => Some(u16::from(b - b'A' + 10)),
+        _ => None,
+    }
+}
+
+/// The four hex digits at `at`, when there are four.
+pub fn hex4(b: &[u8], at: usize) -> Option<u16> {
+    let d = b.get(at..at + 4)?;
+    let mut v = 0u16;
+    for &c in d {
+        v = (v << 4) | hex_value(c)?;
+    }
+    Some(v)
+}
+
+/// Iterates the UTF-16 code units of a canonical text (or of any valid
+/// JSON string body: escapes of every kind are decoded).
+pub fn units(text: &[u8]) -> Units<'_> {
+    Units {
+        text,
+        at: 0,
+        pending: None,
+    }
+}
+
+pub struct Units<'a> {
+    text: &'a [u8],
+    at: usize,
+    pending: Option<u16>,
+}
+
+impl Iterator for Units<'_> {
+    type Item = u16;
+
+    fn next(&mut self) -> Option<u16> {
+        if let Some(low) = self.pending.take() {
+            return Some(low);
+        }
+        let t = self.text;
+        let b = *t.get(self.at)?;
+        if b == b'\\' {
+            let (unit, len) = match t.get(self.at + 1).copied() {
+                Some(b'u') => (hex4(t, self.at + 2).unwrap_or(0xfffd), 6),
+                Some(b'n') => (0x0a, 2),
+                Some(b't') => (0x09, 2),
+                Some(b'r') => (0x0d, 2),
+                Some(b'b') => (0x08, 2),
+                Some(b'f') => (0x0c, 2),
+                Some(c) => (u16::from(c), 2),
+                None => (u16::from(b'\\'), 1),
+            };
+            self.at += len;
+            return Some(unit);
+        }
+        // One UTF-8 sequence (the text is valid UTF-8).
+        let len = match b {
+            0x00..=0x7f => 1,
+            0xc0..=0xdf => 2,
+            0xe0..=0xef => 3,
+            _ => 4,
+        };
+        let s =
+            std::str::from_utf8(&t[self.at..(self.at + len).min(t.len())]).unwrap_or("\u{fffd}");
+        self.at += len;
+        let c = s.chars().next().unwrap_or('\u{fffd}');
+        let mut buf = [0u16; 2];
+        let enc = c.encode_utf16(&mut buf);
+        if enc.len() == 2 {
+            self.pending = Some(enc[1]);
+        }
+        Some(enc[0])
+    }
+}
+
+/// The UTF-16 code units of a canonical text.
+pub fn to_units(text: &[u8]) -> Vec<u16> {
+    units(text).collect()
+}
+
+/// The string as Rust text, lone surrogates replaced by U+FFFD (for
+/// messages and for hashing as UTF-8, which is what JS's UTF-8 encoders do).
+pub fn to_string_lossy(text: &[u8]) -> String {
+    char::decode_utf16(units(text))
+        .map(|c| c.unwrap_or('\u{fffd}'))
+        .collect()
+}
+
+/// `JSON.stringify(s).length` for a string whose canonical text is `text`.
+pub fn json_len(text: &[u8]) -> usize {
+    utf16_len(text) + 2
+}
+
+/// Appends a quoted JSON string.
+pub fn write_quoted(out: &mut Vec<u8>, text: &[u8]) {
+    out.push(b'"');
+    out.extend_from_slice(text);
+    out.push(b'"');
+}
+
+/// Whether the canonical text contains no escapes, so that its bytes are the
+/// string's UTF-8.
+pub fn is_plain(text: &[u8]) -> bool {
+    !text.contains(&b'\\')
+}
+
+/// The index just past the canonical escape sequence or character that
+/// starts at `at` (escapes are `\x` or `\uXXXX`).
+pub fn next_char_end(text: &[u8], at: usize) -> usize {
+    match text[at] {
+        b'\\' if text.get(at + 1) == Some(&b'u') => at + 6,
+        b'\\' => at + 2,
+        b if b < 0x80 => at + 1,
+        b if b < 0xe0 => at + 2,
+        b if b < 0xf0 => at + 3,
+        _ => at + 4,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn js_text(s: &str) -> String {
+        String::from_utf8(text_of(s)).unwrap()
+    }
+
+    #[test]
+    fn escapes_as_json_stringify_does() {
+        assert_eq!(js_text("plain"), "plain");
+        assert_eq!(js_text("q\"b\\s/"), r#"q\"b\\s/"#);
+        assert_eq!(js_text("\u{8}\u{c}\n\r\t"), r#"\b\f\n\r\t"#);
+        assert_eq!(js_text("\u{0}\u{1f}\u{b}"), r#"\u0000\u001f\u000b"#);
+        assert_eq!(js_text("\u{7f}é😀\u{2028}"), "\u{7f}é😀\u{2028}");
+    }
+
+    #[test]
+    fn units_round_trip_lone_surrogates() {
+        let units_in = [0x61, 0xd800, 0x0a, 0xd83d, 0xde00, 0xdfff, 0x22];
+        let mut text = Vec::new();
+        escape_units(&mut text, &units_in);
+        assert_eq!(
+            String::from_utf8(text.clone()).unwrap(),
+            "a\\ud800\\n😀\\udfff\\\""
+        );
+        assert_eq!(to_units(&text), units_in);
+        // JSON.stringify("a\ud800\n😀\udfff\"").length
+        assert_eq!(json_len(&text), 21);
+        assert_eq!(to_string_lossy(&text), "a\u{fffd}\n😀\u{fffd}\"");
+    }
+
+    #[test]
+    fn decodes_every_escape_kind() {
+        let t = br#"\/\u00e9\uD83D\uDE00\b"#;
+        assert_eq!(to_units(t), vec![0x2f, 0xe9, 0xd83d, 0xde00, 0x08],);
+    }
+}

@@ -1,0 +1,221 @@
+//! A JSON value as JavaScript holds it after `JSON.parse`: keys in the order
+//! a JS object has them, duplicate keys resolved, numbers as doubles, and
+//! strings as canonical text (`text.rs`), so lone surrogates survive. It
+//! carries the state and config, and the odd message values (a tool name
+//! that is an object, say) whose JS coercions the phases need; well-formed
+//! messages never become one (see `record`).
+
+use super::number::{format_number, string_to_number, write_json_number};
+use super::text::{self, write_quoted};
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Json {
+    #[default]
+    Null,
+    Bool(bool),
+    Num(f64),
+    /// Canonical text, without quotes.
+    Str(Box<[u8]>),
+    Arr(Vec<Json>),
+    /// Entries in JS property order; keys as canonical text.
+    Obj(Vec<(Box<[u8]>, Json)>),
+}
+
+impl Json {
+    pub fn str(s: &str) -> Json {
+        Json::Str(text::text_of(s).into_boxed_slice())
+    }
+
+    /// The property `key` (a plain ASCII name) of an object.
+    pub fn get(&self, key: &str) -> Option<&Json> {
+        match self {
+            Json::Obj(entries) => entries
+                .iter()
+                .find(|(k, _)| &**k == key.as_bytes())
+                .map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    pub fn as_text(&self) -> Option<&[u8]> {
+        match self {
+            Json::Str(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    pub fn as_array(&self) -> Option<&[Json]> {
+        match self {
+            Json::Arr(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, Json::Null)
+    }
+
+    pub fn is_str(&self, s: &str) -> bool {
+        self.as_text().is_some_and(|t| t == s.as_bytes())
+    }
+
+    /// ToBoolean.
+    pub fn truthy(&self) -> bool {
+        match self {
+            Json::Null => false,
+            Json::Bool(b) => *b,
+            Json::Num(n) => *n != 0.0 && !n.is_nan(),
+            Json::Str(t) => !t.is_empty(),
+            Json::Arr(_) | Json::Obj(_) => true,
+        }
+    }
+
+    /// Appends the canonical text of `String(value)`.
+    pub fn write_js_string(&self, out: &mut Vec<u8>) {
+        match self {
+            Json::Null => out.extend_from_slice(b"null"),
+            Json::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+            Json::Num(n) => out.extend_from_slice(format_number(*n).as_bytes()),
+            Json::Str(t) => out.extend_from_slice(t),
+            Json::Arr(items) => write_joined(out, items.iter().map(Some), b","),
+            Json::Obj(_) => out.extend_from_slice(b"[object Object]"),
+        }
+    }
+
+    /// The canonical text of `String(value)`.
+    pub fn js_string(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.write_js_string(&mut out);
+        out
+    }
+
+    /// ToNumber (objects through ToPrimitive: an array as its joined text).
+    pub fn to_number(&self) -> f64 {
+        match self {
+            Json::Null => 0.0,
+            Json::Bool(b) => f64::from(u8::from(*b)),
+            Json::Num(n) => *n,
+            Json::Str(t) => string_to_number(&text::to_string_lossy(t)),
+            Json::Arr(_) => string_to_number(&text::to_string_lossy(&self.js_string())),
+            Json::Obj(_) => f64::NAN,
+        }
+    }
+
+    /// Appends the value as `JSON.stringify` writes it.
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        match self {
+            Json::Null => out.extend_from_slice(b"null"),
+            Json::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+            Json::Num(n) => write_json_number(out, *n),
+            Json::Str(t) => write_quoted(out, t),
+            Json::Arr(items) => {
+                out.push(b'[');
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    v.write_json(out);
+                }
+                out.push(b']');
+            }
+            Json::Obj(entries) => {
+                out.push(b'{');
+                for (i, (k, v)) in entries.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    write_quoted(out, k);
+                    out.push(b':');
+                    v.write_json(out);
+                }
+                out.push(b'}');
+            }
+        }
+    }
+
+    pub fn to_json(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.write_json(&mut out);
+        out
+    }
+
+    /// Whether the value holds a number JSON cannot spell (±Infinity).
+    pub fn holds_non_finite(&self) -> bool {
+        match self {
+            Json::Num(n) => !n.is_finite(),
+            Json::Arr(items) => items.iter().any(Json::holds_non_finite),
+            Json::Obj(entries) => entries.iter().any(|(_, v)| v.holds_non_finite()),
+            _ => false,
+        }
+    }
+}
+
+/// `Array.prototype.join`: `null` and `undefined` (None) print as nothing,
+/// everything else through `String()`.
+pub fn write_joined<'a>(
+    out: &mut Vec<u8>,
+    items: impl Iterator<Item = Option<&'a Json>>,
+    separator: &[u8],
+) {
+    for (i, v) in items.enumerate() {
+        if i > 0 {
+            out.extend_from_slice(separator);
+        }
+        match v {
+            None | Some(Json::Null) => {}
+            Some(v) => v.write_js_string(out),
+        }
+    }
+}
+
+/// Whether a key is an array index (`0` ..= `2^32 - 2` in canonical
+/// decimal), which JS objects list first, in numeric order.
+pub fn array_index(key: &[u8]) -> Option<u32> {
+    if key.is_empty() || key.len() > 10 || (key.len() > 1 && key[0] == b'0') {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &b in key {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + u64::from(b - b'0');
+    }
+    (v < u64::from(u32::MAX)).then_some(v as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::parse::parse_value;
+
+    fn v(json: &str) -> Json {
+        parse_value(json.as_bytes()).unwrap()
+    }
+
+    fn s(t: Vec<u8>) -> String {
+        String::from_utf8(t).unwrap()
+    }
+
+    #[test]
+    fn coerces_like_javascript() {
+        assert_eq!(s(v("[1,null,[2,[3]],true]").js_string()), "1,,2,3,true");
+        assert_eq!(s(v(r#"{"a":1}"#).js_string()), "[object Object]");
+        assert_eq!(s(v("1e21").js_string()), "1e+21");
+        assert_eq!(v(r#""0x1f""#).to_number(), 31.0);
+        assert_eq!(v("[5]").to_number(), 5.0);
+        assert!(v("[1,2]").to_number().is_nan());
+        assert_eq!(v("null").to_number(), 0.0);
+        assert!(!v(r#""""#).truthy());
+        assert!(v("[]").truthy());
+    }
+
+    #[test]
+    fn array_index_keys() {
+        assert_eq!(array_index(b"0"), Some(0));
+        assert_eq!(array_index(b"4294967294"), Some(4294967294));
+        assert_eq!(array_index(b"4294967295"), None);
+        assert_eq!(array_index(b"01"), None);
+        assert_eq!(array_index(b"-1"), None);
+    }
+}

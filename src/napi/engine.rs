@@ -1,0 +1,238 @@
+//! `NativeEngine`: the kept engine (`crate::engine`) behind `PruneSession`,
+//! the pi-condense drop-ins and the array `pruneMessages`. It keeps the
+//! conversation's records and text between calls; a render crosses the
+//! boundary as an order (typed array), the edits new to the JS side (one
+//! JSON text) and evictions.
+
+use napi::bindgen_prelude::{Either, Int32ArraySlice, Null, Uint32ArraySlice, Utf16String};
+use napi::Env;
+use napi_derive::napi;
+
+use super::{
+    boundary_from, diagnostics_json, dialect_of, js_error, nullable, utf16_to_utf8, NativeFrontier,
+    NativeStats,
+};
+use crate::config::Config;
+use crate::engine::{Engine, Rendered};
+use crate::error::PruneError;
+use crate::hash::HashMap;
+use crate::json::parse::parse_value;
+use crate::json::Json;
+use crate::state::{Chains, State};
+
+#[napi]
+pub struct NativeEngine {
+    inner: Engine,
+}
+
+#[napi(object)]
+pub struct NativeRenderResult<'env> {
+    pub pruned: bool,
+    pub before_chars: f64,
+    pub after_chars: f64,
+    pub frontier: NativeFrontier,
+    pub stats: NativeStats,
+    /// JSON text of `[{kind, key, detail}]` (2.9.1), or null.
+    pub diagnostics: Option<String>,
+    pub order: Option<Int32ArraySlice<'env>>,
+    pub fresh: Option<Uint32ArraySlice<'env>>,
+    pub fresh_edits: Option<String>,
+    pub evicted: Option<Uint32ArraySlice<'env>>,
+}
+
+fn render_result(
+    env: &Env,
+    r: Rendered,
+    dialect: crate::dialect::Dialect,
+) -> napi::Result<NativeRenderResult<'_>> {
+    let evicted = (!r.evicted.is_empty())
+        .then(|| Uint32ArraySlice::copy_from(env, &r.evicted))
+        .transpose()?;
+    let (order, fresh, fresh_edits) = if r.pruned {
+        (
+            Some(Int32ArraySlice::copy_from(env, &r.order)?),
+            Some(Uint32ArraySlice::copy_from(env, &r.fresh)?),
+            Some(String::from_utf8(r.fresh_edits).unwrap_or_default()),
+        )
+    } else {
+        (None, None, None)
+    };
+    Ok(NativeRenderResult {
+        pruned: r.pruned,
+        before_chars: r.before_chars as f64,
+        after_chars: r.after_chars as f64,
+        frontier: r.frontier.into(),
+        stats: NativeStats::of(r.stats, dialect),
+        diagnostics: diagnostics_json(&r.diagnostics),
+        order,
+        fresh,
+        fresh_edits,
+        evicted,
+    })
+}
+
+fn parse_json(text: &str, what: &str) -> Result<Json, PruneError> {
+    parse_value(text.as_bytes()).map_err(|e| PruneError::bad_argument(format!("{what}: {e}")))
+}
+
+/// `{"v": value}` or `{"throws": true}` (a call that threw in the host).
+fn outcome(v: &Json) -> Result<Json, ()> {
+    match v.get("v") {
+        Some(value) => Ok(value.clone()),
+        None => Err(()),
+    }
+}
+
+#[napi]
+impl NativeEngine {
+    #[napi(constructor)]
+    pub fn new(env: Env, dialect: Option<String>) -> napi::Result<Self> {
+        let dialect = dialect_of(dialect).map_err(|e| js_error(&env, e))?;
+        Ok(NativeEngine {
+            inner: Engine::new(dialect),
+        })
+    }
+
+    #[napi(catch_unwind)]
+    pub fn set_config(&mut self, env: Env, config_json: Option<String>) -> napi::Result<()> {
+        let config = Config::from_json(
+            config_json.as_deref().unwrap_or("null").as_bytes(),
+            self.inner.dialect(),
+        )
+        .map_err(|e| js_error(&env, e))?;
+        self.inner.set_config(config);
+        Ok(())
+    }
+
+    /// A whole state object (the addon's state shape) as JSON text.
+    #[napi(catch_unwind)]
+    pub fn set_state(&mut self, env: Env, state_json: Option<String>) -> napi::Result<()> {
+        let state = State::from_json(
+            state_json.as_deref().unwrap_or("null").as_bytes(),
+            self.inner.dialect(),
+        )
+        .map_err(|e| js_error(&env, e))?;
+        self.inner.set_state(state);
+        Ok(())
+    }
+
+    #[napi(catch_unwind)]
+    pub fn set_boundary(&mut self, env: Env, boundary: Option<f64>) -> napi::Result<()> {
+        let b = boundary_from(boundary).map_err(|e| js_error(&env, e))?;
+        self.inner.set_boundary(b);
+        Ok(())
+    }
+
+    /// A host indexer's answers, as JSON text: an array of
+    /// `{"k": key, "s": summarized, "r": record?, "f": shortRef?}` and
+    /// `{"l": id, "v": hasLegacyBareRecord}`.
+    #[napi(catch_unwind)]
+    pub fn set_answers(&mut self, env: Env, answers_json: String) -> napi::Result<()> {
+        let mut run = || -> Result<(), PruneError> {
+            let answers = parse_json(&answers_json, "answers")?;
+            for a in answers.as_array().unwrap_or(&[]) {
+                if let Some(id) = a.get("l").and_then(Json::as_text) {
+                    self.inner
+                        .answer_legacy(id, a.get("v").is_some_and(Json::truthy));
+                    continue;
+                }
+                let Some(key) = a.get("k").and_then(Json::as_text) else {
+                    return Err(PruneError::bad_argument(
+                        "answers: an answer without a string key",
+                    ));
+                };
+                self.inner.answer(
+                    key,
+                    a.get("s").is_some_and(Json::truthy),
+                    a.get("r").filter(|r| !r.is_null()).cloned(),
+                    a.get("f").cloned(),
+                );
+            }
+            Ok(())
+        };
+        run().map_err(|e| js_error(&env, e))
+    }
+
+    /// A host indexer's chain registry, as JSON text: `{"entries": [...],
+    /// "summaries": [outcome...], "lookups": [[blockId, outcome]...]}` where
+    /// an outcome is `{"v": value}` or `{"throws": true}`.
+    #[napi(catch_unwind)]
+    pub fn set_chains(&mut self, env: Env, chains_json: String) -> napi::Result<()> {
+        let run = || -> Result<Chains, PruneError> {
+            let c = parse_json(&chains_json, "chains")?;
+            let entries = c
+                .get("entries")
+                .and_then(Json::as_array)
+                .unwrap_or(&[])
+                .to_vec();
+            let summaries = c
+                .get("summaries")
+                .and_then(Json::as_array)
+                .unwrap_or(&[])
+                .iter()
+                .map(outcome)
+                .collect();
+            let mut lookups = HashMap::default();
+            for l in c.get("lookups").and_then(Json::as_array).unwrap_or(&[]) {
+                let pair = l.as_array().unwrap_or(&[]);
+                if let (Some(id), Some(v)) = (pair.first().and_then(Json::as_text), pair.get(1)) {
+                    let value = match v.get("none") {
+                        Some(_) => Ok(None),
+                        None => outcome(v).map(Some),
+                    };
+                    lookups.insert(id.into(), value);
+                }
+            }
+            Ok(Chains::Given {
+                entries,
+                summaries,
+                lookups,
+            })
+        };
+        let chains = run().map_err(|e| js_error(&env, e))?;
+        self.inner.set_chains(chains);
+        Ok(())
+    }
+
+    /// Replaces the kept messages from `from` on with the elements of
+    /// `messagesJson` (JSON.stringify of the messages from `from` on),
+    /// read as UTF-16 and kept as UTF-8.
+    #[napi(catch_unwind)]
+    pub fn sync(&mut self, env: Env, from: u32, messages_json: Utf16String) -> napi::Result<()> {
+        let bytes = utf16_to_utf8(&messages_json);
+        self.inner
+            .sync(from as usize, &bytes)
+            .map_err(|e| js_error(&env, e))
+    }
+
+    #[napi(catch_unwind)]
+    pub fn render<'env>(&mut self, env: &'env Env) -> napi::Result<NativeRenderResult<'env>> {
+        let r = self.inner.render().map_err(|e| js_error(env, e))?;
+        render_result(env, r, self.inner.dialect())
+    }
+
+    /// Advances and returns the thinking boundary (null: none yet).
+    #[napi(catch_unwind)]
+    pub fn flush(
+        &mut self,
+        env: Env,
+        closing_json: Option<String>,
+    ) -> napi::Result<Either<f64, Null>> {
+        self.inner
+            .flush(closing_json.as_deref().map(str::as_bytes))
+            .map(nullable)
+            .map_err(|e| js_error(&env, e))
+    }
+
+    /// Frees the kept conversation now, not when the engine finalizes the
+    /// object (which waits for the event loop to turn).
+    #[napi]
+    pub fn close(&mut self) {
+        self.inner = Engine::new(self.inner.dialect());
+    }
+
+    #[napi(getter)]
+    pub fn length(&self) -> u32 {
+        self.inner.len() as u32
+    }
+}

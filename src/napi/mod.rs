@@ -1,0 +1,161 @@
+//! The N-API surface, the only code that knows about napi: it converts
+//! arguments, turns a `PruneError` into a JS Error carrying its `code` and
+//! its location (`messageIndex`, `field`, `line`), and never lets a panic
+//! cross (every export is `catch_unwind`). One file per export family:
+//! stateless calls, the held `Pruner`, and the kept engine.
+
+mod engine;
+mod pruner;
+mod stateless;
+
+use napi::bindgen_prelude::{Either, JsObjectValue, Null};
+use napi::{Env, Status};
+use napi_derive::napi;
+
+use crate::dialect::Dialect;
+use crate::error::PruneError;
+use crate::frontier::Frontier;
+use crate::json::text::to_string_lossy;
+use crate::json::Json;
+use crate::script::{Diagnostic, Stats};
+
+/// Throws a JS Error for `e` and tells napi-rs an exception is pending.
+pub(crate) fn js_error(env: &Env, e: PruneError) -> napi::Error {
+    let thrown = (|| -> napi::Result<()> {
+        let mut obj =
+            env.create_error(napi::Error::new(Status::GenericFailure, e.message.clone()))?;
+        obj.set_named_property("code", e.code.as_str())?;
+        if let Some(i) = e.message_index {
+            obj.set_named_property("messageIndex", i as f64)?;
+        }
+        if let Some(f) = &e.field {
+            obj.set_named_property("field", f.as_str())?;
+        }
+        if let Some(l) = e.line {
+            obj.set_named_property("line", l as f64)?;
+        }
+        env.throw(obj)
+    })();
+    match thrown {
+        Ok(()) => napi::Error::from_status(Status::PendingException),
+        Err(_) => napi::Error::new(Status::GenericFailure, e.to_string()),
+    }
+}
+
+/// Panics on purpose; built only with the `debug-panic` feature, for the
+/// test that proves a panic becomes a JS error and the addon keeps working.
+#[cfg(feature = "debug-panic")]
+#[napi(catch_unwind)]
+pub fn debug_panic() {
+    panic!("debug_panic called");
+}
+
+pub(crate) fn dialect_of(name: Option<String>) -> Result<Dialect, PruneError> {
+    name.map_or(Ok(Dialect::V2_4), |n| Dialect::parse(&n))
+}
+
+pub(crate) fn boundary_from(b: Option<f64>) -> Result<Option<f64>, PruneError> {
+    match b {
+        Some(n) if n.is_nan() => Err(PruneError::bad_argument(
+            "thinkingStripBoundaryTimestamp must be a number, null or undefined (got NaN)",
+        )),
+        other => Ok(other),
+    }
+}
+
+fn nullable(v: Option<f64>) -> Either<f64, Null> {
+    match v {
+        Some(n) if !n.is_nan() => Either::A(n),
+        _ => Either::B(Null),
+    }
+}
+
+#[napi(object)]
+pub struct NativeFrontier {
+    pub thinking_strip_boundary_timestamp: Either<f64, Null>,
+    pub next_thinking_strip_boundary_timestamp: Either<f64, Null>,
+}
+
+impl From<Frontier> for NativeFrontier {
+    fn from(f: Frontier) -> Self {
+        NativeFrontier {
+            thinking_strip_boundary_timestamp: nullable(f.thinking_strip_boundary_timestamp),
+            next_thinking_strip_boundary_timestamp: nullable(
+                f.next_thinking_strip_boundary_timestamp,
+            ),
+        }
+    }
+}
+
+/// What each phase changed; each dialect reports its own phases (2.4.3
+/// `thinkingStripped`, 2.9.1 `orphansSwept`).
+#[napi(object)]
+pub struct NativeStats {
+    pub stubbed: u32,
+    pub purged_args: u32,
+    pub chain_dropped: u32,
+    pub chain_inserted: u32,
+    pub final_thinking_stripped: u32,
+    pub thinking_stripped: Option<u32>,
+    pub orphans_swept: Option<u32>,
+}
+
+impl NativeStats {
+    pub(crate) fn of(s: Stats, dialect: Dialect) -> Self {
+        NativeStats {
+            stubbed: s.stubbed,
+            purged_args: s.purged_args,
+            chain_dropped: s.chain_dropped,
+            chain_inserted: s.chain_inserted,
+            final_thinking_stripped: s.final_thinking_stripped,
+            thinking_stripped: (dialect == Dialect::V2_4).then_some(s.thinking_stripped),
+            orphans_swept: (dialect == Dialect::V2_9).then_some(s.orphans_swept),
+        }
+    }
+}
+
+/// The diagnostics of a render as one JSON text: `[{kind, key, detail}]`,
+/// `key` omitted when it is `undefined` (a blockId that is absent).
+pub(crate) fn diagnostics_json(ds: &[Diagnostic]) -> Option<String> {
+    if ds.is_empty() {
+        return None;
+    }
+    let items = ds
+        .iter()
+        .map(|d| {
+            let mut entries = vec![(b"kind".as_slice().into(), Json::str(d.kind))];
+            if let Some(k) = &d.key {
+                entries.push((b"key".as_slice().into(), k.clone()));
+            }
+            entries.push((
+                b"detail".as_slice().into(),
+                Json::Str(d.detail.clone().into_boxed_slice()),
+            ));
+            Json::Obj(entries)
+        })
+        .collect();
+    Some(to_string_lossy_json(&Json::Arr(items)))
+}
+
+/// JSON text for JS (lone surrogates stay escapes, so the text is valid
+/// UTF-8 as it is).
+pub(crate) fn to_string_lossy_json(v: &Json) -> String {
+    String::from_utf8(v.to_json()).unwrap_or_else(|e| to_string_lossy(e.as_bytes()))
+}
+
+/// UTF-16 code units from JS to the UTF-8 the records read. JSON text from
+/// `JSON.stringify` holds no lone surrogate (it escapes them), so nothing is
+/// lost; a stray one becomes U+FFFD.
+pub(crate) fn utf16_to_utf8(units: &[u16]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(units.len() + units.len() / 4);
+    let mut buf = [0u8; 4];
+    for c in char::decode_utf16(units.iter().copied()) {
+        let c = c.unwrap_or('\u{fffd}');
+        if (c as u32) < 0x80 {
+            out.push(c as u8);
+        } else {
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+        }
+    }
+    out
+}

@@ -1,0 +1,68 @@
+//! `Pruner`: the state and config converted once and held, for hosts that
+//! prune bytes render after render.
+
+use napi::bindgen_prelude::Uint8Array;
+use napi::Env;
+use napi_derive::napi;
+
+use super::stateless::{prune_result, NativePruneResult};
+use super::{boundary_from, dialect_of, js_error};
+use crate::config::Config;
+use crate::dialect::Dialect;
+use crate::json::Json;
+use crate::prune;
+use crate::state::State;
+
+#[napi]
+pub struct NativePruner {
+    dialect: Dialect,
+    state: State,
+    config: Config,
+}
+
+#[napi]
+impl NativePruner {
+    /// Starts with an empty state and config; the JS layer sets both.
+    #[napi(constructor)]
+    pub fn new(env: Env, dialect: Option<String>) -> napi::Result<Self> {
+        let dialect = dialect_of(dialect).map_err(|e| js_error(&env, e))?;
+        Ok(NativePruner {
+            dialect,
+            state: State::answers(dialect),
+            config: Config::from_value(&Json::Null, dialect).unwrap_or_default(),
+        })
+    }
+
+    #[napi(catch_unwind)]
+    pub fn set_state(&mut self, env: Env, state_json: Option<String>) -> napi::Result<()> {
+        self.state = State::from_json(
+            state_json.as_deref().unwrap_or("null").as_bytes(),
+            self.dialect,
+        )
+        .map_err(|e| js_error(&env, e))?;
+        Ok(())
+    }
+
+    #[napi(catch_unwind)]
+    pub fn set_config(&mut self, env: Env, config_json: Option<String>) -> napi::Result<()> {
+        self.config = Config::from_json(
+            config_json.as_deref().unwrap_or("null").as_bytes(),
+            self.dialect,
+        )
+        .map_err(|e| js_error(&env, e))?;
+        Ok(())
+    }
+
+    #[napi(catch_unwind)]
+    pub fn prune<'env>(
+        &self,
+        env: &'env Env,
+        messages: Uint8Array,
+        thinking_strip_boundary_timestamp: Option<f64>,
+    ) -> napi::Result<NativePruneResult<'env>> {
+        let pruned = boundary_from(thinking_strip_boundary_timestamp)
+            .and_then(|b| prune::prune_bytes(&messages, &self.state, &self.config, b, self.dialect))
+            .map_err(|e| js_error(env, e))?;
+        prune_result(env, pruned, self.dialect)
+    }
+}

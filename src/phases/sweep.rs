@@ -1,0 +1,145 @@
+//! Phase 4 of 2.9.1 (SPEC-2.9 3): the orphan sweep. Providers reject a
+//! tool result whose call is not open, so every such result goes: each
+//! assistant opens exactly its own calls, each result answers one, and any
+//! other element closes them all. It always runs, and reports what it
+//! removed once per call (SPEC-2.9 4.1).
+
+use sha1::{Digest, Sha1};
+
+use super::text::write_scalar;
+use super::Inputs;
+use crate::error::{PruneError, Result};
+use crate::json::text::{to_string_lossy, to_units};
+use crate::json::Json;
+use crate::record::{BlockType, Content, Kind, Role, Scalar};
+use crate::script::{Diagnostic, EditScript, Op, Stats};
+
+pub fn run(
+    inputs: &Inputs<'_>,
+    script: &mut EditScript,
+    stats: &mut Stats,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<bool> {
+    let log = inputs.log;
+    let mut open: Vec<Scalar> = Vec::new();
+    let mut orphans: Vec<usize> = Vec::new();
+    for (k, slot) in script.slots.iter().enumerate() {
+        if slot.op == Op::Insert {
+            open.clear();
+            continue;
+        }
+        let i = slot.input as usize;
+        let rec = &log.records[i];
+        match rec.role {
+            Role::Assistant => {
+                open.clear();
+                match rec.content {
+                    Content::Array => {
+                        for (j, b) in log.blocks(i).iter().enumerate() {
+                            match b.kind {
+                                Kind::Null => {
+                                    return Err(PruneError::bad_message(
+                                        i,
+                                        &format!("content[{j}]"),
+                                        "is null",
+                                    ))
+                                }
+                                Kind::Object if b.ty == BlockType::ToolCall => {
+                                    if !open.iter().any(|o| o.same(&b.id)) {
+                                        open.push(b.id);
+                                    }
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
+                    Content::Absent | Content::Null => {}
+                    _ => {
+                        return Err(PruneError::bad_message(
+                            i,
+                            "content",
+                            "is not an array (the sweep reads its tool calls)",
+                        ))
+                    }
+                }
+            }
+            Role::ToolResult => match open.iter().position(|o| o.same(&rec.tool_call_id)) {
+                Some(p) => {
+                    open.swap_remove(p);
+                }
+                None => orphans.push(k),
+            },
+            _ => open.clear(),
+        }
+    }
+    if orphans.is_empty() {
+        return Ok(false);
+    }
+    let ids: Vec<Scalar> = orphans
+        .iter()
+        .map(|&k| log.records[script.slots[k].input as usize].tool_call_id)
+        .collect();
+    diagnostics.push(report(inputs, &ids));
+    stats.orphans_swept += orphans.len() as u32;
+    let mut k = 0;
+    let mut next = orphans.iter().peekable();
+    script.slots.retain(|_| {
+        let swept = next.peek() == Some(&&k);
+        if swept {
+            next.next();
+        }
+        k += 1;
+        !swept
+    });
+    Ok(true)
+}
+
+/// The `orphan-sweep` report: the ids sorted as JS's default sort does
+/// (by their string forms in UTF-16 units, stable, `undefined` last); the
+/// key is the first 16 hex digits of the SHA-1 of their join.
+fn report(inputs: &Inputs<'_>, ids: &[Scalar]) -> Diagnostic {
+    let syms = &inputs.log.syms;
+    // (sort key: None for undefined, the text String() gives, nullish)
+    let mut sorted: Vec<(Option<Vec<u16>>, Vec<u8>, bool)> = ids
+        .iter()
+        .map(|id| {
+            let mut text = Vec::new();
+            write_scalar(&mut text, id, syms);
+            let key = (!id.is_absent()).then(|| to_units(&text));
+            (key, text, id.is_nullish())
+        })
+        .collect();
+    sorted.sort_by(|a, b| match (&a.0, &b.0) {
+        (Some(x), Some(y)) => x.cmp(y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    });
+    // Array#join: null and undefined print as nothing.
+    let join = |items: &[(Option<Vec<u16>>, Vec<u8>, bool)], sep: &[u8]| {
+        let mut out = Vec::new();
+        for (n, (_, text, nullish)) in items.iter().enumerate() {
+            if n > 0 {
+                out.extend_from_slice(sep);
+            }
+            if !nullish {
+                out.extend_from_slice(text);
+            }
+        }
+        out
+    };
+    let digest = Sha1::digest(to_string_lossy(&join(&sorted, b",")).as_bytes());
+    let key: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    let n = sorted.len();
+    let shown = n.min(5);
+    let mut detail = format!("swept {n} orphan toolResult(s): ").into_bytes();
+    detail.extend(join(&sorted[..shown], b", "));
+    if n > shown {
+        detail.extend_from_slice(format!(" ... +{} more", n - shown).as_bytes());
+    }
+    Diagnostic {
+        kind: "orphan-sweep",
+        key: Some(Json::str(&key)),
+        detail,
+    }
+}

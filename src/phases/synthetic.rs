@@ -1,0 +1,300 @@
+//! What both dialects' chain phases share: the synthetic block that stands
+//! for a compressed chain (SPEC 3, phase 3 step 4), the text of a tool
+//! result it quotes as a protected output, JavaScript's iteration and Set
+//! semantics over the entries' id lists, and the existing blocks a render
+//! finds already in the conversation.
+
+use super::text::write_scalar;
+use super::Inputs;
+use crate::error::{PruneError, Result};
+use crate::hash::{HashMap, HashSet};
+use crate::json::parse::parse_value;
+use crate::json::text::{escape_str, escape_units, to_units};
+use crate::json::value::write_joined;
+use crate::json::Json;
+use crate::record::{Content, Interner, Kind, Role, Scalar, Sym};
+use crate::script::{EditScript, Op, Slot};
+
+/// One `<protected-output>`: the tool name and the result's text.
+pub struct ProtectedOutput {
+    pub tool: Vec<u8>,
+    pub text: Vec<u8>,
+}
+
+/// `extractToolResultText` of the message a slot shows after phase 2: its
+/// text blocks' texts joined with a newline (a stub's is its stub text).
+pub fn result_text(inputs: &Inputs<'_>, script: &EditScript, slot: &Slot) -> Result<Vec<u8>> {
+    if slot.op == Op::Stub {
+        return Ok(script.stub_text(slot).to_vec());
+    }
+    let i = slot.input as usize;
+    let rec = &inputs.log.records[i];
+    let mut out = Vec::new();
+    if rec.content != Content::Array {
+        return Ok(out);
+    }
+    let text = inputs.message_text(i);
+    let mut first = true;
+    for (j, b) in inputs.log.blocks(i).iter().enumerate() {
+        match b.kind {
+            Kind::Null => {
+                return Err(PruneError::bad_message(
+                    i,
+                    &format!("content[{j}]"),
+                    "is null",
+                ))
+            }
+            Kind::NonObject => continue,
+            Kind::Object => {}
+        }
+        if b.ty != crate::record::BlockType::Text {
+            continue;
+        }
+        if !first {
+            out.extend_from_slice(b"\\n");
+        }
+        first = false;
+        if let Some(span) = b.text {
+            let v = &text[span.range()];
+            match v.first() {
+                Some(b'"') => out.extend_from_slice(&v[1..v.len() - 1]),
+                _ => {
+                    let value = parse_value(v).unwrap_or_default();
+                    write_joined(&mut out, std::iter::once(Some(&value)), b"");
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Whether a content array holds a thinking block.
+pub fn has_thinking(blocks: &[crate::record::Block]) -> bool {
+    blocks
+        .iter()
+        .any(|b| b.kind == Kind::Object && b.ty == crate::record::BlockType::Thinking)
+}
+
+/// `for (const x of value)`: an array's elements, a string's characters;
+/// anything else throws in the reference.
+pub fn iterate(value: Option<&Json>, what: &str) -> Result<Vec<Json>> {
+    match value {
+        Some(Json::Arr(items)) => Ok(items.clone()),
+        Some(Json::Str(t)) => Ok(characters(t)),
+        _ => Err(PruneError::bad_state(format!("{what} is not iterable"))),
+    }
+}
+
+/// A string's characters as the string iterator yields them (code points;
+/// a lone surrogate alone).
+pub fn characters(text: &[u8]) -> Vec<Json> {
+    char::decode_utf16(to_units(text))
+        .map(|c| {
+            let mut out = Vec::new();
+            match c {
+                Ok(c) => escape_str(&mut out, c.encode_utf8(&mut [0; 4])),
+                Err(e) => escape_units(&mut out, &[e.unpaired_surrogate()]),
+            }
+            Json::Str(out.into_boxed_slice())
+        })
+        .collect()
+}
+
+/// A JS `Set` of values, tested with message fields (SameValueZero).
+#[derive(Default)]
+pub struct ValueSet {
+    syms: HashSet<Sym>,
+    others: Vec<Scalar>,
+}
+
+impl ValueSet {
+    /// Adds a state value (None: `undefined`).
+    pub fn insert(&mut self, v: Option<&Json>, syms: &Interner) {
+        match to_scalar(v, syms) {
+            Some(Scalar::Str(s)) => {
+                self.syms.insert(s);
+            }
+            Some(s) => self.others.push(s),
+            None => {}
+        }
+    }
+
+    pub fn contains(&self, s: &Scalar) -> bool {
+        match s {
+            Scalar::Str(sym) => self.syms.contains(sym),
+            _ => self.others.iter().any(|o| o.same(s)),
+        }
+    }
+}
+
+/// A JS `Map` keyed by values, looked up with message fields.
+pub struct ValueMap<V> {
+    syms: HashMap<Sym, V>,
+    others: Vec<(Scalar, V)>,
+}
+
+impl<V> Default for ValueMap<V> {
+    fn default() -> Self {
+        ValueMap {
+            syms: HashMap::default(),
+            others: Vec::new(),
+        }
+    }
+}
+
+impl<V> ValueMap<V> {
+    /// `map.set(key, value)`; a key no message can hold is dropped.
+    pub fn set(&mut self, key: Option<&Json>, value: V, syms: &Interner) {
+        match to_scalar(key, syms) {
+            Some(Scalar::Str(s)) => {
+                self.syms.insert(s, value);
+            }
+            Some(k) => match self.others.iter_mut().find(|(o, _)| o.same(&k)) {
+                Some(e) => e.1 = value,
+                None => self.others.push((k, value)),
+            },
+            None => {}
+        }
+    }
+
+    pub fn get(&self, key: &Scalar) -> Option<&V> {
+        match key {
+            Scalar::Str(s) => self.syms.get(s),
+            _ => self.others.iter().find(|(o, _)| o.same(key)).map(|e| &e.1),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.syms.is_empty() && self.others.is_empty()
+    }
+}
+
+/// A state value as the message field it can equal: None when no message
+/// holds that string (it was never interned), or for an array or object.
+fn to_scalar(v: Option<&Json>, syms: &Interner) -> Option<Scalar> {
+    Some(match v {
+        None => Scalar::Absent,
+        Some(Json::Null) => Scalar::Null,
+        Some(Json::Bool(b)) => Scalar::Bool(*b),
+        Some(Json::Num(n)) => Scalar::Num(*n),
+        Some(Json::Str(t)) => Scalar::Str(syms.find(t)?),
+        Some(Json::Arr(_) | Json::Obj(_)) => return None,
+    })
+}
+
+/// Step 1: the blockIds of synthetic blocks already in the conversation.
+pub fn existing_blocks(inputs: &Inputs<'_>) -> HashSet<Sym> {
+    inputs
+        .log
+        .records
+        .iter()
+        .filter(|r| r.role == Role::User)
+        .filter_map(|r| r.chain_block)
+        .collect()
+}
+
+/// Whether an entry's blockId names one of the existing blocks.
+pub fn is_existing(existing: &HashSet<Sym>, block_id: Option<&Json>, syms: &Interner) -> bool {
+    match block_id {
+        Some(Json::Str(t)) => syms.find(t).is_some_and(|s| existing.contains(&s)),
+        _ => false,
+    }
+}
+
+/// The synthetic block's text (canonical): the entry's summary with its
+/// `{bN}` references substituted, and its protected outputs.
+pub fn synthetic_text(
+    inputs: &Inputs<'_>,
+    entry: &Json,
+    summary: &Json,
+    outputs: &[ProtectedOutput],
+) -> Result<Vec<u8>> {
+    let Json::Str(summary) = summary else {
+        return Err(PruneError::bad_state(
+            "a chain entry's summary is not a string (the reference calls a string method on it)",
+        ));
+    };
+    let Some(Json::Arr(tool_refs)) = entry.get("toolRefs") else {
+        return Err(PruneError::bad_state(
+            "a chain entry's toolRefs is not an array (the reference joins it)",
+        ));
+    };
+    let block_id = entry.get("blockId");
+    let mut t = Vec::new();
+    t.extend_from_slice(br#"<compressed-chain id=\""#);
+    write_value_or_undefined(&mut t, block_id);
+    t.extend_from_slice(br#"\" tools=\""#);
+    write_joined(&mut t, tool_refs.iter().map(Some), b",");
+    t.extend_from_slice(br#"\">\n"#);
+    substitute_block_refs(inputs, &mut t, summary, block_id)?;
+    for p in outputs {
+        t.extend_from_slice(br#"\n\n<protected-output tool=\""#);
+        t.extend_from_slice(&p.tool);
+        t.extend_from_slice(br#"\">\n"#);
+        t.extend_from_slice(&p.text);
+        t.extend_from_slice(br#"\n</protected-output>"#);
+    }
+    t.extend_from_slice(br#"\n</compressed-chain>"#);
+    Ok(t)
+}
+
+fn write_value_or_undefined(out: &mut Vec<u8>, v: Option<&Json>) {
+    match v {
+        None => out.extend_from_slice(b"undefined"),
+        Some(v) => v.write_js_string(out),
+    }
+}
+
+/// One pass of `/\{b(\d+)\}/g` (ASCII digits): each reference to another
+/// block with a truthy summary becomes that summary; substituted text is
+/// not scanned again.
+fn substitute_block_refs(
+    inputs: &Inputs<'_>,
+    out: &mut Vec<u8>,
+    text: &[u8],
+    self_block: Option<&Json>,
+) -> Result<()> {
+    let mut at = 0;
+    let mut copied = 0;
+    while let Some(off) = memchr::memchr(b'{', &text[at..]) {
+        let start = at + off;
+        let digits = text[start + 1..].strip_prefix(b"b").map_or(0, |rest| {
+            rest.iter().take_while(|c| c.is_ascii_digit()).count()
+        });
+        let close = start + 2 + digits;
+        if digits == 0 || text.get(close) != Some(&b'}') {
+            at = start + 1;
+            continue;
+        }
+        let id = &text[start + 1..close];
+        let is_self = self_block.and_then(Json::as_text) == Some(id);
+        let replacement = if is_self {
+            None
+        } else {
+            inputs.state.block_lookup(id)?
+        };
+        if let Some(r) = replacement {
+            out.extend_from_slice(&text[copied..start]);
+            r.write_js_string(out);
+            copied = close + 1;
+        }
+        at = close + 1;
+    }
+    out.extend_from_slice(&text[copied..]);
+    Ok(())
+}
+
+/// The protected output of a tool result slot.
+pub fn protected_output(
+    inputs: &Inputs<'_>,
+    script: &EditScript,
+    slot: &Slot,
+) -> Result<ProtectedOutput> {
+    let rec = &inputs.log.records[slot.input as usize];
+    let mut tool = Vec::new();
+    write_scalar(&mut tool, &rec.tool_name, &inputs.log.syms);
+    Ok(ProtectedOutput {
+        tool,
+        text: result_text(inputs, script, slot)?,
+    })
+}

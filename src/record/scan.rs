@@ -1,0 +1,988 @@
+//! Bytes to records, in one pass per message. The fast path reads a message
+//! that is already spelled exactly as `JSON.stringify` writes it (what JS
+//! hands over, and what session files hold): it finds the fields the phases
+//! read, checks on the way that nothing needs re-spelling (no white space,
+//! only the escapes JS writes, numbers as JS prints them, keys unique and in
+//! JS order), and takes the message's bytes as its text. Any other message
+//! goes through `json::parse` (JS's `JSON.parse`) and is re-serialized into
+//! the log's own bytes, which the fast path then reads. So every record's
+//! text is canonical, lengths are byte counts away, and a message is copied
+//! to the output without being looked at again.
+
+use memchr::memchr2;
+
+use super::{
+    Block, BlockType, Content, Kind, Log, MessageRecord, Refs, Role, Scalar, SummaryRef, TextSpan,
+    ValueSpan,
+};
+use crate::error::{PruneError, Result};
+use crate::json::number::canonical_number;
+use crate::json::parse::{Parser, Problem, MAX_DEPTH};
+use crate::json::text::{self, next_char_end};
+use crate::json::utf16::{utf16_len, utf16_len_and_controls};
+use crate::json::Json;
+
+fn skip_ws(b: &[u8], mut at: usize) -> usize {
+    while matches!(b.get(at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        at += 1;
+    }
+    at
+}
+
+/// Appends a record for every element of the JSON array in `input`; errors
+/// name elements by their index plus `first_index`.
+pub fn scan_array(input: &[u8], log: &mut Log, first_index: usize) -> Result<()> {
+    let mut at = skip_ws(input, 0);
+    match input.get(at) {
+        Some(b'[') => {}
+        None => {
+            return Err(PruneError::invalid_json(format!(
+                "the input holds no JSON value (it ends at byte {at})"
+            )))
+        }
+        Some(_) => {
+            return Err(match crate::json::parse::parse_value(input) {
+                Ok(v) => PruneError::not_array(type_name(&v)),
+                Err(e) => PruneError::invalid_json(e.to_string()),
+            })
+        }
+    }
+    at = skip_ws(input, at + 1);
+    if input.get(at) == Some(&b']') {
+        return close(input, at);
+    }
+    let mut index = first_index;
+    loop {
+        at = scan_element(input, at, index, log)?;
+        at = skip_ws(input, at);
+        match input.get(at) {
+            Some(b',') => at = skip_ws(input, at + 1),
+            Some(b']') => return close(input, at),
+            Some(&c) => {
+                return Err(PruneError::invalid_json(format!(
+                    "expected ',' or ']' after message {index}, found {} at byte {at}",
+                    describe_byte(c)
+                )))
+            }
+            None => {
+                return Err(PruneError::invalid_json(format!(
+                    "the array is not closed (the input ends at byte {at})"
+                )))
+            }
+        }
+        index += 1;
+    }
+}
+
+fn close(input: &[u8], bracket: usize) -> Result<()> {
+    let end = skip_ws(input, bracket + 1);
+    if end < input.len() {
+        return Err(PruneError::invalid_json(format!(
+            "unexpected text after the array at byte {end}"
+        )));
+    }
+    Ok(())
+}
+
+fn describe_byte(c: u8) -> String {
+    if c.is_ascii_graphic() {
+        format!("'{}'", c as char)
+    } else {
+        format!("byte 0x{c:02x}")
+    }
+}
+
+fn type_name(v: &Json) -> &'static str {
+    match v {
+        Json::Null => "null",
+        Json::Bool(_) => "a boolean",
+        Json::Num(_) => "a number",
+        Json::Str(_) => "a string",
+        Json::Arr(_) => "an array",
+        Json::Obj(_) => "an object",
+    }
+}
+
+/// Reads the element starting at `start`, appends its record and returns
+/// where it ends.
+pub fn scan_element(input: &[u8], start: usize, index: usize, log: &mut Log) -> Result<usize> {
+    if let Some(end) = fast(input, start, log, false) {
+        return Ok(end);
+    }
+    slow(input, start, index, log)
+}
+
+/// A message that is not canonical: parsed as JS parses it, re-serialized
+/// into the log's bytes, and read from there.
+fn slow(input: &[u8], start: usize, index: usize, log: &mut Log) -> Result<usize> {
+    let mut p = Parser::new(&input[start..], MAX_DEPTH);
+    let value = p.value(0).map_err(|e| match e.problem {
+        Problem::TooDeep => PruneError::too_deep(index, MAX_DEPTH),
+        _ => {
+            let at = start + e.at;
+            let shifted = crate::json::parse::ParseError { at, ..e };
+            PruneError::invalid_json_in(index, shifted)
+        }
+    })?;
+    let end = start + p.at;
+    let owned = std::mem::take(&mut log.owned);
+    let mut owned = owned;
+    let at = owned.len();
+    value.write_json(&mut owned);
+    let read = fast(&owned, at, log, true);
+    log.owned = owned;
+    if read.is_none() {
+        return Err(PruneError::invalid_json_in(
+            index,
+            "the message could not be read after re-serialization",
+        ));
+    }
+    if value.holds_non_finite() {
+        patch_non_finite(log, &value, index)?;
+    }
+    Ok(end)
+}
+
+/// JSON writes ±Infinity as `null`, so the fields of the last record that
+/// held one are set from the parsed value.
+fn patch_non_finite(log: &mut Log, msg: &Json, index: usize) -> Result<()> {
+    let Json::Obj(_) = msg else {
+        return Ok(());
+    };
+    let rec_at = log.records.len() - 1;
+    let fix = |slot: &mut Scalar, v: Option<&Json>| -> Result<()> {
+        match v {
+            Some(Json::Num(n)) if !n.is_finite() => *slot = Scalar::Num(*n),
+            Some(v @ (Json::Arr(_) | Json::Obj(_))) if v.holds_non_finite() => {
+                return Err(PruneError::bad_message(
+                    index,
+                    "value",
+                    "is an array or object holding a number beyond the double range where an id or timestamp is read",
+                ))
+            }
+            _ => {}
+        }
+        Ok(())
+    };
+    let rec = &mut log.records[rec_at];
+    fix(&mut rec.timestamp, msg.get("timestamp"))?;
+    fix(&mut rec.tool_call_id, msg.get("toolCallId"))?;
+    fix(&mut rec.tool_name, msg.get("toolName"))?;
+    let blocks = rec.blocks.clone();
+    let refs = rec.refs.clone();
+    if let Some(items) = msg.get("content").and_then(Json::as_array) {
+        for (b, v) in log.blocks[blocks.start as usize..blocks.end as usize]
+            .iter_mut()
+            .zip(items)
+        {
+            fix(&mut b.id, v.get("id"))?;
+            if let Some(t) = v.get("text") {
+                if t.holds_non_finite() && !matches!(t, Json::Num(_)) {
+                    return Err(PruneError::bad_message(
+                        index,
+                        "text",
+                        "holds a number beyond the double range inside an array or object",
+                    ));
+                }
+            }
+        }
+    }
+    if let Some(items) = msg
+        .get("details")
+        .and_then(|d| d.get("toolCallRefs"))
+        .and_then(Json::as_array)
+    {
+        for (r, v) in log.refs[refs.start as usize..refs.end as usize]
+            .iter_mut()
+            .zip(items)
+        {
+            fix(&mut r.tool_call_id, v.get("toolCallId"))?;
+            fix(&mut r.result_timestamp, v.get("resultTimestamp"))?;
+        }
+    }
+    Ok(())
+}
+
+/// The fast path over canonical bytes: None (and the log unchanged) when the
+/// message is not canonical or not valid.
+fn fast(bytes: &[u8], start: usize, log: &mut Log, owned: bool) -> Option<usize> {
+    let blocks_mark = log.blocks.len();
+    let refs_mark = log.refs.len();
+    let mut f = Fast {
+        b: bytes,
+        at: start,
+        keys: Vec::new(),
+    };
+    let read = f.message(log);
+    let out = read.and_then(|mut rec| {
+        // Empty ranges sit where the next ones would start, so truncating
+        // at any record keeps everything before it.
+        if rec.blocks.is_empty() {
+            rec.blocks = blocks_mark as u32..blocks_mark as u32;
+        }
+        if rec.refs.is_empty() {
+            rec.refs = refs_mark as u32..refs_mark as u32;
+        }
+        let end = f.at;
+        let span = &bytes[start..end];
+        let (len, controls) = utf16_len_and_controls(span);
+        if controls || std::str::from_utf8(span).is_err() {
+            return None;
+        }
+        rec.len = len as u32;
+        rec.text = if !owned && log.keeps_text {
+            let at = log.owned.len();
+            log.owned.extend_from_slice(span);
+            TextSpan {
+                owned: true,
+                start: at as u32,
+                end: (at + span.len()) as u32,
+            }
+        } else {
+            TextSpan {
+                owned,
+                start: start as u32,
+                end: end as u32,
+            }
+        };
+        relativize(log, &rec, start as u32);
+        if rec.role == Role::Assistant {
+            measure_blocks(log, &rec, span);
+        }
+        log.records.push(rec);
+        Some(end)
+    });
+    if out.is_none() {
+        log.blocks.truncate(blocks_mark);
+        log.refs.truncate(refs_mark);
+    }
+    out
+}
+
+fn relativize(log: &mut Log, rec: &MessageRecord, start: u32) {
+    for b in &mut log.blocks[rec.blocks.start as usize..rec.blocks.end as usize] {
+        for v in [Some(&mut b.span), b.args.as_mut(), b.text.as_mut()]
+            .into_iter()
+            .flatten()
+        {
+            v.start -= start;
+            v.end -= start;
+        }
+    }
+}
+
+/// Assistant blocks are measured: stripping thinking and purging arguments
+/// take their lengths off the message's.
+fn measure_blocks(log: &mut Log, rec: &MessageRecord, span: &[u8]) {
+    for b in &mut log.blocks[rec.blocks.start as usize..rec.blocks.end as usize] {
+        b.span.len = utf16_len(&span[b.span.range()]) as u32;
+        if let Some(a) = &mut b.args {
+            a.len = utf16_len(&span[a.range()]) as u32;
+        }
+    }
+}
+
+struct Fast<'a> {
+    b: &'a [u8],
+    at: usize,
+    /// Keys of the objects being read, for the uniqueness and order checks.
+    keys: Vec<(u32, u32)>,
+}
+
+/// A record under construction.
+fn empty_record() -> MessageRecord {
+    MessageRecord {
+        text: TextSpan {
+            owned: false,
+            start: 0,
+            end: 0,
+        },
+        len: 0,
+        kind: Kind::Object,
+        role: Role::Other,
+        timestamp: Scalar::Absent,
+        tool_call_id: Scalar::Absent,
+        tool_name: Scalar::Absent,
+        is_error: false,
+        summary: false,
+        content: Content::Absent,
+        blocks: 0..0,
+        refs_kind: Refs::None,
+        refs: 0..0,
+        chain_block: None,
+    }
+}
+
+const CHAIN_PREFIX: &[u8] = b"<compressed-chain id=\\\"";
+
+impl Fast<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.at).copied()
+    }
+
+    fn eat(&mut self, c: u8) -> Option<()> {
+        (self.peek() == Some(c)).then(|| self.at += 1)
+    }
+
+    fn message(&mut self, log: &mut Log) -> Option<MessageRecord> {
+        let mut rec = empty_record();
+        match self.peek()? {
+            b'{' => self.message_object(log, &mut rec)?,
+            b'n' => {
+                self.literal(b"null")?;
+                rec.kind = Kind::Null;
+            }
+            _ => {
+                self.value(1)?;
+                rec.kind = Kind::NonObject;
+            }
+        }
+        Some(rec)
+    }
+
+    fn message_object(&mut self, log: &mut Log, rec: &mut MessageRecord) -> Option<()> {
+        let mut custom_type_summary = false;
+        let mut first_text: Option<FirstText> = None;
+        self.object(1, |f, key, depth| {
+            match key {
+                b"role" => {
+                    rec.role = match f.scalar(log, depth)? {
+                        Scalar::Str(s) => match log.syms.text(s) {
+                            b"user" => Role::User,
+                            b"assistant" => Role::Assistant,
+                            b"toolResult" => Role::ToolResult,
+                            b"custom" => Role::Custom,
+                            _ => Role::Other,
+                        },
+                        _ => Role::Other,
+                    }
+                }
+                b"timestamp" => rec.timestamp = f.scalar(log, depth)?,
+                b"toolCallId" => rec.tool_call_id = f.scalar(log, depth)?,
+                b"toolName" => rec.tool_name = f.scalar(log, depth)?,
+                b"isError" => {
+                    rec.is_error = f.b[f.at..].starts_with(b"true");
+                    f.value(depth)?;
+                }
+                b"customType" => {
+                    let start = f.at;
+                    f.value(depth)?;
+                    custom_type_summary = &f.b[start..f.at] == b"\"context-prune-summary\"";
+                }
+                b"content" => f.content(log, rec, depth, &mut first_text)?,
+                b"details" => f.details(log, rec, depth)?,
+                _ => f.value(depth)?,
+            }
+            Some(())
+        })?;
+        rec.summary = rec.role == Role::Custom && custom_type_summary;
+        if rec.role == Role::User {
+            rec.chain_block = first_text.and_then(|t| self.chain_block_of(log, t));
+        }
+        Some(())
+    }
+
+    /// `msg.content`: its shape, and for an array each element as a block.
+    fn content(
+        &mut self,
+        log: &mut Log,
+        rec: &mut MessageRecord,
+        depth: usize,
+        first_text: &mut Option<FirstText>,
+    ) -> Option<()> {
+        match self.peek()? {
+            b'[' => {
+                rec.content = Content::Array;
+                let first = log.blocks.len() as u32;
+                self.array(depth + 1, |f, depth| {
+                    let block = f.block(log, depth)?;
+                    if log.blocks.len() as u32 == first {
+                        *first_text = Some(match (block.kind, block.text) {
+                            (Kind::Object, Some(t)) => FirstText::Value(t),
+                            _ => FirstText::None,
+                        });
+                    }
+                    log.blocks.push(block);
+                    Some(())
+                })?;
+                rec.blocks = first..log.blocks.len() as u32;
+            }
+            b'"' => {
+                self.string()?;
+                rec.content = Content::Str;
+            }
+            b'n' => {
+                self.literal(b"null")?;
+                rec.content = Content::Null;
+            }
+            b'{' => {
+                let start = self.at;
+                self.value(depth)?;
+                rec.content = Content::Object;
+                *first_text = Some(FirstText::ObjectContent(start as u32, self.at as u32));
+            }
+            _ => {
+                self.value(depth)?;
+                rec.content = Content::Primitive;
+            }
+        }
+        Some(())
+    }
+
+    /// One element of `content`; its spans are absolute until `fast` makes
+    /// them relative to the message.
+    fn block(&mut self, log: &mut Log, depth: usize) -> Option<Block> {
+        let start = self.at;
+        let mut block = Block {
+            span: ValueSpan {
+                start: start as u32,
+                end: 0,
+                len: 0,
+            },
+            kind: Kind::Object,
+            ty: BlockType::Other,
+            id: Scalar::Absent,
+            args: None,
+            text: None,
+        };
+        match self.peek()? {
+            b'{' => {
+                self.object(depth + 1, |f, key, depth| {
+                    match key {
+                        b"type" => {
+                            let s = f.at;
+                            f.value(depth)?;
+                            block.ty = match &f.b[s..f.at] {
+                                b"\"text\"" => BlockType::Text,
+                                b"\"thinking\"" => BlockType::Thinking,
+                                b"\"toolCall\"" => BlockType::ToolCall,
+                                _ => BlockType::Other,
+                            };
+                        }
+                        b"id" => block.id = f.scalar(log, depth)?,
+                        b"arguments" => {
+                            let s = f.at;
+                            f.value(depth)?;
+                            block.args = Some(ValueSpan {
+                                start: s as u32,
+                                end: f.at as u32,
+                                len: 0,
+                            });
+                        }
+                        b"text" => {
+                            let s = f.at;
+                            f.value(depth)?;
+                            block.text = Some(ValueSpan {
+                                start: s as u32,
+                                end: f.at as u32,
+                                len: 0,
+                            });
+                        }
+                        _ => f.value(depth)?,
+                    }
+                    Some(())
+                })?;
+            }
+            b'n' => {
+                self.literal(b"null")?;
+                block.kind = Kind::Null;
+            }
+            _ => {
+                self.value(depth)?;
+                block.kind = Kind::NonObject;
+            }
+        }
+        block.span.end = self.at as u32;
+        Some(block)
+    }
+
+    /// `msg.details`: the summary refs, when `toolCallRefs` is there.
+    fn details(&mut self, log: &mut Log, rec: &mut MessageRecord, depth: usize) -> Option<()> {
+        if self.peek()? != b'{' {
+            // null, a primitive or an array: `details?.toolCallRefs` is
+            // undefined (an array has no such property either).
+            return self.value(depth);
+        }
+        self.object(depth + 1, |f, key, depth| {
+            if key != b"toolCallRefs" {
+                return f.value(depth);
+            }
+            match f.peek()? {
+                b'[' => {
+                    rec.refs_kind = Refs::Array;
+                    let first = log.refs.len() as u32;
+                    f.array(depth + 1, |f, depth| {
+                        let r = f.summary_ref(log, depth)?;
+                        log.refs.push(r);
+                        Some(())
+                    })?;
+                    rec.refs = first..log.refs.len() as u32;
+                }
+                b'n' => {
+                    f.literal(b"null")?;
+                    rec.refs_kind = Refs::None;
+                }
+                _ => {
+                    f.value(depth)?;
+                    rec.refs_kind = Refs::Invalid;
+                }
+            }
+            Some(())
+        })
+    }
+
+    fn summary_ref(&mut self, log: &mut Log, depth: usize) -> Option<SummaryRef> {
+        let mut r = SummaryRef {
+            kind: Kind::Object,
+            tool_call_id: Scalar::Absent,
+            result_timestamp: Scalar::Absent,
+        };
+        match self.peek()? {
+            b'{' => self.object(depth + 1, |f, key, depth| {
+                match key {
+                    b"toolCallId" => r.tool_call_id = f.scalar(log, depth)?,
+                    b"resultTimestamp" => r.result_timestamp = f.scalar(log, depth)?,
+                    _ => f.value(depth)?,
+                }
+                Some(())
+            })?,
+            b'n' => {
+                self.literal(b"null")?;
+                r.kind = Kind::Null;
+            }
+            _ => {
+                self.value(depth)?;
+                r.kind = Kind::NonObject;
+            }
+        }
+        Some(r)
+    }
+
+    /// The blockId of an existing synthetic chain block, from the user's
+    /// `content?.[0]?.text` (converted with `String()`).
+    fn chain_block_of(&self, log: &mut Log, first: FirstText) -> Option<u32> {
+        match first {
+            FirstText::None => None,
+            FirstText::Value(span) => {
+                let v = &self.b[span.range()];
+                if v.first() == Some(&b'"') {
+                    chain_block_id(&v[1..v.len() - 1]).map(|id| log.syms.intern(id))
+                } else if v.first() == Some(&b'[') {
+                    // An array converts to its elements joined by commas.
+                    let json = crate::json::parse::parse_value(v).ok()?;
+                    let text = json.js_string();
+                    chain_block_id(&text).map(|id| log.syms.intern(id))
+                } else {
+                    None
+                }
+            }
+            FirstText::ObjectContent(start, end) => {
+                // `content[0]` of an object is its property "0".
+                let json =
+                    crate::json::parse::parse_value(&self.b[start as usize..end as usize]).ok()?;
+                let text = match json.get("0")?.get("text")? {
+                    Json::Null => return None,
+                    t => t.js_string(),
+                };
+                chain_block_id(&text).map(|id| log.syms.intern(id))
+            }
+        }
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        if self.b[self.at..].starts_with(word) {
+            self.at += word.len();
+            Some(())
+        } else {
+            None
+        }
+    }
+
+    /// A value the phases compare: primitives as they are, strings
+    /// interned, arrays and objects interned as their JSON text.
+    fn scalar(&mut self, log: &mut Log, depth: usize) -> Option<Scalar> {
+        let start = self.at;
+        Some(match self.peek()? {
+            b'"' => {
+                self.string()?;
+                Scalar::Str(log.syms.intern(&self.b[start + 1..self.at - 1]))
+            }
+            b'n' => {
+                self.literal(b"null")?;
+                Scalar::Null
+            }
+            b't' => {
+                self.literal(b"true")?;
+                Scalar::Bool(true)
+            }
+            b'f' => {
+                self.literal(b"false")?;
+                Scalar::Bool(false)
+            }
+            b'[' | b'{' => {
+                self.value(depth)?;
+                Scalar::Object(log.syms.intern(&self.b[start..self.at]))
+            }
+            _ => Scalar::Num(self.number()?),
+        })
+    }
+
+    /// Skips any value, checking that it is canonical.
+    fn value(&mut self, depth: usize) -> Option<()> {
+        match self.peek()? {
+            b'"' => self.string(),
+            b'{' => self.object(depth + 1, |f, _, depth| f.value(depth)),
+            b'[' => self.array(depth + 1, |f, depth| f.value(depth)),
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            _ => self.number().map(|_| ()),
+        }
+    }
+
+    fn array(
+        &mut self,
+        depth: usize,
+        mut element: impl FnMut(&mut Self, usize) -> Option<()>,
+    ) -> Option<()> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.eat(b'[')?;
+        if self.eat(b']').is_some() {
+            return Some(());
+        }
+        loop {
+            element(self, depth)?;
+            match self.peek()? {
+                b',' => self.at += 1,
+                b']' => {
+                    self.at += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// An object whose keys are unique and in JS order; `member` reads each
+    /// value.
+    fn object(
+        &mut self,
+        depth: usize,
+        mut member: impl FnMut(&mut Self, &[u8], usize) -> Option<()>,
+    ) -> Option<()> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.eat(b'{')?;
+        if self.eat(b'}').is_some() {
+            return Some(());
+        }
+        let base = self.keys.len();
+        let mut seen_bloom = 0u64;
+        let mut last_index: Option<u32> = None;
+        let mut named_seen = false;
+        let result = (|| {
+            loop {
+                let ks = self.at;
+                self.string()?;
+                let (k0, k1) = (ks + 1, self.at - 1);
+                let key = &self.b[k0..k1];
+                // Array-index keys come first, ascending.
+                match crate::json::value::array_index(key) {
+                    Some(i) => {
+                        if named_seen || last_index.is_some_and(|l| l >= i) {
+                            return None;
+                        }
+                        last_index = Some(i);
+                    }
+                    None => named_seen = true,
+                }
+                let bit = 1u64 << (key_hash(key) & 63);
+                if seen_bloom & bit != 0
+                    && self.keys[base..]
+                        .iter()
+                        .any(|&(a, b)| &self.b[a as usize..b as usize] == key)
+                {
+                    return None;
+                }
+                seen_bloom |= bit;
+                self.keys.push((k0 as u32, k1 as u32));
+                self.eat(b':')?;
+                let b = self.b;
+                member(self, &b[k0..k1], depth)?;
+                match self.peek()? {
+                    b',' => self.at += 1,
+                    b'}' => {
+                        self.at += 1;
+                        return Some(());
+                    }
+                    _ => return None,
+                }
+            }
+        })();
+        self.keys.truncate(base);
+        result
+    }
+
+    /// A string literal with only the escapes JS writes.
+    fn string(&mut self) -> Option<()> {
+        self.eat(b'"')?;
+        loop {
+            let rest = &self.b[self.at..];
+            let i = memchr2(b'"', b'\\', rest)?;
+            self.at += i;
+            if rest[i] == b'"' {
+                self.at += 1;
+                return Some(());
+            }
+            self.at += canonical_escape(self.b, self.at)?;
+        }
+    }
+
+    fn number(&mut self) -> Option<f64> {
+        let start = self.at;
+        while let Some(c) = self.peek() {
+            if c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'e' | b'E') {
+                self.at += 1;
+            } else {
+                break;
+            }
+        }
+        let lit = &self.b[start..self.at];
+        if lit.is_empty() || !json_number_grammar(lit) {
+            return None;
+        }
+        canonical_number(lit)
+    }
+}
+
+/// What the user's first content element holds as `text`.
+#[derive(Clone, Copy)]
+enum FirstText {
+    None,
+    Value(ValueSpan),
+    ObjectContent(u32, u32),
+}
+
+/// The length of the escape at `at` when JS would write it (`\"`, `\\`, the
+/// short ones, `\u00xx` for other controls, `\udxxx` for a lone
+/// surrogate); None otherwise.
+fn canonical_escape(b: &[u8], at: usize) -> Option<usize> {
+    match *b.get(at + 1)? {
+        b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),
+        b'u' => {
+            let hex = b.get(at + 2..at + 6)?;
+            if hex.iter().any(|c| c.is_ascii_uppercase()) {
+                return None;
+            }
+            let u = text::hex4(b, at + 2)?;
+            let ok = match u {
+                0x00..=0x1f => !matches!(u, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d),
+                0xd800..=0xdbff => {
+                    // A high surrogate followed by a low one is a pair, which
+                    // JS writes as the character itself.
+                    !(b.get(at + 6) == Some(&b'\\')
+                        && b.get(at + 7) == Some(&b'u')
+                        && text::hex4(b, at + 8).is_some_and(|l| (0xdc00..0xe000).contains(&l)))
+                }
+                // A low surrogate reached here is lone: after a high one the
+                // pair was refused above.
+                0xdc00..=0xdfff => true,
+                _ => false,
+            };
+            ok.then_some(6)
+        }
+        _ => None,
+    }
+}
+
+/// JSON's number grammar (the fast path only accepts canonical numbers,
+/// which always match it).
+fn json_number_grammar(lit: &[u8]) -> bool {
+    let mut i = 0;
+    if lit.first() == Some(&b'-') {
+        i += 1;
+    }
+    match lit.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => {
+            while lit.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+        }
+        _ => return false,
+    }
+    if lit.get(i) == Some(&b'.') {
+        i += 1;
+        let d = i;
+        while lit.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        if i == d {
+            return false;
+        }
+    }
+    if matches!(lit.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(lit.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let d = i;
+        while lit.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        if i == d {
+            return false;
+        }
+    }
+    i == lit.len()
+}
+
+fn key_hash(key: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in key {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    h ^ (h >> 29)
+}
+
+/// X of `<compressed-chain id="X"` at the start of a canonical text (X: one
+/// or more characters other than `"`, followed by a `"`).
+pub fn chain_block_id(text: &[u8]) -> Option<&[u8]> {
+    let rest = text.strip_prefix(CHAIN_PREFIX)?;
+    let mut at = 0;
+    while at < rest.len() {
+        if rest[at..].starts_with(b"\\\"") {
+            return (at > 0).then(|| &rest[..at]);
+        }
+        at = next_char_end(rest, at);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan(json: &str) -> Log {
+        let mut log = Log::default();
+        scan_array(json.as_bytes(), &mut log, 0).unwrap();
+        log
+    }
+
+    #[test]
+    fn reads_the_fields_the_phases_need() {
+        let json = concat!(
+            r#"[{"role":"user","content":"go","timestamp":1},"#,
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":"hm","thinkingSignature":"s"},"#,
+            r#"{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"é"}}],"timestamp":2},"#,
+            r#"{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[{"type":"text","text":"out"}],"isError":true,"timestamp":3},"#,
+            r#"{"role":"custom","customType":"context-prune-summary","content":"s","details":{"toolCallRefs":[{"shortId":"t1","toolCallId":"c1"}]},"timestamp":4},"#,
+            r#"null,5]"#
+        );
+        let log = scan(json);
+        assert_eq!(log.len(), 6);
+        let r = &log.records;
+        assert_eq!(r[0].role, Role::User);
+        assert_eq!(r[0].content, Content::Str);
+        assert_eq!(
+            r[0].len as usize,
+            r#"{"role":"user","content":"go","timestamp":1}"#.len()
+        );
+        assert_eq!(r[1].role, Role::Assistant);
+        let b = log.blocks(1);
+        assert_eq!(b.len(), 2);
+        assert_eq!(b[0].ty, BlockType::Thinking);
+        assert_eq!(b[1].ty, BlockType::ToolCall);
+        assert_eq!(b[1].args.unwrap().len, 12); // {"path":"é"}
+        assert_eq!(r[2].tool_call_id, b[1].id);
+        assert!(r[2].is_error);
+        assert!(r[3].summary);
+        assert_eq!(r[3].refs_kind, Refs::Array);
+        assert_eq!(log.refs(3)[0].tool_call_id, r[2].tool_call_id);
+        assert_eq!(r[4].kind, Kind::Null);
+        assert_eq!(r[5].kind, Kind::NonObject);
+        assert!(r.iter().all(|r| !r.text.owned));
+        assert_eq!(
+            log.array_len(),
+            json.chars().map(char::len_utf16).sum::<usize>()
+        );
+    }
+
+    #[test]
+    fn re_spells_what_json_stringify_would_spell_differently() {
+        for (raw, canonical) in [
+            (r#"{ "a":1}"#, r#"{"a":1}"#),
+            (r#"{"a":1.0}"#, r#"{"a":1}"#),
+            (r#"{"a":"\u00e9\/"}"#, r#"{"a":"é/"}"#),
+            (r#"{"a":"\uD83D\uDE00"}"#, r#"{"a":"😀"}"#),
+            (r#"{"a":"\ud83d\ude00"}"#, r#"{"a":"😀"}"#),
+            (r#"{"a":1,"a":2}"#, r#"{"a":2}"#),
+            (r#"{"b":1,"1":2}"#, r#"{"1":2,"b":1}"#),
+            (r#"{"a":-0}"#, r#"{"a":0}"#),
+            (r#"{"a":"\u0008"}"#, r#"{"a":"\b"}"#),
+            (r#"{"a":"\u001F"}"#, r#"{"a":"\u001f"}"#),
+        ] {
+            let input = format!("[{raw}]");
+            let log = scan(&input);
+            assert!(log.records[0].text.owned, "{raw}");
+            assert_eq!(log.text(input.as_bytes(), 0), canonical.as_bytes(), "{raw}");
+        }
+        for canonical in [
+            r#"{"a":"\ud800"}"#,
+            r#"{"a":"\udc00\ud800"}"#,
+            r#"{"1":1,"2":2,"a":3}"#,
+            r#"{"a":"\\\"\u001f"}"#,
+            r#"{"a":1e+21,"b":1.5e-7}"#,
+        ] {
+            let input = format!("[{canonical}]");
+            let log = scan(&input);
+            assert!(!log.records[0].text.owned, "{canonical}");
+        }
+    }
+
+    #[test]
+    fn keeps_overflowing_numbers_as_infinity() {
+        let log = scan(r#"[{"role":"toolResult","toolCallId":"c","timestamp":1E400}]"#);
+        assert_eq!(log.records[0].timestamp, Scalar::Num(f64::INFINITY));
+        assert_eq!(
+            log.text(b"", 0),
+            br#"{"role":"toolResult","toolCallId":"c","timestamp":null}"#
+        );
+    }
+
+    #[test]
+    fn errors_say_what_and_where() {
+        let mut log = Log::default();
+        let e = scan_array(br#"[{"a":1},{"b":NaN}]"#, &mut log, 0).unwrap_err();
+        assert_eq!(e.code, crate::error::Code::InvalidJson);
+        assert_eq!(e.message_index, Some(1));
+        assert!(e.message.contains("unexpected 'N'"), "{}", e.message);
+        let e = scan_array(br#"{"a":1}"#, &mut Log::default(), 0).unwrap_err();
+        assert_eq!(e.code, crate::error::Code::NotArray);
+        let deep = format!("[{}{}]", "[".repeat(1001), "]".repeat(1001));
+        let e = scan_array(deep.as_bytes(), &mut Log::default(), 0).unwrap_err();
+        assert_eq!(e.code, crate::error::Code::TooDeep);
+    }
+
+    #[test]
+    fn finds_existing_chain_blocks() {
+        assert_eq!(
+            chain_block_id(br#"<compressed-chain id=\"b12\" tools=\"t1\">"#),
+            Some(&b"b12"[..])
+        );
+        assert_eq!(chain_block_id(br#"<compressed-chain id=\"\""#), None);
+        assert_eq!(
+            chain_block_id(br#"<compressed-chain id=\"a\\\"b\""#),
+            Some(&br#"a\\"#[..])
+        );
+        assert_eq!(chain_block_id(br#"<compressed-chain id=\"open"#), None);
+        let log = scan(
+            r#"[{"role":"user","content":[{"type":"text","text":"<compressed-chain id=\"b3\">"}]}]"#,
+        );
+        let s = log.records[0].chain_block.unwrap();
+        assert_eq!(log.syms.text(s), b"b3");
+    }
+}

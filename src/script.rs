@@ -1,0 +1,297 @@
+//! The edit script: what the phases decided, per output slot. A slot keeps
+//! the caller's message `i`, replaces it with a stub, keeps it with some
+//! tool-call arguments purged and/or its thinking blocks removed, or inserts
+//! a synthetic chain block. Two appliers consume it: the byte applier
+//! (`apply.rs`) writes the pruned JSON, and the JS applier
+//! (`js/applier.js`) builds the pruned array from the caller's own objects.
+//! Both rely on one invariant: applying the script to the input gives
+//! exactly the array the reference returns. The shapes a slot turns into
+//! (the stub envelope, the purge marker, the synthetic block) are defined
+//! here, once for Rust; `js/applier.js` is their JavaScript copy.
+
+use crate::json::text::write_quoted;
+use crate::json::{utf16_len, Json};
+use crate::record::{MessageRecord, Scalar};
+
+/// What one output slot is. The discriminants are the opcodes the JS
+/// applier reads (`js/applier.js`, `OP`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Op {
+    /// The caller's message `input`, unchanged.
+    Keep = 0,
+    /// A stub in place of tool result `input` (SPEC 3, phase 1).
+    Stub = 1,
+    /// Message `input` with arguments purged (phase 2) and/or thinking
+    /// removed (phases 3 and 4).
+    Edit = 2,
+    /// Synthetic chain block `input` (an index into `EditScript::blocks`).
+    Insert = 3,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Slot {
+    pub op: Op,
+    /// The input message, or for `Insert` the synthetic block.
+    pub input: u32,
+    /// `Stub`: the index of its text in `EditScript::texts`.
+    pub text: u32,
+    /// `Edit`: every thinking block is removed.
+    pub strip_thinking: bool,
+    /// `Edit`: (content index, purged argument length) per purged block.
+    pub purged: Vec<(u32, u32)>,
+}
+
+impl Slot {
+    pub fn keep(i: usize) -> Self {
+        Slot {
+            op: Op::Keep,
+            input: i as u32,
+            text: 0,
+            strip_thinking: false,
+            purged: Vec::new(),
+        }
+    }
+
+    /// The input message this slot shows, if any.
+    pub fn input(&self) -> Option<usize> {
+        (self.op != Op::Insert).then_some(self.input as usize)
+    }
+
+    /// The edit form of this slot (a stub is never edited further: phase 2
+    /// and the thinking phases only touch assistants).
+    fn make_edit(&mut self) {
+        if self.op == Op::Keep {
+            self.op = Op::Edit;
+        }
+    }
+
+    pub fn purge(&mut self, block: usize, len: u32) {
+        self.make_edit();
+        self.purged.push((block as u32, len));
+    }
+
+    pub fn strip_thinking(&mut self) {
+        self.make_edit();
+        self.strip_thinking = true;
+    }
+}
+
+/// A synthetic chain block: `{role:"user", content:[{type:"text", text}],
+/// timestamp?}`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inserted {
+    /// Canonical text.
+    pub text: Box<[u8]>,
+    /// The entry's `compressedAt`; None when absent (no `timestamp` key).
+    pub timestamp: Option<Json>,
+}
+
+/// What each phase changed, for reports.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Stats {
+    pub stubbed: u32,
+    pub purged_args: u32,
+    pub chain_dropped: u32,
+    pub chain_inserted: u32,
+    pub final_thinking_stripped: u32,
+    pub thinking_stripped: u32,
+    pub orphans_swept: u32,
+}
+
+/// 2.9.1's side channel (SPEC-2.9 4.1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diagnostic {
+    pub kind: &'static str,
+    /// A string, except that a blockId is passed on as it is (None:
+    /// `undefined`).
+    pub key: Option<Json>,
+    /// Canonical text.
+    pub detail: Vec<u8>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct EditScript {
+    pub slots: Vec<Slot>,
+    /// Stub texts (canonical), by `Slot::text`.
+    pub texts: Vec<Box<[u8]>>,
+    pub blocks: Vec<Inserted>,
+    /// Some phase changed something; when false the call answers with the
+    /// caller's own array and 0/0 sizes.
+    pub changed: bool,
+    pub stats: Stats,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl EditScript {
+    /// Every input message kept, in order.
+    pub fn identity(n: usize) -> Self {
+        EditScript {
+            slots: (0..n).map(Slot::keep).collect(),
+            ..EditScript::default()
+        }
+    }
+
+    /// Replaces slot `slot` with a stub whose text is `text`.
+    pub fn stub(&mut self, slot: usize, text: Vec<u8>) {
+        let s = &mut self.slots[slot];
+        s.op = Op::Stub;
+        s.text = self.texts.len() as u32;
+        self.texts.push(text.into_boxed_slice());
+    }
+
+    pub fn stub_text(&self, slot: &Slot) -> &[u8] {
+        &self.texts[slot.text as usize]
+    }
+}
+
+// The shapes, spelled once.
+
+/// The purge marker's value text: `<purged-errored-args size="N"/>`.
+pub fn purge_marker(len: u32) -> Vec<u8> {
+    format!("{{\"_purged\":\"<purged-errored-args size=\\\"{len}\\\"/>\"}}").into_bytes()
+}
+
+/// JSON length of the purge marker object.
+pub fn purge_marker_len(len: u32) -> usize {
+    // {"_purged":"<purged-errored-args size=\"N\"/>"}
+    46 + decimal_digits(len)
+}
+
+fn decimal_digits(mut n: u32) -> usize {
+    let mut d = 1;
+    while n >= 10 {
+        n /= 10;
+        d += 1;
+    }
+    d
+}
+
+/// Appends a message property `,"key":value`, or nothing for an absent one.
+fn write_scalar_property(out: &mut Vec<u8>, key: &[u8], value: &[u8]) {
+    out.push(b',');
+    write_quoted(out, key);
+    out.push(b':');
+    out.extend_from_slice(value);
+}
+
+/// The JSON text of a scalar the phases read (None: absent).
+pub fn scalar_json(s: &Scalar, syms: &crate::record::Interner) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    match s {
+        Scalar::Absent => return None,
+        Scalar::Null => out.extend_from_slice(b"null"),
+        Scalar::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        Scalar::Num(n) => crate::json::write_json_number(&mut out, *n),
+        Scalar::Str(s) => write_quoted(&mut out, syms.text(*s)),
+        Scalar::Object(s) => out.extend_from_slice(syms.text(*s)),
+    }
+    Some(out)
+}
+
+/// The stub that replaces tool result `rec` (SPEC 3, phase 1): exactly
+/// `role, toolCallId, toolName, content, isError, timestamp`, in that
+/// order, the three copied ones only when present.
+pub fn write_stub(
+    out: &mut Vec<u8>,
+    rec: &MessageRecord,
+    text: &[u8],
+    syms: &crate::record::Interner,
+) {
+    out.extend_from_slice(br#"{"role":"toolResult""#);
+    if let Some(v) = scalar_json(&rec.tool_call_id, syms) {
+        write_scalar_property(out, b"toolCallId", &v);
+    }
+    if let Some(v) = scalar_json(&rec.tool_name, syms) {
+        write_scalar_property(out, b"toolName", &v);
+    }
+    out.extend_from_slice(br#","content":[{"type":"text","text":"#);
+    write_quoted(out, text);
+    out.extend_from_slice(br#"}],"isError":false"#);
+    if let Some(v) = scalar_json(&rec.timestamp, syms) {
+        write_scalar_property(out, b"timestamp", &v);
+    }
+    out.push(b'}');
+}
+
+/// The synthetic chain block (SPEC 3, phase 3 step 4).
+pub fn write_inserted(out: &mut Vec<u8>, block: &Inserted) {
+    out.extend_from_slice(br#"{"role":"user","content":[{"type":"text","text":"#);
+    write_quoted(out, &block.text);
+    out.extend_from_slice(b"}]");
+    if let Some(t) = &block.timestamp {
+        out.extend_from_slice(br#","timestamp":"#);
+        t.write_json(out);
+    }
+    out.push(b'}');
+}
+
+/// JSON lengths of the stub and inserted shapes, without writing them.
+pub fn stub_len(rec: &MessageRecord, text: &[u8], syms: &crate::record::Interner) -> usize {
+    let prop = |key_len: usize, s: &Scalar| {
+        scalar_json(s, syms).map_or(0, |v| 4 + key_len + utf16_len(&v))
+    };
+    // {"role":"toolResult" ,"content":[{"type":"text","text": "..." }],"isError":false }
+    20 + prop(10, &rec.tool_call_id)
+        + prop(8, &rec.tool_name)
+        + 34
+        + 2
+        + utf16_len(text)
+        + 18
+        + prop(9, &rec.timestamp)
+        + 1
+}
+
+pub fn inserted_len(block: &Inserted) -> usize {
+    // {"role":"user","content":[{"type":"text","text": "..." }] ,"timestamp":T }
+    48 + 2
+        + utf16_len(&block.text)
+        + 2
+        + block
+            .timestamp
+            .as_ref()
+            .map_or(0, |t| 13 + utf16_len(&t.to_json()))
+        + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{scan::scan_array, Log};
+
+    #[test]
+    fn lengths_match_what_is_written() {
+        for (i, json) in [
+            r#"[{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[],"isError":true,"timestamp":2}]"#,
+            r#"[{"role":"toolResult","content":[],"isError":true}]"#,
+            r#"[{"role":"toolResult","toolCallId":{"a":[1,"é"]},"toolName":null,"timestamp":"x"}]"#,
+        ]
+        .iter()
+        .enumerate()
+        {
+            let mut log = Log::default();
+            scan_array(json.as_bytes(), &mut log, 0).unwrap();
+            let text = "[Summarized — `t1` \\n]".as_bytes();
+            let mut out = Vec::new();
+            write_stub(&mut out, &log.records[0], text, &log.syms);
+            assert_eq!(stub_len(&log.records[0], text, &log.syms), utf16_len(&out), "case {i}");
+            assert!(crate::json::parse::parse_value(&out).is_ok());
+        }
+        for ts in [None, Some(Json::Num(1.5e21)), Some(Json::Null)] {
+            let block = Inserted {
+                text: "<compressed-chain id=\\\"b1\\\">é".as_bytes().into(),
+                timestamp: ts,
+            };
+            let mut out = Vec::new();
+            write_inserted(&mut out, &block);
+            assert_eq!(inserted_len(&block), utf16_len(&out));
+        }
+        for n in [0, 9, 10, 123456] {
+            assert_eq!(purge_marker_len(n), utf16_len(&purge_marker(n)), "{n}");
+        }
+        assert_eq!(
+            purge_marker(512),
+            br#"{"_purged":"<purged-errored-args size=\"512\"/>"}"#.to_vec()
+        );
+    }
+}
