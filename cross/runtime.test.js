@@ -6,9 +6,9 @@
 //     native ones) pass in full there, with as many passing tests as on
 //     linux-x64-gnu, and cross/guest/guard.js makes sure they ran on that
 //     target's binary, loaded from its platform package;
-//   - every vectors*.json case gives the same result there as on
-//     linux-x64-gnu (cross/guest/vectors-digest.js), through prune,
-//     pruneMessages and computeThinkingBoundary.
+//   - every case of every vectors*.json (both dialects) gives its expected
+//     result there, and the same results as on linux-x64-gnu through prune,
+//     pruneMessages and computeThinkingBoundary (cross/guest/vectors-digest.js).
 // The package is staged in a temporary directory (its JS, the tests, and a
 // node_modules linking each npm/<platform>/ package), so no local build in
 // the work tree can stand in for the binary under test.
@@ -122,6 +122,7 @@ for (const platform of platforms) {
     assert.equal(got.backend, 'native');
     assert.equal(got.target, platform);
     assert.ok(got.cases > 300, `only ${got.cases} cases`);
+    assert.deepEqual(got.nonConforming, [], 'cases whose result is not the expected one');
     assert.deepEqual(got.files, ref.digest.files);
     for (let i = 0; i < ref.digest.results.length; i++) {
       assert.deepEqual(got.results[i], ref.digest.results[i], `${platform} differs from ${REFERENCE} at ${ref.digest.results[i].name}`);
