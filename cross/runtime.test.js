@@ -92,8 +92,12 @@ function reference() {
     assert.ok(!runtime.missing, `${REFERENCE}: ${runtime.missing}`);
     assert.ok(fs.existsSync(binaryPath(REFERENCE)), `${REFERENCE}: npm run build:all first`);
     const counts = {};
-    for (const file of CONFORMANCE) counts[file] = await conformance(REFERENCE, runtime, file);
-    return { counts, digest: await digest(REFERENCE, runtime) };
+    for (const file of CONFORMANCE) {
+      const started = Date.now();
+      counts[file] = { ...(await conformance(REFERENCE, runtime, file)), ms: Date.now() - started };
+    }
+    const started = Date.now();
+    return { counts, digest: { ...(await digest(REFERENCE, runtime)), ms: Date.now() - started } };
   })();
   return referencePromise;
 }
@@ -108,8 +112,8 @@ for (const platform of platforms) {
 
     for (const file of CONFORMANCE) {
       const started = Date.now();
-      const got = platform === REFERENCE ? ref.counts[file] : await conformance(platform, runtime, file);
-      t.diagnostic(`${file}: ${got.pass} passed, ${got.fail} failed, ${got.skip} skipped (${Date.now() - started} ms)`);
+      const got = platform === REFERENCE ? ref.counts[file] : { ...(await conformance(platform, runtime, file)), ms: Date.now() - started };
+      t.diagnostic(`${file}: ${got.pass} passed, ${got.fail} failed, ${got.skip} skipped (${got.ms} ms)`);
       assert.equal(got.fail, 0, file);
       assert.equal(got.skip, 0, file);
       assert.ok(got.pass > 0, `${file}: no test ran`);
@@ -117,8 +121,8 @@ for (const platform of platforms) {
     }
 
     const started = Date.now();
-    const got = platform === REFERENCE ? ref.digest : await digest(platform, runtime);
-    t.diagnostic(`${got.cases} cases from ${got.files.join(', ')} (${Date.now() - started} ms)`);
+    const got = platform === REFERENCE ? ref.digest : { ...(await digest(platform, runtime)), ms: Date.now() - started };
+    t.diagnostic(`${got.cases} cases from ${got.files.join(', ')} (${got.ms} ms)`);
     assert.equal(got.backend, 'native');
     assert.equal(got.target, platform);
     assert.ok(got.cases > 300, `only ${got.cases} cases`);
