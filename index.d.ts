@@ -71,8 +71,14 @@ export interface CustomMessage {
   [key: string]: unknown;
 }
 
+/** Which pi-condense release a call reproduces (default '2.4.3'). */
+export type Dialect = '2.4.3' | '2.9.1';
+
 /** What pi-condense's indexer knows about one summarized tool call. */
 export interface ToolCallRecord {
+  /** 2.9.1 records carry their id and their result's timestamp. */
+  toolCallId?: string;
+  resultTimestamp?: number;
   toolName: string;
   args: Record<string, unknown>;
   spillPath?: string;
@@ -86,6 +92,8 @@ export interface ChainEntry {
   blockId: string;
   startUserTimestamp: number;
   droppedToolCallIds: string[];
+  /** 2.9.1: the occurrence keys whose per-batch summaries make the body. */
+  droppedOccurrenceKeys?: string[];
   protectedToolCallIds?: string[];
   finalAssistantTimestamp: number | null;
   toolRefs: string[];
@@ -99,7 +107,11 @@ export interface SummaryBody {
   text: string;
 }
 
-/** The pruning state (SPEC 2.2); it changes only at flushes. Every table is optional. */
+/**
+ * The pruning state (SPEC 2.2; SPEC-2.9 2.3, where keys are occurrence keys
+ * `id@resultTimestamp` or, for legacy records, bare ids). It changes only at
+ * flushes. Every table is optional.
+ */
 export interface PruneState {
   records?: Record<string, ToolCallRecord>;
   dedupAliases?: Record<string, string>;
@@ -112,6 +124,7 @@ export interface PruneState {
 export interface ChainCompressionConfig {
   enabled: boolean;
   stripFinalAssistantThinking?: boolean;
+  [key: string]: unknown;
 }
 
 export interface ErrorPurgeConfig {
@@ -122,6 +135,7 @@ export interface ErrorPurgeConfig {
   minArgChars?: number;
 }
 
+/** 2.4.3 only. */
 export interface ThinkingStripConfig {
   enabled: boolean;
   /** Default 16. */
@@ -134,7 +148,11 @@ export interface ProtectionConfig {
   protectedPaths?: string[];
 }
 
-/** The pruner's config (SPEC 2.3); an absent phase is disabled. */
+/**
+ * The pruner's config (SPEC 2.3); an absent phase is disabled. A key the
+ * dialect does not know (`thinkingStrip` under 2.9.1) is an
+ * ERR_CONDENSE_INVALID_CONFIG error.
+ */
 export interface PruneConfig {
   chainCompression?: ChainCompressionConfig | null;
   errorPurge?: ErrorPurgeConfig | null;
@@ -144,15 +162,32 @@ export interface PruneConfig {
   recoveryGraceTurns?: number;
 }
 
+/** Where 2.9.1 reports what it could not do (SPEC-2.9 4.1). */
+export interface DiagnosticsSink {
+  report(kind: string, key: string | unknown, detail: string): void;
+}
+
+/** One 2.9.1 report. */
+export interface Diagnostic {
+  kind: 'unresolved-range' | 'range-id-mismatch' | 'orphan-sweep' | (string & {});
+  /** A string, except that a blockId is passed on as it is. */
+  key?: unknown;
+  detail: string;
+}
+
 export interface PruneOptions {
   state?: PruneState | null;
   config?: PruneConfig | null;
-  /** The persisted frontier (SPEC 6). */
+  /** The persisted frontier (SPEC 6; 2.4.3). */
   thinkingStripBoundaryTimestamp?: number | null;
+  dialect?: Dialect;
+  /** Receives each 2.9.1 report, in order, after the render. */
+  diagnostics?: DiagnosticsSink | null;
 }
 
 export interface PrunerPruneOptions {
   thinkingStripBoundaryTimestamp?: number | null;
+  diagnostics?: DiagnosticsSink | null;
 }
 
 export interface Frontier {
@@ -168,7 +203,10 @@ export interface PruneStats {
   chainDropped: number;
   chainInserted: number;
   finalThinkingStripped: number;
-  thinkingStripped: number;
+  /** 2.4.3. */
+  thinkingStripped?: number;
+  /** 2.9.1. */
+  orphansSwept?: number;
 }
 
 export interface PruneResult {
@@ -182,6 +220,8 @@ export interface PruneResult {
   messages: Buffer | null;
   frontier: Frontier;
   stats: PruneStats;
+  /** 2.9.1's reports, in order (also delivered to `diagnostics`). */
+  diagnostics: Diagnostic[];
 }
 
 /** What `pruneMessages` and `PruneSession.render` return: a JS array. */
@@ -196,12 +236,21 @@ export interface ArrayPruneResult {
   afterChars: number;
   frontier: Frontier;
   stats: PruneStats;
+  diagnostics: Diagnostic[];
 }
 
 export interface PruneSessionOptions {
   config?: PruneConfig | null;
   state?: PruneState | null;
   thinkingStripBoundaryTimestamp?: number | null;
+  dialect?: Dialect;
+  /**
+   * Compare every message's JSON text at each render instead of its
+   * fingerprint (README, "What a kept render compares"): exact under any
+   * in-place edit, at the cost of one JSON.stringify of the array per render.
+   */
+  verify?: boolean;
+  diagnostics?: DiagnosticsSink | null;
 }
 
 /** The frontier snapshot a flush persists. */
@@ -209,13 +258,15 @@ export interface FrontierSnapshot {
   thinkingStripBoundaryTimestamp: number | null;
 }
 
-/** The look-ups of pi-condense's tool-call indexer that `pruneMessagesCompat` asks. */
+/** The look-ups of pi-condense 2.4.3's tool-call indexer its render path makes. */
 export interface CondenseIndexer {
   isSummarized(toolCallId: string): boolean;
   getRecord(toolCallId: string): ToolCallRecord | undefined | null;
   getShortRefForToolCallId(toolCallId: string): string | undefined;
-  getChainEntries(): ChainEntry[] | undefined | null;
+  getChainEntries(): ChainEntry[];
   getPerBatchSummaryTextForToolCallIds(toolCallIds: string[]): string;
+  /** Asked only for `{bN}` references in chain summaries. */
+  findChainEntryByBlockId?(blockId: string): ChainEntry | undefined;
 }
 
 /** What pi-condense's `pruneMessages` returns. */
@@ -226,7 +277,7 @@ export interface CompatPruneResult {
   afterChars: number;
 }
 
-/** Error codes carried by `error.code`. */
+/** Error codes carried by `error.code` (js/codes.js). */
 export type CondenseErrorCode =
   | 'ERR_CONDENSE_INVALID_ARGUMENT'
   | 'ERR_CONDENSE_INVALID_JSON'
@@ -234,26 +285,46 @@ export type CondenseErrorCode =
   | 'ERR_CONDENSE_INVALID_MESSAGE'
   | 'ERR_CONDENSE_INVALID_STATE'
   | 'ERR_CONDENSE_INVALID_CONFIG'
-  | 'ERR_CONDENSE_LONE_SURROGATE'
+  | 'ERR_CONDENSE_INVALID_SESSION'
   | 'ERR_CONDENSE_TOO_DEEP'
-  | 'ERR_CONDENSE_SESSION_CLOSED'
-  | (string & {});
+  | 'ERR_CONDENSE_SESSION_CLOSED';
+
+/** The errors the API throws: a code, and where the problem is. */
+export interface CondenseError extends Error {
+  code: CondenseErrorCode;
+  /** The message the problem is in (index into the input array). */
+  messageIndex?: number;
+  /** The field inside it (`content[2].arguments`). */
+  field?: string;
+  /** The 1-based line of a session file. */
+  line?: number;
+}
 
 /**
- * Prunes a JSON array of pi messages held in a Buffer. The caller's bytes
- * are never modified.
+ * Prunes a JSON array of pi messages held in a Buffer; the caller's bytes
+ * are never modified. Cost: one pass over the bytes on the calling thread
+ * (messages already in JSON.stringify's spelling are read in place), one
+ * write of the output, and a JSON.stringify plus conversion of `state` and
+ * `config` on every call; keeps nothing. Render after render, use `Pruner`.
  */
 export declare function prune(messages: Uint8Array, options?: PruneOptions | null): PruneResult;
 
 /**
- * Prunes a JS array of pi messages (what pi-condense's `pruneMessages`
- * takes). The caller's array and objects are never modified.
+ * Prunes a JS array of pi messages. Cost: one JSON.stringify of the array
+ * (handed over as UTF-16), a look-up in `state` of each tool result present
+ * (the state is not serialized), and fresh objects only for edited
+ * messages; a no-op is answered by a walk over the array without
+ * serializing anything. Keeps nothing: for a conversation rendered again
+ * and again, a `PruneSession` or a drop-in costs what changed.
  */
 export declare function pruneMessages(messages: Message[], options?: PruneOptions | null): ArrayPruneResult;
 
 /**
- * pi-condense's `pruneMessages`, same arguments (an indexer instead of a
- * state) and same result.
+ * pi-condense 2.4.3's `pruneMessages` (also `condense-native/pi-condense-2.4`):
+ * same arguments, same result. Keeps the conversation per indexer object
+ * between calls (a WeakMap): a call compares each message's fingerprint,
+ * asks the indexer about the tool results present, and re-reads only what
+ * changed.
  */
 export declare function pruneMessagesCompat(
   messages: Message[],
@@ -267,25 +338,28 @@ export declare function pruneMessagesCompat(
 ): CompatPruneResult;
 
 /**
- * The state `prune`, `Pruner` and `PruneSession` take, read from a
+ * The 2.4.3 state `prune`, `Pruner` and `PruneSession` take, read from a
  * pi-condense indexer for these messages (it is asked only about tool-call
- * ids that occur in them). For hosts that keep pi-condense's indexer and
- * switch to a `PruneSession`: call it at each flush and `setState` the result.
+ * ids that occur in them). Cost: three indexer calls per tool result.
  */
 export declare function stateFromIndexer(messages: Message[], indexer: CondenseIndexer): PruneState;
 
 /**
- * Renders the same growing conversation again and again: re-indexes only
- * from the first message that changed since the last render.
+ * One conversation rendered again and again. Keeps its messages natively
+ * (about the size of their JSON) and re-reads only from the first message
+ * whose fingerprint changed; the state is converted at `setState` only.
+ * A render that cannot change anything answers without crossing over.
  */
 export declare class PruneSession {
   constructor(options?: PruneSessionOptions);
-  /** New state from the indexer (at flushes). */
+  /** New state (at flushes): one JSON.stringify and conversion. */
   setState(state: PruneState | null | undefined): this;
   render(messages: Message[]): ArrayPruneResult;
+  /** Forgets what was kept: the next render re-reads every message. */
+  invalidate(): this;
   /**
-   * Advances the thinking boundary over the last render's messages plus the
-   * optional closing message; returns the snapshot to persist.
+   * Advances the 2.4.3 thinking boundary over the last render's messages
+   * plus the optional closing message; returns the snapshot to persist.
    */
   flush(closingMessage?: Message): FrontierSnapshot;
   /**
@@ -297,9 +371,12 @@ export declare class PruneSession {
   close(): void;
 }
 
-/** Keeps the converted config and state between renders. */
+/**
+ * Keeps the converted config and state between `prune` calls on Buffers;
+ * a prune then costs one read of the bytes and one write of the output.
+ */
 export declare class Pruner {
-  constructor(config?: PruneConfig | null);
+  constructor(config?: PruneConfig | null, options?: { dialect?: Dialect } | null);
   setConfig(config: PruneConfig | null | undefined): this;
   setState(state: PruneState | null | undefined): this;
   prune(messages: Uint8Array, options?: PrunerPruneOptions | null): PruneResult;
@@ -315,7 +392,7 @@ export declare function computeThinkingBoundary(
   prev?: number | null,
 ): number | undefined;
 
-/** `JSON.stringify(JSON.parse(bytes)).length`. */
+/** `JSON.stringify(JSON.parse(bytes)).length`: one pass over the bytes. */
 export declare function sizeOf(messages: Uint8Array): number;
 
 /**

@@ -14,7 +14,7 @@ const codes = require('../js/codes.js');
 
 const ROOT = path.join(__dirname, '..');
 const CODE_RE = /ERR_CONDENSE_[A-Z_]+/g;
-// Thrown only by the JavaScript layer (PruneSession.close in js/array.js).
+// Thrown only by the JavaScript layer (PruneSession.close in js/session.js).
 const JS_ONLY = [codes.SESSION_CLOSED];
 
 function codesIn(file) {

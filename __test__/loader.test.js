@@ -67,10 +67,10 @@ function json(value) {
   return value === undefined || value === null ? null : JSON.stringify(value);
 }
 
-// Native exports the fallback leaves out on purpose: js/array.js checks for
-// them and runs js/pure.js directly when they are absent. A new native export
+// Native exports the fallback leaves out on purpose: the array APIs check
+// for them and run the pure-JS oracles directly when they are absent. A new native export
 // must either get a fallback or be listed here.
-const NATIVE_ONLY = ['pruneArray', 'NativeSession'];
+const NATIVE_ONLY = ['NativeEngine'];
 
 test('the fallback exports what the native binding exports', { skip: noNative }, () => {
   const nativeNames = Object.keys(native).filter((k) => !['backend', 'target', 'libc', 'loadErrors'].includes(k));
@@ -89,7 +89,7 @@ test('the fallback meets every conformance vector', () => {
       continue;
     }
     const bytes = Buffer.from(JSON.stringify(c.messages) ?? 'null');
-    const r = attempt(() => fallback.pruneJson(bytes, json(c.state), json(c.config), c.thinkingBoundaryTimestamp ?? null));
+    const r = attempt(() => fallback.pruneBytes(bytes, json(c.state), json(c.config), c.thinkingBoundaryTimestamp ?? null));
     if (c.expected.throws !== undefined || r.error) {
       assert.ok(r.error, `${c.name}: expected a typed error`);
       assert.match(r.error.code, /^ERR_CONDENSE_/, c.name);
@@ -116,8 +116,8 @@ test('the fallback and the native binding agree on every vector, byte input incl
     const inputs = [Buffer.from(JSON.stringify(c.messages) ?? 'null'), Buffer.from(c.rawMessages)];
     for (const bytes of inputs) {
       const args = [bytes, json(c.state), json(c.config), c.thinkingBoundaryTimestamp ?? null];
-      const a = attempt(() => native.pruneJson(...args));
-      const b = attempt(() => fallback.pruneJson(...args));
+      const a = attempt(() => native.pruneBytes(...args));
+      const b = attempt(() => fallback.pruneBytes(...args));
       if (a.error || b.error) {
         // A typed error from one side is acceptable only on hostile input.
         if (!(a.error && b.error)) assert.equal(c.group, 'hostile', `${c.name}: ${(a.error || b.error).message}`);
@@ -138,12 +138,12 @@ test('the fallback and the native binding agree on every vector, byte input incl
 
 test('the fallback reports bad input with the native codes', () => {
   const codes = {
-    invalidJson: attempt(() => fallback.pruneJson(Buffer.from('[1,'), null, null, null)).error.code,
-    badUtf8: attempt(() => fallback.pruneJson(Buffer.from([0x5b, 0xff, 0x5d]), null, null, null)).error.code,
-    notArray: attempt(() => fallback.pruneJson(Buffer.from('{}'), null, null, null)).error.code,
-    badState: attempt(() => fallback.pruneJson(Buffer.from('[]'), '[]', null, null)).error.code,
-    badConfig: attempt(() => fallback.pruneJson(Buffer.from('[]'), null, '1', null)).error.code,
-    nanBoundary: attempt(() => fallback.pruneJson(Buffer.from('[]'), null, null, NaN)).error.code,
+    invalidJson: attempt(() => fallback.pruneBytes(Buffer.from('[1,'), null, null, null)).error.code,
+    badUtf8: attempt(() => fallback.pruneBytes(Buffer.from([0x5b, 0xff, 0x5d]), null, null, null)).error.code,
+    notArray: attempt(() => fallback.pruneBytes(Buffer.from('{}'), null, null, null)).error.code,
+    badState: attempt(() => fallback.pruneBytes(Buffer.from('[]'), '[]', null, null)).error.code,
+    badConfig: attempt(() => fallback.pruneBytes(Buffer.from('[]'), null, '1', null)).error.code,
+    nanBoundary: attempt(() => fallback.pruneBytes(Buffer.from('[]'), null, null, NaN)).error.code,
   };
   assert.deepEqual(codes, {
     invalidJson: 'ERR_CONDENSE_INVALID_JSON',
@@ -153,7 +153,7 @@ test('the fallback reports bad input with the native codes', () => {
     badConfig: 'ERR_CONDENSE_INVALID_CONFIG',
     nanBoundary: 'ERR_CONDENSE_INVALID_ARGUMENT',
   });
-  const noop = fallback.pruneJson(Buffer.from('[]'), 'null', 'null', null);
+  const noop = fallback.pruneBytes(Buffer.from('[]'), 'null', 'null', null);
   assert.deepEqual(noop, {
     pruned: false,
     beforeChars: 0,
@@ -164,7 +164,6 @@ test('the fallback reports bad input with the native codes', () => {
   });
   assert.equal(fallback.sizeOf(Buffer.from('[1.0, "\\u00e9", {"a" : null}]')), JSON.stringify([1, '\u00e9', { a: null }]).length);
   assert.equal(fallback.computeThinkingBoundary([1, 2, 3], 5, null), null);
-  assert.throws(() => fallback.debugPanic(), /debug_panic/);
 });
 
 test('the loader loads the local build and says so', { skip: noNative }, () => {
@@ -204,7 +203,7 @@ test('with no binary anywhere the loader falls back and names what it tried', ()
     fs.copyFileSync(LOADER, path.join(dir, 'loader.js'));
     fs.cpSync(path.join(ROOT, 'js'), path.join(dir, 'js'), { recursive: true });
     const { out, warnings } = child(
-      `const l = require('./loader.js'); const r = l.pruneJson(Buffer.from('[]'), null, null, null);
+      `const l = require('./loader.js'); const r = l.pruneBytes(Buffer.from('[]'), null, null, null);
        console.log(JSON.stringify({ backend: l.backend, errors: l.loadErrors, pruned: r.pruned }))`,
       { cwd: dir },
     );

@@ -197,7 +197,40 @@ function summary(r) {
   };
 }
 
-module.exports = function report(api, samplePath, how, loadedBinaries) {
+// A pi-condense 2.4.3 indexer over the sample's state (SPEC 2.2), enough for
+// the drop-in's render path.
+function indexerOf(state) {
+  const has = (t, k) => t != null && typeof k === 'string' && Object.hasOwn(t, k);
+  const entries = [...new Map((state.chains || []).map((e) => [e.startUserTimestamp, e])).values()]
+    .sort((a, b) => a.startUserTimestamp - b.startUserTimestamp);
+  const perBatch = (ids) => [...new Set((state.summaryBodies || [])
+    .filter((b) => b.toolCallIds.some((id) => ids.includes(id))).map((b) => b.text))].join('\\n\\n');
+  return {
+    isSummarized: (id) => has(state.records, id) || has(state.dedupAliases, id),
+    hasLegacyBareRecord: () => false,
+    getRecord: (id) => has(state.records, id) ? state.records[id]
+      : has(state.dedupAliases, id) && state.dedupAliases[id] ? state.records[state.dedupAliases[id]]
+      : state.records[state.refAliases?.[id]],
+    getShortRefForToolCallId: (id) => has(state.shortRefs, id) ? state.shortRefs[id] : undefined,
+    getChainEntries: () => entries,
+    getPerBatchSummaryTextForToolCallIds: perBatch,
+    findChainEntryByBlockId: (b) => entries.find((e) => e.blockId === b),
+  };
+}
+
+function dropInSummaries(dropIns, sample) {
+  if (!dropIns) return null;
+  const c = sample.config;
+  const drop = (r) => ({ pruned: r.pruned, beforeChars: r.beforeChars, afterChars: r.afterChars, messagesSha256: sha256(JSON.stringify(r.messages)) });
+  const v24 = dropIns.v24.pruneMessages(sample.messages, indexerOf(sample.state), c.chainCompression, c.errorPurge,
+    c.thinkingStrip, c.protection, c.recoveryGraceTurns, sample.thinkingBoundaryTimestamp);
+  const orphan = [...sample.messages, { role: 'toolResult', toolCallId: 'orphan', toolName: 'read', content: [], isError: false, timestamp: 1 }];
+  const reports = [];
+  const v29 = dropIns.v29.pruneMessages(orphan, indexerOf({}), null, null, null, 0, { report: (kind, key, detail) => reports.push([kind, key, detail]) });
+  return { v24: drop(v24), v29: drop(v29), v29Reports: reports };
+}
+
+module.exports = function report(api, samplePath, how, loadedBinaries, dropIns) {
   const sample = JSON.parse(fs.readFileSync(samplePath, 'utf8'));
   const bytes = Buffer.from(JSON.stringify(sample.messages));
   const copy = Buffer.from(bytes);
@@ -228,6 +261,7 @@ module.exports = function report(api, samplePath, how, loadedBinaries) {
     array: arraySummary(array),
     session: rendered.map(arraySummary),
     arrayUntouched: JSON.stringify(sample.messages) === before,
+    dropIns: dropInSummaries(dropIns, sample),
     loadedBinaries,
   }) + '\\n');
 };
@@ -236,8 +270,9 @@ module.exports = function report(api, samplePath, how, loadedBinaries) {
 const CONSUMER_CJS = `
 'use strict';
 const api = require('condense-native');
+const dropIns = { v24: require('condense-native/pi-condense-2.4'), v29: require('condense-native/pi-condense-2.9') };
 const loaded = Object.keys(require.cache).filter((k) => k.endsWith('.node'));
-require('./report.cjs')(api, process.argv[2], 'require', loaded);
+require('./report.cjs')(api, process.argv[2], 'require', loaded, dropIns);
 `;
 
 const CONSUMER_ESM = `
@@ -245,6 +280,8 @@ import { createRequire } from 'node:module';
 import * as named from 'condense-native';
 import api from 'condense-native';
 import { prune, pruneMessages, PruneSession, Pruner, computeThinkingBoundary, sizeOf, backend } from 'condense-native';
+import * as v24 from 'condense-native/pi-condense-2.4';
+import * as v29 from 'condense-native/pi-condense-2.9';
 const require = createRequire(import.meta.url);
 const statics = { prune, pruneMessages, PruneSession, Pruner, computeThinkingBoundary, sizeOf, backend };
 for (const [name, value] of Object.entries(statics)) {
@@ -255,7 +292,7 @@ for (const name of Object.keys(api)) {
 }
 const loaded = Object.keys(require.cache).filter((k) => k.endsWith('.node'));
 const namedApi = Object.fromEntries(Object.entries(named).filter(([k]) => k !== 'default'));
-require('./report.cjs')(namedApi, process.argv[2], 'import', loaded);
+require('./report.cjs')(namedApi, process.argv[2], 'import', loaded, { v24, v29 });
 `;
 
 // Loads the package both ways in one process: the fallback warning must
@@ -265,7 +302,8 @@ const CONSUMER_BOTH = `
 const viaRequire = require('condense-native');
 import('condense-native').then((ns) => {
   if (ns.prune !== viaRequire.prune) throw new Error('require and import gave different modules');
-  require('./report.cjs')(viaRequire, process.argv[2], 'both', []);
+  const dropIns = { v24: require('condense-native/pi-condense-2.4'), v29: require('condense-native/pi-condense-2.9') };
+  require('./report.cjs')(viaRequire, process.argv[2], 'both', [], dropIns);
 });
 `;
 
@@ -301,10 +339,16 @@ function expectedSummary() {
     frontier: r.frontier,
     stats: r.stats,
   };
+  const pure29 = require('../js/pure/v2.9.js');
+  const orphan = [...sample.messages, { role: 'toolResult', toolCallId: 'orphan', toolName: 'read', content: [], isError: false, timestamp: 1 }];
+  const reports = [];
+  const r29 = pure29.pruneMessages(orphan, { state: {}, config: {} }, { report: (kind, key, detail) => reports.push([kind, key, detail]) });
+  const drop = (x) => ({ pruned: x.pruned, beforeChars: x.beforeChars, afterChars: x.afterChars, messagesSha256: sha256(JSON.stringify(x.messages)) });
   return {
     stateless: summary,
     stateful: summary,
     array: arraySummary,
+    dropIns: { v24: drop(r), v29: drop(r29), v29Reports: reports },
     session: [arraySummary, arraySummary],
     arrayUntouched: true,
     sizeOf: JSON.stringify(sample.messages).length,
@@ -595,10 +639,15 @@ const indexer = {
   getPerBatchSummaryTextForToolCallIds: () => '',
 };
 const cp: boolean = pruneMessagesCompat([], indexer, { enabled: true, stripFinalAssistantThinking: false }, null, null, null, 3).pruned;
-export { n, m, next, p, b, k, first, f, rs, cp };
+const d24: number = v24.pruneMessages([], indexer, null, null, null, null, 0, null).afterChars + v24.sizeMessages([]);
+const indexer29 = { ...indexer, hasLegacyBareRecord: () => false, findChainEntryByBlockId: () => undefined };
+const d29: boolean = v29.pruneMessages([], indexer29, null, null, null, 0, { report: (kind: string, key: unknown, detail: string) => void [kind, key, detail] }).pruned;
+v29.invalidate(indexer29);
+export { n, m, next, p, b, k, first, f, rs, cp, d24, d29 };
 `;
-  fs.writeFileSync(path.join(dir, 'use.cts'), body("import { prune, pruneMessages, pruneMessagesCompat, PruneSession, Pruner, computeThinkingBoundary, sizeOf, backend } from 'condense-native';"));
-  fs.writeFileSync(path.join(dir, 'use.mts'), body("import { prune, pruneMessages, pruneMessagesCompat, PruneSession, Pruner, computeThinkingBoundary, sizeOf, backend } from 'condense-native';\nimport api from 'condense-native';\nconst same: typeof prune = api.prune;\nexport { same };"));
+  const subpaths = "import * as v24 from 'condense-native/pi-condense-2.4';\nimport * as v29 from 'condense-native/pi-condense-2.9';";
+  fs.writeFileSync(path.join(dir, 'use.cts'), body(`import { prune, pruneMessages, pruneMessagesCompat, PruneSession, Pruner, computeThinkingBoundary, sizeOf, backend } from 'condense-native';\n${subpaths}`));
+  fs.writeFileSync(path.join(dir, 'use.mts'), body(`import { prune, pruneMessages, pruneMessagesCompat, PruneSession, Pruner, computeThinkingBoundary, sizeOf, backend } from 'condense-native';\n${subpaths}\nimport api from 'condense-native';\nconst same: typeof prune = api.prune;\nexport { same };`));
   fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({
     compilerOptions: { module: 'node16', moduleResolution: 'node16', strict: true, noEmit: true, types: [], skipLibCheck: false, typeRoots: [] },
     files: ['use.cts', 'use.mts', 'buffer.d.ts'],

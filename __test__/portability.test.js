@@ -85,7 +85,7 @@ const sample = JSON.parse(fs.readFileSync(samplePath, 'utf8'));
 const out = {
   backend: binding.backend,
   target: binding.target,
-  sample: digest(() => binding.pruneJson(Buffer.from(JSON.stringify(sample.messages)), json(sample.state), json(sample.config), sample.thinkingBoundaryTimestamp)),
+  sample: digest(() => binding.pruneBytes(Buffer.from(JSON.stringify(sample.messages)), json(sample.state), json(sample.config), sample.thinkingBoundaryTimestamp)),
   sizeOf: binding.sizeOf(Buffer.from(JSON.stringify(sample.messages))),
   vectors: {},
 };
@@ -95,7 +95,7 @@ for (const c of loadVectors()) {
     continue;
   }
   out.vectors[c.name] = [Buffer.from(JSON.stringify(c.messages) ?? 'null'), Buffer.from(c.rawMessages)].map((bytes) =>
-    digest(() => binding.pruneJson(bytes, json(c.state), json(c.config), c.thinkingBoundaryTimestamp ?? null)),
+    digest(() => binding.pruneBytes(bytes, json(c.state), json(c.config), c.thinkingBoundaryTimestamp ?? null)),
   );
 }
 process.stdout.write(JSON.stringify(out));

@@ -30,11 +30,12 @@ const codes = Object.freeze({
   // that is not a number, an indexer without a method the render calls, a
   // diagnostics sink without `report`.
   INVALID_ARGUMENT: 'ERR_CONDENSE_INVALID_ARGUMENT',
-  // Native only: a string holds a lone surrogate that the output could not
-  // keep exactly.
-  LONE_SURROGATE: 'ERR_CONDENSE_LONE_SURROGATE',
+  // A pi session file pi would refuse, or one with a line the loader cannot
+  // use (a parent cycle, a message entry without its message, ...). Carries
+  // `line`.
+  INVALID_SESSION: 'ERR_CONDENSE_INVALID_SESSION',
   // A PruneSession used after close(). Thrown by the JavaScript layer only
-  // (js/array.js), so src/error.rs has no spelling of it.
+  // (js/session.js), so src/error.rs has no spelling of it.
   SESSION_CLOSED: 'ERR_CONDENSE_SESSION_CLOSED',
 });
 

@@ -106,7 +106,8 @@ function runPrune(bytes, state, config, boundary, dialect) {
       nextThinkingStripBoundaryTimestamp: numberOrNull(frontier.nextThinkingStripBoundaryTimestamp),
     },
     stats: { ...result.stats },
-    diagnostics: diagnostics.length > 0 ? JSON.stringify(diagnostics) : null,
+    // As the binding: the key only when there is something to report.
+    ...(diagnostics.length > 0 ? { diagnostics: JSON.stringify(diagnostics) } : {}),
   };
 }
 

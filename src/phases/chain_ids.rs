@@ -7,7 +7,7 @@
 
 use super::synthetic::{
     existing_blocks, has_thinking, is_existing, iterate, protected_output, synthetic_text,
-    ProtectedOutput, ValueMap, ValueSet,
+    BlockKey, Pools, ValueMap, ValueSet,
 };
 use super::Inputs;
 use crate::config::ChainConfig;
@@ -28,9 +28,9 @@ pub fn run(
     let existing = existing_blocks(inputs);
 
     let mut dropped = ValueSet::default();
-    let mut protected_ids: ValueMap<Json> = ValueMap::default();
+    let mut protected_ids: ValueMap<BlockKey> = ValueMap::default();
     let mut finals = ValueSet::default();
-    for e in &entries {
+    for (n, e) in entries.iter().enumerate() {
         for id in iterate(e.get("droppedToolCallIds"), "droppedToolCallIds")? {
             dropped.insert(Some(&id), syms);
         }
@@ -39,11 +39,7 @@ pub fn run(
             v => iterate(v, "protectedToolCallIds")?,
         };
         for id in protected {
-            protected_ids.set(
-                Some(&id),
-                e.get("blockId").cloned().unwrap_or(Json::Null),
-                syms,
-            );
+            protected_ids.set(Some(&id), BlockKey::of(e, n), syms);
         }
         if chain.strip_final_assistant_thinking {
             match e.get("finalAssistantTimestamp") {
@@ -54,7 +50,7 @@ pub fn run(
     }
 
     // Protected outputs, by blockId, in message order.
-    let mut outputs: Vec<(Json, Vec<ProtectedOutput>)> = Vec::new();
+    let mut outputs = Pools::default();
     if !protected_ids.is_empty() {
         for slot in &script.slots {
             let rec = &log.records[slot.input as usize];
@@ -62,14 +58,7 @@ pub fn run(
                 continue;
             }
             if let Some(block) = protected_ids.get(&rec.tool_call_id) {
-                let out = protected_output(inputs, script, slot)?;
-                match outputs
-                    .iter_mut()
-                    .find(|(b, _)| crate::config::same_value_zero(b, block))
-                {
-                    Some((_, list)) => list.push(out),
-                    None => outputs.push((block.clone(), vec![out])),
-                }
+                outputs.add(block, protected_output(inputs, script, slot)?);
             }
         }
     }
@@ -81,14 +70,7 @@ pub fn run(
     for (n, e) in entries.iter().enumerate() {
         let summary = inputs.state.entry_summary(n)?;
         let block_id = e.get("blockId");
-        let quoted = block_id
-            .and_then(|b| {
-                outputs
-                    .iter()
-                    .find(|(k, _)| crate::config::same_value_zero(k, b))
-            })
-            .map_or(&[][..], |(_, list)| list.as_slice());
-        let text = synthetic_text(inputs, e, &summary, quoted)?;
+        let text = synthetic_text(inputs, e, &summary, outputs.get(&BlockKey::of(e, n)))?;
         blocks.push(Inserted {
             text: text.into_boxed_slice(),
             timestamp: e.get("compressedAt").cloned(),

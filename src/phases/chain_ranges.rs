@@ -8,11 +8,11 @@
 use super::keys::{bare, message_key, occurrence_key, MessageKey};
 use super::synthetic::{
     existing_blocks, has_thinking, is_existing, iterate, protected_output, synthetic_text,
-    ProtectedOutput,
+    BlockKey, Pools,
 };
 use super::text::{same, write_scalar};
 use super::Inputs;
-use crate::config::{same_value_zero, ChainConfig};
+use crate::config::ChainConfig;
 use crate::error::{PruneError, Result};
 use crate::hash::HashSet;
 use crate::json::Json;
@@ -137,7 +137,7 @@ pub fn run(
     let mut insert_after: Vec<Option<(usize, Option<Json>)>> = vec![None; n_slots];
     let mut dropped_ids: HashSet<Vec<u8>> = HashSet::default();
     let mut dropped_keys: HashSet<Vec<u8>> = HashSet::default();
-    let mut pooled: Vec<(Json, Vec<ProtectedOutput>)> = Vec::new();
+    let mut pooled = Pools::default();
     let mut blocks: Vec<Inserted> = Vec::new();
     for r in &accepted {
         let e = r.entry;
@@ -165,18 +165,10 @@ pub fn run(
                         .iter()
                         .any(|p| same(&rec.tool_call_id, Some(p), syms))
                     {
-                        let out = protected_output(inputs, script, slot)?;
-                        let pool = match pooled
-                            .iter_mut()
-                            .position(|(b, _)| block_id.is_some_and(|id| same_value_zero(b, id)))
-                        {
-                            Some(p) => p,
-                            None => {
-                                pooled.push((block_id.cloned().unwrap_or(Json::Null), Vec::new()));
-                                pooled.len() - 1
-                            }
-                        };
-                        pooled[pool].1.push(out);
+                        pooled.add(
+                            &BlockKey::of(e, r.n),
+                            protected_output(inputs, script, slot)?,
+                        );
                     }
                 }
                 Role::Assistant => match rec.content {
@@ -262,11 +254,7 @@ pub fn run(
             strip_at[r.end] = true;
         }
         let summary = inputs.state.entry_summary(r.n)?;
-        let quoted = pooled
-            .iter()
-            .find(|(b, _)| block_id.is_some_and(|id| same_value_zero(b, id)))
-            .map_or(&[][..], |(_, list)| list.as_slice());
-        let text = synthetic_text(inputs, e, &summary, quoted)?;
+        let text = synthetic_text(inputs, e, &summary, pooled.get(&BlockKey::of(e, r.n)))?;
         blocks.push(Inserted {
             text: text.into_boxed_slice(),
             timestamp: e.get("compressedAt").cloned(),

@@ -68,6 +68,55 @@ pub fn result_text(inputs: &Inputs<'_>, script: &EditScript, slot: &Slot) -> Res
     Ok(out)
 }
 
+/// An entry's blockId as a `Map` key: primitives by value, an array or
+/// object by identity (each entry holds its own), absent as `undefined`.
+#[derive(Debug, Clone)]
+pub enum BlockKey {
+    Undefined,
+    Value(Json),
+    Entry(usize),
+}
+
+impl BlockKey {
+    /// The key of the `n`-th entry of `chainEntries()`.
+    pub fn of(entry: &Json, n: usize) -> Self {
+        match entry.get("blockId") {
+            None => BlockKey::Undefined,
+            Some(Json::Arr(_) | Json::Obj(_)) => BlockKey::Entry(n),
+            Some(v) => BlockKey::Value(v.clone()),
+        }
+    }
+
+    pub fn same(&self, other: &BlockKey) -> bool {
+        match (self, other) {
+            (BlockKey::Undefined, BlockKey::Undefined) => true,
+            (BlockKey::Value(a), BlockKey::Value(b)) => crate::config::same_value_zero(a, b),
+            (BlockKey::Entry(a), BlockKey::Entry(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+/// Protected outputs collected per blockId.
+#[derive(Default)]
+pub struct Pools(Vec<(BlockKey, Vec<ProtectedOutput>)>);
+
+impl Pools {
+    pub fn add(&mut self, key: &BlockKey, out: ProtectedOutput) {
+        match self.0.iter_mut().find(|(k, _)| k.same(key)) {
+            Some((_, list)) => list.push(out),
+            None => self.0.push((key.clone(), vec![out])),
+        }
+    }
+
+    pub fn get(&self, key: &BlockKey) -> &[ProtectedOutput] {
+        self.0
+            .iter()
+            .find(|(k, _)| k.same(key))
+            .map_or(&[], |(_, list)| list.as_slice())
+    }
+}
+
 /// Whether a content array holds a thinking block.
 pub fn has_thinking(blocks: &[crate::record::Block]) -> bool {
     blocks
