@@ -22,7 +22,7 @@ root=$PWD
 
 # shellcheck source=scripts/xbuild/tools.sh
 source scripts/xbuild/tools.sh
-xbuild_tools
+xbuild_tools "$@"
 
 napi=$root/node_modules/.bin/napi
 if [[ ! -x "$napi" ]]; then

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs what scripts/build-all.sh needs to cross-build the addon, and only
 # what is missing (so it is cheap to run every time):
-#   - the Rust standard library of every target built here (rustup);
+#   - the Rust standard library of the targets to build (rustup; all six
+#     unless platforms are named);
 #   - zig (Python package ziglang) and cargo-zigbuild (its binary wheel on
 #     PyPI), pinned, in a virtualenv under $XBUILD_CACHE.
 # Fails naming what it could not get.
 #
-#   bash scripts/xbuild/tools.sh          # install / check
-#   source scripts/xbuild/tools.sh        # the same, then PATH has zig and cargo-zigbuild
+#   bash scripts/xbuild/tools.sh [PLATFORM...]   # install / check
+#   source scripts/xbuild/tools.sh; xbuild_tools [PLATFORM...]
+#                                                # the same, then PATH has zig and cargo-zigbuild
 #
 # XBUILD_CACHE (default ~/.cache/condense-native-xbuild) is kept between runs
 # on one machine, outside the work tree, so a fresh clone reuses it.
@@ -33,7 +35,11 @@ xbuild_tools() {
   fi
 
   local triples installed want=()
-  triples=$(node -e "const t = require('$root/scripts/xbuild/targets.js'); console.log(t.BUILT_HERE.map((p) => t.PLATFORMS[p].triple).join(' '))")
+  triples=$(node -e "
+    const t = require(process.argv[1]);
+    const wanted = process.argv.slice(2);
+    const platforms = wanted.length ? t.BUILT_HERE.filter((p) => wanted.includes(p)) : t.BUILT_HERE;
+    console.log(platforms.map((p) => t.PLATFORMS[p].triple).join(' '));" "$root/scripts/xbuild/targets.js" "$@")
   installed=$(rustup target list --installed)
   for triple in $triples; do
     grep -qx "$triple" <<<"$installed" || want+=("$triple")
@@ -82,6 +88,6 @@ xbuild_tools() {
 
 if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
   set -euo pipefail
-  xbuild_tools
+  xbuild_tools "$@"
   echo "xbuild: zig $(zig version), $(cargo-zigbuild --version), targets ready" >&2
 fi
