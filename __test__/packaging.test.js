@@ -7,6 +7,13 @@
 // loader's fallback is exercised there too: forced, on a platform with no
 // published binary, and with the platform package missing.
 //
+// cross/packaging.test.js runs this file for a binary of another platform:
+// CONDENSE_NATIVE_TEST_TARGET names it (its binary is npm/<target>/'s, from
+// `npm run build:all`), CONDENSE_NATIVE_TEST_RUNNER (a JSON array) is the
+// command that starts Node there (e.g. qemu-aarch64 -L <root> <arm64 node>),
+// and npm installs as for that target's os, cpu and libc. Bun then runs only
+// for this machine's own target.
+//
 // Runs under `node --test` and `bun test`; either way it starts both Node and
 // Bun as subprocesses. Skips itself where no local build of the addon exists
 // (`npm run build` makes one) and on Windows.
@@ -84,17 +91,28 @@ function npmCli() {
   return candidates.find((f) => f && /npm-cli\.js$/.test(f) && fs.existsSync(f)) || null;
 }
 
-const TARGET = hostTarget();
-const BINARY = path.join(ROOT, `${MAIN.napi.binaryName}.${TARGET}.node`);
+const CROSS_TARGET = process.env.CONDENSE_NATIVE_TEST_TARGET || null;
+const TARGET = CROSS_TARGET || hostTarget();
+const BINARY = CROSS_TARGET
+  ? path.join(ROOT, 'npm', TARGET, `${MAIN.napi.binaryName}.${TARGET}.node`)
+  : path.join(ROOT, `${MAIN.napi.binaryName}.${TARGET}.node`);
 const NODE = nodeBinary();
 const BUN = bunBinary();
 const NPM_CLI = npmCli();
+// Where the consumers run: this machine, or the cross target's runner.
+const GUEST_RUNNER = process.env.CONDENSE_NATIVE_TEST_RUNNER ? JSON.parse(process.env.CONDENSE_NATIVE_TEST_RUNNER) : null;
+const [GUEST_OS, GUEST_ARCH] = TARGET.split('-');
+const GUEST_LIBC = GUEST_OS === 'linux' ? (TARGET.endsWith('-musl') ? 'musl' : 'glibc') : null;
+const RUNTIMES = TARGET === hostTarget() ? ['node', 'bun'] : ['node'];
+const noBun = RUNTIMES.includes('bun') ? false : `bun runs only for this machine's own target (${hostTarget()})`;
 
 const skipReason =
   process.platform === 'win32'
     ? 'packaging test not run on Windows'
     : !fs.existsSync(BINARY)
-      ? `no local build ${path.basename(BINARY)} (run npm run build)`
+      ? CROSS_TARGET
+        ? `no ${path.relative(ROOT, BINARY)} (run npm run build:all)`
+        : `no local build ${path.basename(BINARY)} (run npm run build)`
       : !fs.existsSync(path.join(ROOT, 'npm', TARGET, 'package.json'))
         ? `no npm/${TARGET} package for this platform`
         : !NODE || !NPM_CLI || !BUN
@@ -130,6 +148,11 @@ function childEnv(work, extra = {}) {
   env.npm_config_registry = 'http://127.0.0.1:9/';
   env.NPM_CONFIG_REGISTRY = env.npm_config_registry;
   env.BUN_INSTALL_CACHE_DIR = path.join(work, 'bun-cache');
+  if (CROSS_TARGET) {
+    env.npm_config_os = GUEST_OS;
+    env.npm_config_cpu = GUEST_ARCH;
+    if (GUEST_LIBC) env.npm_config_libc = GUEST_LIBC;
+  }
   return Object.assign(env, extra);
 }
 
@@ -412,7 +435,16 @@ async function doSetup() {
   const makeProject = async (name, specs, installer = 'npm') => {
     const dir = path.join(work, name);
     fs.mkdirSync(dir);
-    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name, version: '1.0.0', private: true }) + '\n');
+    const manifest = { name, version: '1.0.0', private: true };
+    if (CROSS_TARGET && specs.includes(packed.platform.file)) {
+      // npm refuses to install a package of another cpu when asked for it by
+      // name, even with --cpu. So, as on that machine, the main package's
+      // optional dependency brings it in, chosen by npm for the target's
+      // os/cpu/libc, and taken from the tarball instead of a registry.
+      manifest.overrides = { [`${MAIN.name}-${TARGET}`]: `file:${packed.platform.file}` };
+      specs = specs.filter((s) => s !== packed.platform.file);
+    }
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest) + '\n');
     if (installer === 'bun') await run(BUN, ['add', ...specs], { cwd: dir, env });
     else await npm(['install', '--no-package-lock', ...specs], dir, env);
     fs.writeFileSync(path.join(dir, 'report.cjs'), SUMMARIZE);
@@ -424,14 +456,18 @@ async function doSetup() {
   };
   const project = await makeProject('consumer', [packed.main.file, packed.platform.file]);
   const bare = await makeProject('consumer-no-binary', [packed.main.file]);
-  const bunProject = await makeProject('consumer-bun-add', [packed.main.file, packed.platform.file], 'bun');
+  const bunProject = noBun ? null : await makeProject('consumer-bun-add', [packed.main.file, packed.platform.file], 'bun');
 
   return { work, env, packed, project, bare, bunProject, expected: expectedSummary() };
 }
 
 async function consume(runtime, script, cwd, env, preload) {
-  const exe = runtime === 'bun' ? BUN : NODE;
+  let exe = runtime === 'bun' ? BUN : NODE;
   const args = [];
+  if (runtime === 'node' && GUEST_RUNNER) {
+    exe = GUEST_RUNNER[0];
+    args.push(...GUEST_RUNNER.slice(1));
+  }
   if (preload) args.push(runtime === 'bun' ? '--preload' : '--require', `./${preload}`);
   args.push(script, SAMPLE);
   const { stdout, stderr } = await run(exe, args, { cwd, env });
@@ -469,9 +505,9 @@ test('the platform tarball holds its binary, with os/cpu/libc set', opts, async 
   assert.ok(packed.platform.files.every((f) => ['package.json', 'README.md', path.basename(BINARY)].includes(f)));
   const pkg = JSON.parse(fs.readFileSync(path.join(project, 'node_modules', `condense-native-${TARGET}`, 'package.json'), 'utf8'));
   assert.equal(pkg.version, MAIN.version);
-  assert.deepEqual(pkg.os, [process.platform]);
-  assert.deepEqual(pkg.cpu, [process.arch]);
-  if (process.platform === 'linux') assert.deepEqual(pkg.libc, [TARGET.endsWith('musl') ? 'musl' : 'glibc']);
+  assert.deepEqual(pkg.os, [GUEST_OS]);
+  assert.deepEqual(pkg.cpu, [GUEST_ARCH]);
+  if (GUEST_LIBC) assert.deepEqual(pkg.libc, [GUEST_LIBC]);
 });
 
 test('the consumers run with no Rust toolchain on PATH', opts, async () => {
@@ -502,7 +538,7 @@ test('ESM import loads the native binary and prunes the sample like js/pure.js',
   checkReport(report, expected);
 });
 
-test('bun loads the native binary (import and require) and prunes the sample like js/pure.js', opts, async () => {
+test('bun loads the native binary (import and require) and prunes the sample like js/pure.js', { ...opts, skip: opts.skip || noBun }, async () => {
   const { project, env, expected } = await setup();
   for (const script of ['consumer.mjs', 'consumer.cjs']) {
     const { report, warnings } = await consume('bun', script, project, env);
@@ -513,7 +549,7 @@ test('bun loads the native binary (import and require) and prunes the sample lik
   }
 });
 
-test('bun add installs the tarballs too, and bun and node load the binary from there', opts, async () => {
+test('bun add installs the tarballs too, and bun and node load the binary from there', { ...opts, skip: opts.skip || noBun }, async () => {
   const { bunProject, env, expected } = await setup();
   assert.ok(fs.existsSync(path.join(bunProject, 'node_modules', `condense-native-${TARGET}`, path.basename(BINARY))));
   for (const [runtime, script] of [['bun', 'consumer.mjs'], ['node', 'consumer.cjs']]) {
@@ -535,23 +571,24 @@ test('index.d.ts declares exactly the runtime exports', opts, async () => {
 test('forced fallback: one warning naming the platform, same results', opts, async () => {
   const { project, env, expected } = await setup();
   const forced = { ...env, CONDENSE_NATIVE_FORCE_FALLBACK: '1' };
-  for (const [runtime, script] of [['node', 'both.cjs'], ['node', 'consumer.mjs'], ['bun', 'consumer.mjs']]) {
+  const runs = [['node', 'both.cjs'], ['node', 'consumer.mjs'], ['bun', 'consumer.mjs']].filter(([runtime]) => RUNTIMES.includes(runtime));
+  for (const [runtime, script] of runs) {
     const { report, warnings } = await consume(runtime, script, project, forced);
     assert.equal(report.backend, 'js', `${runtime} ${script}`);
     assert.equal(warnings.length, 1, `${runtime} ${script}: one warning expected, got ${warnings.length}`);
     assert.match(warnings[0], /CONDENSE_NATIVE_FORCE_FALLBACK is set/);
-    assert.ok(warnings[0].includes(`${process.platform}-${process.arch}`), warnings[0]);
+    assert.ok(warnings[0].includes(`${GUEST_OS}-${GUEST_ARCH}`), warnings[0]);
     checkReport(report, expected);
   }
 });
 
 test('a platform with no published binary falls back with a warning naming it', opts, async () => {
   const { project, env, expected } = await setup();
-  for (const runtime of ['node', 'bun']) {
+  for (const runtime of RUNTIMES) {
     const { report, warnings } = await consume(runtime, 'consumer.cjs', project, env, 'fake-arch.cjs');
     assert.equal(report.backend, 'js', runtime);
     assert.equal(warnings.length, 1, runtime);
-    assert.ok(warnings[0].includes(`no native binary is published for ${process.platform}-riscv64`), warnings[0]);
+    assert.ok(warnings[0].includes(`no native binary is published for ${GUEST_OS}-riscv64`), warnings[0]);
     checkReport(report, expected);
   }
 });
@@ -559,12 +596,12 @@ test('a platform with no published binary falls back with a warning naming it', 
 test('a missing platform package falls back with a warning naming the packages tried', opts, async () => {
   const { bare, env, expected } = await setup();
   assert.ok(!fs.existsSync(path.join(bare, 'node_modules', `condense-native-${TARGET}`)));
-  for (const runtime of ['node', 'bun']) {
+  for (const runtime of RUNTIMES) {
     const { report, warnings } = await consume(runtime, 'consumer.cjs', bare, env);
     assert.equal(report.backend, 'js', runtime);
     assert.equal(warnings.length, 1, runtime);
     assert.ok(warnings[0].includes(`condense-native-${TARGET} (not installed)`), warnings[0]);
-    assert.ok(warnings[0].includes(`${process.platform}-${process.arch}`), warnings[0]);
+    assert.ok(warnings[0].includes(`${GUEST_OS}-${GUEST_ARCH}`), warnings[0]);
     checkReport(report, expected);
   }
 });
