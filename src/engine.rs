@@ -143,8 +143,8 @@ impl Engine {
         let scanned = scan_array(messages, &mut fresh, from);
         std::mem::swap(&mut fresh.syms, &mut self.log.syms);
         scanned?;
+        self.memo.truncate(from, &self.log);
         self.log.truncate(from);
-        self.memo.truncate(from);
         self.sent.forget_from(from);
         self.log.append(fresh);
         Ok(())

@@ -407,6 +407,14 @@ fn emit(
 }
 
 impl RangePlan {
+    /// Keeps the plan over a re-send of messages `from` and after when
+    /// none of them lies inside a range (the resolution is checked again at
+    /// the next render); false when it must go.
+    pub fn truncate(&mut self, from: usize) -> bool {
+        self.cites.truncate(from);
+        from >= self.inside.len()
+    }
+
     /// Whether the per-batch summary at `i` cites what the ranges dropped.
     fn cites(&mut self, inputs: &Inputs<'_>, i: usize) -> Result<bool> {
         if let Some(Some(hit)) = self.cites.get(i) {

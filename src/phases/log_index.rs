@@ -51,7 +51,8 @@ impl Stamp {
 }
 
 /// The messages of one role carrying one timestamp: the first's position
-/// and how many there are.
+/// and how many there are. Messages go from the end only, so the first
+/// stays the first until the count drops to zero.
 #[derive(Debug, Clone, Copy, Default)]
 struct Carriers {
     first: u32,
@@ -100,11 +101,32 @@ impl LogIndex {
         self.indexed = log.len();
     }
 
-    /// Forgets everything once messages `from` and after are re-sent.
-    pub fn truncate(&mut self, from: usize) {
-        if from < self.indexed {
-            *self = LogIndex::default();
+    /// Forgets messages `from` and after of `log` (about to be re-sent).
+    pub fn truncate(&mut self, from: usize, log: &Log) {
+        for rec in log.records.iter().take(self.indexed).skip(from) {
+            let map = match rec.role {
+                Role::User => {
+                    if rec.chain_block.is_some() {
+                        // Another message may carry the same block: index
+                        // them all again.
+                        *self = LogIndex::default();
+                        return;
+                    }
+                    &mut self.users
+                }
+                Role::Assistant => &mut self.assistants,
+                _ => continue,
+            };
+            if let Some(stamp) = Stamp::of_field(&rec.timestamp) {
+                if let Some(c) = map.get_mut(&stamp) {
+                    c.count -= 1;
+                    if c.count == 0 {
+                        map.remove(&stamp);
+                    }
+                }
+            }
         }
+        self.indexed = self.indexed.min(from);
     }
 
     fn only(map: &HashMap<Stamp, Carriers>, v: Option<&Json>, syms: &Interner) -> Option<usize> {

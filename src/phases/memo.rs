@@ -76,12 +76,15 @@ impl Memo {
         self.range_plan = None;
     }
 
-    /// Forgets the decisions about messages `from` and after (re-sent).
-    pub fn truncate(&mut self, from: usize) {
+    /// Forgets the decisions about messages `from` and after of `log`
+    /// (about to be re-sent).
+    pub fn truncate(&mut self, from: usize, log: &crate::record::Log) {
         self.stubs.truncate(from);
         self.chain.truncate(from);
-        self.log_index.truncate(from);
-        self.range_plan = None;
+        self.log_index.truncate(from, log);
+        if self.range_plan.as_mut().is_some_and(|p| !p.truncate(from)) {
+            self.range_plan = None;
+        }
     }
 
     pub fn generation(&self) -> u64 {
