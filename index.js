@@ -110,7 +110,7 @@ function pruneMessages(messages, options = {}) {
     conv.setConfig(o.config);
     conv.setBoundary(boundary);
     conv.sync(messages, false);
-    conv.answer(messages, indexer);
+    conv.answer(indexer);
     if (o.config && o.config.chainCompression && o.config.chainCompression.enabled) conv.chains(indexer);
     const r = conv.render(messages);
     deliver(sink, r.diagnostics);

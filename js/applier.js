@@ -21,12 +21,19 @@ function purgedArguments(size) {
  * exactly these keys in this order, the copied ones only when present.
  */
 function stubMessage(src, text) {
+  const id = src.toolCallId;
+  const name = src.toolName;
+  const ts = src.timestamp;
+  if (id !== undefined && name !== undefined && ts !== undefined) {
+    // The usual tool result: one literal, one shape for every stub.
+    return { role: 'toolResult', toolCallId: id, toolName: name, content: [{ type: 'text', text }], isError: false, timestamp: ts };
+  }
   const stub = { role: 'toolResult' };
-  if (src.toolCallId !== undefined) stub.toolCallId = src.toolCallId;
-  if (src.toolName !== undefined) stub.toolName = src.toolName;
+  if (id !== undefined) stub.toolCallId = id;
+  if (name !== undefined) stub.toolName = name;
   stub.content = [{ type: 'text', text }];
   stub.isError = false;
-  if (src.timestamp !== undefined) stub.timestamp = src.timestamp;
+  if (ts !== undefined) stub.timestamp = ts;
   return stub;
 }
 
@@ -41,8 +48,9 @@ function syntheticBlock(text, timestamp, hasTimestamp) {
 function editedMessage(src, strip, purged) {
   let content = src.content;
   if (purged.length > 0) {
-    const size = new Map(purged);
-    content = content.map((b, j) => (size.has(j) ? { ...b, arguments: purgedArguments(size.get(j)) } : b));
+    // `purged` is [[block, size], ...] in block order.
+    content = content.slice();
+    for (const [j, size] of purged) content[j] = { ...content[j], arguments: purgedArguments(size) };
   }
   if (strip) content = content.filter((b) => b.type !== 'thinking');
   return { ...src, content };

@@ -73,7 +73,10 @@ class Conversation {
     this.edits = new Map();
     this.configText = undefined;
     this.boundary = null;
-    // Per kept message, what the indexer said about it (tool results only).
+    // The kept tool results the indexer is asked about: their positions,
+    // lookup keys and ids (strings kept from the render that sent them, so
+    // their hashes are computed once), and what the indexer said last.
+    this.asked = { at: [], key: [], id: [] };
     this.answered = [];
     this.chainsSeen = null;
   }
@@ -83,6 +86,7 @@ class Conversation {
     this.prints = new Fingerprints();
     this.texts = null;
     this.edits = new Map();
+    this.asked = { at: [], key: [], id: [] };
     this.answered = [];
     this.chainsSeen = null;
   }
@@ -90,6 +94,7 @@ class Conversation {
   /** Forget what was kept: the next render re-reads every message. */
   invalidate() {
     this.prints = new Fingerprints();
+    this.asked = { at: [], key: [], id: [] };
     this.answered = [];
     this.chainsSeen = null;
     if (this.texts) this.texts = [];
@@ -138,7 +143,27 @@ class Conversation {
     this.engine.sync(from, text);
     prints.truncate(from);
     for (let i = from; i < messages.length; i++) prints.push(messages[i]);
-    this.answered.length = Math.min(this.answered.length, from);
+    this.keepAsked(messages, from);
+  }
+
+  // The tool results among messages[from..] the indexer is to be asked
+  // about, with the key the dialect's render path looks each one up by.
+  keepAsked(messages, from) {
+    const { at, key, id } = this.asked;
+    let n = at.length;
+    while (n > 0 && at[n - 1] >= from) n--;
+    at.length = key.length = id.length = this.answered.length = n;
+    const v29 = this.dialect === '2.9.1';
+    for (let i = from; i < messages.length; i++) {
+      const m = messages[i];
+      if (m === null || typeof m !== 'object' || m.role !== 'toolResult') continue;
+      const toolCallId = m.toolCallId;
+      const k = v29 && typeof m.timestamp === 'number' ? `${toolCallId}@${m.timestamp}` : toolCallId;
+      if (typeof k !== 'string') continue;
+      at.push(i);
+      key.push(k);
+      id.push(toolCallId);
+    }
   }
 
   // Verify mode: the first message whose JSON text differs from the kept one.
@@ -155,23 +180,21 @@ class Conversation {
   }
 
   /**
-   * Asks `indexer` about every tool result present, as the dialect's render
+   * Asks `indexer` about every tool result kept, as the dialect's render
    * path does, and sends the engine the answers that changed.
    */
-  answer(messages, indexer) {
+  answer(indexer) {
     const changes = [];
     const updates = [];
     const answered = this.answered;
+    const { key: keys, id: ids } = this.asked;
     const v29 = this.dialect === '2.9.1';
-    for (let i = 0; i < messages.length; i++) {
-      const m = messages[i];
-      if (m === null || typeof m !== 'object' || m.role !== 'toolResult') continue;
-      const id = m.toolCallId;
-      const key = v29 && typeof m.timestamp === 'number' ? `${id}@${m.timestamp}` : id;
-      if (typeof key !== 'string') continue;
+    for (let n = 0; n < keys.length; n++) {
+      const key = keys[n];
       const summarized = Boolean(indexer.isSummarized(key));
       let lookup = summarized ? key : undefined;
       let legacy;
+      const id = ids[n];
       if (!summarized && v29 && typeof id === 'string') {
         legacy = Boolean(indexer.hasLegacyBareRecord(id));
         if (legacy) lookup = id;
@@ -182,10 +205,9 @@ class Conversation {
         record = indexer.getRecord(lookup);
         ref = indexer.getShortRefForToolCallId(lookup);
       }
-      const a = answered[i];
+      const a = answered[n];
       if (
         a !== undefined &&
-        a.key === key &&
         a.summarized === summarized &&
         a.legacy === legacy &&
         a.record === record &&
@@ -200,7 +222,7 @@ class Conversation {
         if (ref !== undefined) entry.f = ref;
         changes.push(entry);
       }
-      updates.push(i, { key, summarized, legacy, record, ref });
+      updates.push(n, { summarized, legacy, record, ref });
     }
     if (changes.length > 0) this.engine.setAnswers(JSON.stringify(changes));
     for (let u = 0; u < updates.length; u += 2) answered[updates[u]] = updates[u + 1];

@@ -52,7 +52,7 @@ function makeDropIns(native, pure) {
     conv.setConfig(config);
     if (dialect === '2.4.3') conv.setBoundary(typeof boundary === 'number' && !Number.isNaN(boundary) ? boundary : null);
     conv.sync(messages, false);
-    conv.answer(messages, indexer);
+    conv.answer(indexer);
     if (config.chainCompression?.enabled) conv.chains(indexer);
     return conv.render(messages);
   }

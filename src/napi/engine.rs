@@ -200,9 +200,8 @@ impl NativeEngine {
     #[napi(catch_unwind)]
     pub fn sync(&mut self, env: Env, from: u32, messages_json: Utf16String) -> napi::Result<()> {
         let bytes = utf16_to_utf8(&messages_json);
-        self.inner
-            .sync(from as usize, &bytes)
-            .map_err(|e| js_error(&env, e))
+        let r = self.inner.sync(from as usize, &bytes);
+        r.map_err(|e| js_error(&env, e))
     }
 
     #[napi(catch_unwind)]

@@ -148,15 +148,9 @@ pub(crate) fn to_string_lossy_json(v: &Json) -> String {
 /// `JSON.stringify` holds no lone surrogate (it escapes them), so nothing is
 /// lost; a stray one becomes U+FFFD.
 pub(crate) fn utf16_to_utf8(units: &[u16]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(units.len() + units.len() / 4);
-    let mut buf = [0u8; 4];
-    for c in char::decode_utf16(units.iter().copied()) {
-        let c = c.unwrap_or('\u{fffd}');
-        if (c as u32) < 0x80 {
-            out.push(c as u8);
-        } else {
-            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-        }
-    }
+    // At most three bytes per unit (a pair of units is four bytes).
+    let mut out = vec![0u8; units.len() * 3];
+    let written = encoding_rs::mem::convert_utf16_to_utf8(units, &mut out);
+    out.truncate(written);
     out
 }
