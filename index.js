@@ -104,7 +104,7 @@ function pruneMessages(messages, options = {}) {
     return oracle.pruneMessages(messages, { state: o.state, config: o.config, thinkingStripBoundaryTimestamp: boundary }, sink ?? undefined);
   }
   if (!mayChange(messages, o.state, o.config, dialect)) return noOp(messages, o.config, boundary, dialect);
-  const conv = new Conversation(native, dialect);
+  const conv = new Conversation(native, dialect, true);
   try {
     const indexer = oracle.createIndexer(o.state);
     conv.setConfig(o.config);

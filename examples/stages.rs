@@ -15,7 +15,8 @@ use condense_native::dialect::Dialect;
 use condense_native::engine::Engine;
 use condense_native::json::parse::parse_value;
 use condense_native::phases::{self, Inputs, Memo};
-use condense_native::record::{scan::scan_array, Log};
+use condense_native::record::scan::{scan_array, Source};
+use condense_native::record::Log;
 use condense_native::state::State;
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -70,7 +71,7 @@ fn main() {
         engine.set_config(config.clone());
         engine.set_state(state.clone());
         engine.set_boundary(boundary);
-        engine.sync(0, messages).unwrap();
+        engine.sync(0, messages, Source::Stringify).unwrap();
         engine.render().unwrap();
         let render = time(runs, || engine.render().unwrap().order.len());
         println!("engine render {render:.3} ms");
@@ -78,11 +79,16 @@ fn main() {
     }
     let scan = time(runs, || {
         let mut log = Log::default();
-        scan_array(messages, &mut log, 0).unwrap();
+        scan_array(messages, &mut log, 0, Source::Bytes).unwrap();
+        log.len()
+    });
+    let scan_trusted = time(runs, || {
+        let mut log = Log::default();
+        scan_array(messages, &mut log, 0, Source::Stringify).unwrap();
         log.len()
     });
     let mut log = Log::default();
-    scan_array(messages, &mut log, 0).unwrap();
+    scan_array(messages, &mut log, 0, Source::Bytes).unwrap();
     let inputs = Inputs {
         log: &log,
         text: messages,
@@ -109,13 +115,17 @@ fn main() {
     engine.set_config(config.clone());
     engine.set_state(state.clone());
     engine.set_boundary(boundary);
-    engine.sync(0, messages).unwrap();
+    engine.sync(0, messages, Source::Stringify).unwrap();
     engine.render().unwrap();
     let render = time(runs, || engine.render().unwrap().order.len());
 
     let mb = messages.len() as f64 / 1e6;
     println!("{path}: {:.2} MB, {} messages", mb, log.len());
     println!("  scan      {scan:8.2} ms  ({:.0} MB/s)", mb / scan * 1e3);
+    println!(
+        "  scan (JSON.stringify's) {scan_trusted:8.2} ms  ({:.0} MB/s)",
+        mb / scan_trusted * 1e3
+    );
     println!("  phases    {phases:8.2} ms");
     println!("  write     {write:8.2} ms");
     println!(

@@ -64,9 +64,12 @@ class Conversation {
   /**
    * @param native the loaded binding
    * @param dialect '2.4.3' | '2.9.1'
+   * @param once true for a conversation rendered once (a stateless call):
+   *   nothing is fingerprinted, as nothing will be compared
    */
-  constructor(native, dialect) {
+  constructor(native, dialect, once = false) {
     this.dialect = dialect;
+    this.once = once;
     this.engine = new native.NativeEngine(dialect);
     this.prints = new Fingerprints();
     this.texts = null; // JSON texts per message, in verify mode
@@ -141,8 +144,10 @@ class Conversation {
     if (from === prints.length && from === messages.length) return;
     const text = sliceJson(messages, from);
     this.engine.sync(from, text);
-    prints.truncate(from);
-    for (let i = from; i < messages.length; i++) prints.push(messages[i]);
+    if (!this.once) {
+      prints.truncate(from);
+      for (let i = from; i < messages.length; i++) prints.push(messages[i]);
+    }
     this.keepAsked(messages, from);
   }
 

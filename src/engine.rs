@@ -15,7 +15,8 @@ use crate::frontier::{assistant_timestamps, compute_thinking_boundary, frontier_
 use crate::hash::{HashMap, HashSet};
 use crate::json::Json;
 use crate::phases::{self, Inputs, Memo};
-use crate::record::{array_len, scan::scan_array, Log};
+use crate::record::scan::{scan_array, Source};
+use crate::record::{array_len, Log};
 use crate::script::{Diagnostic, EditScript, Op, Slot, Stats};
 use crate::state::{Chains, State};
 
@@ -130,8 +131,9 @@ impl Engine {
     }
 
     /// Replaces the kept messages from `from` on with the elements of the
-    /// JSON array `messages`. All of them are read, or nothing changes.
-    pub fn sync(&mut self, from: usize, messages: &[u8]) -> Result<()> {
+    /// JSON array `messages` (from `source`). All of them are read, or
+    /// nothing changes.
+    pub fn sync(&mut self, from: usize, messages: &[u8], source: Source) -> Result<()> {
         if from > self.log.len() {
             return Err(PruneError::bad_argument(format!(
                 "sync from {from}, but only {} messages are kept",
@@ -140,7 +142,7 @@ impl Engine {
         }
         let mut fresh = Log::keeping_text();
         std::mem::swap(&mut fresh.syms, &mut self.log.syms);
-        let scanned = scan_array(messages, &mut fresh, from);
+        let scanned = scan_array(messages, &mut fresh, from, source);
         std::mem::swap(&mut fresh.syms, &mut self.log.syms);
         scanned?;
         self.memo.truncate(from, &self.log);
@@ -196,7 +198,7 @@ impl Engine {
             wrapped.push(b'[');
             wrapped.extend_from_slice(c);
             wrapped.push(b']');
-            scan_array(&wrapped, &mut one, 0)?;
+            scan_array(&wrapped, &mut one, 0, Source::Bytes)?;
             stamps.extend(assistant_timestamps(&one));
         }
         let next = compute_thinking_boundary(&stamps, thinking.keep_last_turns, self.boundary);
@@ -250,6 +252,8 @@ impl std::hash::Hash for SharedText {
 struct Sent {
     id: u32,
     len: usize,
+    /// The last render that used it.
+    used: u64,
 }
 
 /// The edits the JS side holds.
@@ -257,6 +261,8 @@ struct Sent {
 struct SentEdits {
     by_key: HashMap<EditKey, Sent>,
     next_id: u32,
+    /// Renders described so far.
+    renders: u64,
     /// Ids forgotten between renders, reported with the next one.
     forgotten: Vec<u32>,
 }
@@ -319,7 +325,8 @@ impl SentEdits {
         out: &mut Rendered,
     ) {
         let records = &inputs.log.records;
-        let mut used: HashSet<u32> = HashSet::default();
+        self.renders += 1;
+        let render = self.renders;
         let mut body = 0usize;
         out.order.reserve(script.slots.len());
         out.fresh_edits.push(b'[');
@@ -330,12 +337,16 @@ impl SentEdits {
                 continue;
             }
             let key = Self::key(script, slot);
-            let sent = match self.by_key.get(&key) {
-                Some(s) => *s,
+            let sent = match self.by_key.get_mut(&key) {
+                Some(s) => {
+                    s.used = render;
+                    *s
+                }
                 None => {
                     let s = Sent {
                         id: self.next_id,
                         len: slot_len(inputs, memo, script, slot),
+                        used: render,
                     };
                     self.next_id = (self.next_id + 1) & 0x7fff_ffff;
                     if !out.fresh.is_empty() {
@@ -347,7 +358,6 @@ impl SentEdits {
                     s
                 }
             };
-            used.insert(sent.id);
             out.order.push(-(sent.id as i32) - 1);
             body += sent.len;
         }
@@ -355,7 +365,7 @@ impl SentEdits {
         out.after_chars = array_len(script.slots.len(), body);
         let mut evicted = std::mem::take(&mut self.forgotten);
         self.by_key.retain(|_, s| {
-            let keep = used.contains(&s.id);
+            let keep = s.used == render;
             if !keep {
                 evicted.push(s.id);
             }

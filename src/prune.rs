@@ -9,7 +9,8 @@ use crate::dialect::Dialect;
 use crate::error::Result;
 use crate::frontier::{frontier_of, Frontier};
 use crate::phases::{self, Inputs, Memo};
-use crate::record::{scan::scan_array, Log};
+use crate::record::scan::{scan_array, Source};
+use crate::record::Log;
 use crate::script::{Diagnostic, Stats};
 use crate::state::State;
 
@@ -37,7 +38,7 @@ pub fn prune_bytes(
     dialect: Dialect,
 ) -> Result<Pruned> {
     let mut log = Log::default();
-    scan_array(input, &mut log, 0)?;
+    scan_array(input, &mut log, 0, Source::Bytes)?;
     let inputs = Inputs {
         log: &log,
         text: input,
@@ -76,6 +77,6 @@ pub fn prune_bytes(
 /// `JSON.stringify(JSON.parse(bytes)).length`, from records.
 pub fn size_of(input: &[u8]) -> Result<usize> {
     let mut log = Log::default();
-    scan_array(input, &mut log, 0)?;
+    scan_array(input, &mut log, 0, Source::Bytes)?;
     Ok(log.array_len())
 }

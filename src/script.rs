@@ -252,7 +252,8 @@ pub fn inserted_len(block: &Inserted) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{scan::scan_array, Log};
+    use crate::record::scan::{scan_array, Source};
+    use crate::record::Log;
 
     #[test]
     fn lengths_match_what_is_written() {
@@ -265,7 +266,7 @@ mod tests {
         .enumerate()
         {
             let mut log = Log::default();
-            scan_array(json.as_bytes(), &mut log, 0).unwrap();
+            scan_array(json.as_bytes(), &mut log, 0, Source::Bytes).unwrap();
             let text = "[Summarized — `t1` \\n]".as_bytes();
             let mut out = Vec::new();
             write_stub(&mut out, &log.records[0], text, &log.syms);

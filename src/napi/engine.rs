@@ -4,6 +4,7 @@
 //! boundary as an order (typed array), the edits new to the JS side (one
 //! JSON text) and evictions.
 
+use crate::record::scan::Source;
 use napi::bindgen_prelude::{Either, Int32ArraySlice, Null, Uint32ArraySlice, Utf16String};
 use napi::Env;
 use napi_derive::napi;
@@ -200,7 +201,7 @@ impl NativeEngine {
     #[napi(catch_unwind)]
     pub fn sync(&mut self, env: Env, from: u32, messages_json: Utf16String) -> napi::Result<()> {
         let bytes = utf16_to_utf8(&messages_json);
-        let r = self.inner.sync(from as usize, &bytes);
+        let r = self.inner.sync(from as usize, &bytes, Source::Stringify);
         r.map_err(|e| js_error(&env, e))
     }
 

@@ -30,6 +30,11 @@ impl Interner {
         self.map.get(text).copied()
     }
 
+    /// Interns every text of `other`; the result maps its symbols to ours.
+    pub fn absorb(&mut self, other: &Interner) -> Vec<Sym> {
+        other.texts.iter().map(|t| self.intern(t)).collect()
+    }
+
     pub fn text(&self, s: Sym) -> &[u8] {
         &self.texts[s as usize]
     }

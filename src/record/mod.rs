@@ -9,6 +9,7 @@
 
 pub mod intern;
 pub mod scan;
+mod split;
 
 use std::ops::Range;
 
@@ -290,6 +291,34 @@ impl Log {
         self.owned.extend(more.owned);
     }
 
+    /// Appends the records of `more`, read with an interner of its own.
+    pub fn absorb(&mut self, mut more: Log) {
+        let map = self.syms.absorb(&more.syms);
+        let sym = |s: &mut Sym| *s = map[*s as usize];
+        let scalar = |v: &mut Scalar| {
+            if let Scalar::Str(s) | Scalar::Object(s) = v {
+                *s = map[*s as usize];
+            }
+        };
+        for r in &mut more.records {
+            scalar(&mut r.timestamp);
+            scalar(&mut r.tool_call_id);
+            scalar(&mut r.tool_name);
+            if let Some(b) = &mut r.chain_block {
+                sym(b);
+            }
+        }
+        for b in &mut more.blocks {
+            scalar(&mut b.id);
+        }
+        for r in &mut more.refs {
+            scalar(&mut r.tool_call_id);
+            scalar(&mut r.result_timestamp);
+        }
+        more.syms = Interner::default();
+        self.append(more);
+    }
+
     /// `2 + (n - 1) + Σ len`: `JSON.stringify(messages).length`.
     pub fn array_len(&self) -> usize {
         array_len(
@@ -306,14 +335,14 @@ pub fn array_len(count: usize, body: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::scan::scan_array;
+    use super::scan::{scan_array, Source};
     use super::*;
 
     #[test]
     fn truncating_keeps_what_comes_before() {
         let json = br#"[{"role":"assistant","content":[{"type":"text","text":"a"}]},{"role":"user","content":"x"},{"role":"custom","customType":"context-prune-summary","details":{"toolCallRefs":[{"toolCallId":"c"}]}},{"role":"user","content":"y"}]"#;
         let mut log = Log::keeping_text();
-        scan_array(json, &mut log, 0).unwrap();
+        scan_array(json, &mut log, 0, Source::Bytes).unwrap();
         let full_blocks = log.blocks(0).to_vec();
         log.truncate(3);
         assert_eq!(log.blocks(0), full_blocks.as_slice());
@@ -326,6 +355,7 @@ mod tests {
             br#"[{"role":"user","content":[{"type":"text","text":"z"}]}]"#,
             &mut more,
             1,
+            Source::Stringify,
         )
         .unwrap();
         std::mem::swap(&mut more.syms, &mut log.syms);

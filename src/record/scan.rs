@@ -8,8 +8,12 @@
 //! the log's own bytes, which the fast path then reads. So every record's
 //! text is canonical, lengths are byte counts away, and a message is copied
 //! to the output without being looked at again.
+//!
+//! Bytes `JSON.stringify` wrote in this process (`Source::Stringify`) are
+//! canonical by construction, so the fast path skips the checks there: the
+//! escapes, the numbers' spelling, the keys' order and uniqueness, UTF-8.
 
-use memchr::memchr2;
+use memchr::{memchr, memchr2};
 
 use super::{
     Block, BlockType, Content, Kind, Log, MessageRecord, Refs, Role, Scalar, SummaryRef, TextSpan,
@@ -29,9 +33,42 @@ fn skip_ws(b: &[u8], mut at: usize) -> usize {
     at
 }
 
+/// Where the bytes of a scan come from, which decides what is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// `JSON.stringify` output made in this process (the native side
+    /// converted it from UTF-16): canonical JSON, valid UTF-8.
+    Stringify,
+    /// Anything else (a Buffer, a file): every message is checked and a
+    /// non-canonical one re-serialized.
+    Bytes,
+}
+
 /// Appends a record for every element of the JSON array in `input`; errors
 /// name elements by their index plus `first_index`.
-pub fn scan_array(input: &[u8], log: &mut Log, first_index: usize) -> Result<()> {
+pub fn scan_array(input: &[u8], log: &mut Log, first_index: usize, source: Source) -> Result<()> {
+    match source {
+        Source::Stringify => super::split::scan_array_as::<true>(input, log, first_index),
+        Source::Bytes => super::split::scan_array_as::<false>(input, log, first_index),
+    }
+}
+
+/// How far a scan of the array's elements got.
+pub(super) enum Reached {
+    /// The closing bracket (and nothing after it).
+    End,
+    /// The element at byte `at`, the `index`-th, where it was told to stop.
+    Stop { at: usize, index: usize },
+}
+
+/// Reads the array's opening bracket and its elements, up to the end or to
+/// the element starting at byte `stop`.
+pub(super) fn scan_prefix<const TRUSTED: bool>(
+    input: &[u8],
+    log: &mut Log,
+    first_index: usize,
+    stop: Option<usize>,
+) -> Result<Reached> {
     let mut at = skip_ws(input, 0);
     match input.get(at) {
         Some(b'[') => {}
@@ -49,15 +86,29 @@ pub fn scan_array(input: &[u8], log: &mut Log, first_index: usize) -> Result<()>
     }
     at = skip_ws(input, at + 1);
     if input.get(at) == Some(&b']') {
-        return close(input, at);
+        return close(input, at).map(|()| Reached::End);
     }
-    let mut index = first_index;
+    scan_elements::<TRUSTED>(input, at, log, first_index, stop)
+}
+
+/// Reads elements from the one starting at byte `at` (the `index`-th) to
+/// the end of the array, or up to the element starting at byte `stop`.
+pub(super) fn scan_elements<const TRUSTED: bool>(
+    input: &[u8],
+    mut at: usize,
+    log: &mut Log,
+    mut index: usize,
+    stop: Option<usize>,
+) -> Result<Reached> {
     loop {
-        at = scan_element(input, at, index, log)?;
+        if stop == Some(at) {
+            return Ok(Reached::Stop { at, index });
+        }
+        at = scan_element_as::<TRUSTED>(input, at, index, log)?;
         at = skip_ws(input, at);
         match input.get(at) {
             Some(b',') => at = skip_ws(input, at + 1),
-            Some(b']') => return close(input, at),
+            Some(b']') => return close(input, at).map(|()| Reached::End),
             Some(&c) => {
                 return Err(PruneError::invalid_json(format!(
                     "expected ',' or ']' after message {index}, found {} at byte {at}",
@@ -106,7 +157,16 @@ fn type_name(v: &Json) -> &'static str {
 /// Reads the element starting at `start`, appends its record and returns
 /// where it ends.
 pub fn scan_element(input: &[u8], start: usize, index: usize, log: &mut Log) -> Result<usize> {
-    if let Some(end) = fast(input, start, log, false) {
+    scan_element_as::<false>(input, start, index, log)
+}
+
+fn scan_element_as<const TRUSTED: bool>(
+    input: &[u8],
+    start: usize,
+    index: usize,
+    log: &mut Log,
+) -> Result<usize> {
+    if let Some(end) = fast::<TRUSTED>(input, start, log, false) {
         return Ok(end);
     }
     slow(input, start, index, log)
@@ -129,7 +189,7 @@ fn slow(input: &[u8], start: usize, index: usize, log: &mut Log) -> Result<usize
     let mut owned = owned;
     let at = owned.len();
     value.write_json(&mut owned);
-    let read = fast(&owned, at, log, true);
+    let read = fast::<true>(&owned, at, log, true);
     log.owned = owned;
     if read.is_none() {
         return Err(PruneError::invalid_json_in(
@@ -205,10 +265,15 @@ fn patch_non_finite(log: &mut Log, msg: &Json, index: usize) -> Result<()> {
 
 /// The fast path over canonical bytes: None (and the log unchanged) when the
 /// message is not canonical or not valid.
-fn fast(bytes: &[u8], start: usize, log: &mut Log, owned: bool) -> Option<usize> {
+fn fast<const TRUSTED: bool>(
+    bytes: &[u8],
+    start: usize,
+    log: &mut Log,
+    owned: bool,
+) -> Option<usize> {
     let blocks_mark = log.blocks.len();
     let refs_mark = log.refs.len();
-    let mut f = Fast {
+    let mut f = Fast::<TRUSTED> {
         b: bytes,
         at: start,
         keys: Vec::new(),
@@ -229,11 +294,15 @@ fn fast(bytes: &[u8], start: usize, log: &mut Log, owned: bool) -> Option<usize>
         }
         let end = f.at;
         let span = &bytes[start..end];
-        let (len, controls) = utf16_len_and_controls(span);
-        if controls || std::str::from_utf8(span).is_err() {
-            return None;
-        }
-        rec.len = len as u32;
+        rec.len = if TRUSTED {
+            utf16_len(span)
+        } else {
+            let (len, controls) = utf16_len_and_controls(span);
+            if controls || simdutf8::basic::from_utf8(span).is_err() {
+                return None;
+            }
+            len
+        } as u32;
         rec.text = if !owned && log.keeps_text {
             let at = log.owned.len();
             log.owned.extend_from_slice(span);
@@ -286,7 +355,9 @@ fn measure_blocks(log: &mut Log, rec: &MessageRecord, span: &[u8]) {
     }
 }
 
-struct Fast<'a> {
+/// The fast path's reader; `TRUSTED` skips the canonical checks
+/// (`Source::Stringify`).
+struct Fast<'a, const TRUSTED: bool> {
     b: &'a [u8],
     at: usize,
     /// Keys of the objects being read, for the uniqueness and order checks.
@@ -321,7 +392,7 @@ fn empty_record() -> MessageRecord {
 
 const CHAIN_PREFIX: &[u8] = b"<compressed-chain id=\\\"";
 
-impl Fast<'_> {
+impl<const TRUSTED: bool> Fast<'_, TRUSTED> {
     fn peek(&self) -> Option<u8> {
         self.b.get(self.at).copied()
     }
@@ -695,6 +766,22 @@ impl Fast<'_> {
                 self.string()?;
                 let (k0, k1) = (ks + 1, self.at - 1);
                 let key = &self.b[k0..k1];
+                if TRUSTED {
+                    self.eat(b':')?;
+                    let b = self.b;
+                    member(self, &b[k0..k1], depth)?;
+                    match self.peek()? {
+                        b',' => {
+                            self.at += 1;
+                            continue;
+                        }
+                        b'}' => {
+                            self.at += 1;
+                            return Some(());
+                        }
+                        _ => return None,
+                    }
+                }
                 // Array-index keys come first, ascending.
                 match crate::json::value::array_index(key) {
                     Some(i) => {
@@ -735,6 +822,24 @@ impl Fast<'_> {
     /// A string literal with only the escapes JS writes.
     fn string(&mut self) -> Option<()> {
         self.eat(b'"')?;
+        if TRUSTED {
+            // The first quote not escaped: preceded by an even run of
+            // backslashes.
+            let open = self.at;
+            loop {
+                let i = memchr(b'"', &self.b[self.at..])?;
+                let quote = self.at + i;
+                let run = self.b[open..quote]
+                    .iter()
+                    .rev()
+                    .take_while(|&&c| c == b'\\')
+                    .count();
+                self.at = quote + 1;
+                if run % 2 == 0 {
+                    return Some(());
+                }
+            }
+        }
         loop {
             let rest = &self.b[self.at..];
             let i = memchr2(b'"', b'\\', rest)?;
@@ -757,6 +862,9 @@ impl Fast<'_> {
             }
         }
         let lit = &self.b[start..self.at];
+        if TRUSTED {
+            return std::str::from_utf8(lit).ok()?.parse().ok();
+        }
         if lit.is_empty() || !json_number_grammar(lit) {
             return None;
         }
@@ -874,8 +982,67 @@ mod tests {
 
     fn scan(json: &str) -> Log {
         let mut log = Log::default();
-        scan_array(json.as_bytes(), &mut log, 0).unwrap();
+        scan_array(json.as_bytes(), &mut log, 0, Source::Bytes).unwrap();
         log
+    }
+
+    /// What a scan read, for comparing two scans.
+    fn summary(log: &Log, input: &[u8]) -> Vec<String> {
+        (0..log.len())
+            .map(|i| {
+                let r = &log.records[i];
+                let sym = |s: &Scalar| match s {
+                    Scalar::Str(t) | Scalar::Object(t) => {
+                        String::from_utf8_lossy(log.syms.text(*t)).into_owned()
+                    }
+                    other => format!("{other:?}"),
+                };
+                format!(
+                    "{:?} {:?} ts={} id={} name={} len={} err={} {:?} blocks={:?} refs={:?} text={}",
+                    r.kind,
+                    r.role,
+                    sym(&r.timestamp),
+                    sym(&r.tool_call_id),
+                    sym(&r.tool_name),
+                    r.len,
+                    r.is_error,
+                    r.content,
+                    log.blocks(i)
+                        .iter()
+                        .map(|b| (b.kind, b.ty, sym(&b.id), b.span, b.args, b.text))
+                        .collect::<Vec<_>>(),
+                    log.refs(i)
+                        .iter()
+                        .map(|x| (sym(&x.tool_call_id), sym(&x.result_timestamp)))
+                        .collect::<Vec<_>>(),
+                    String::from_utf8_lossy(log.text(input, i)),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn stringify_output_reads_as_checked_bytes_do() {
+        // Canonical text with what the unchecked path must still get right:
+        // escaped quotes after runs of backslashes, escapes of every kind,
+        // lone surrogates, astral characters, numbers JS spells with an
+        // exponent, nesting.
+        let json = concat!(
+            r#"[{"role":"toolResult","toolCallId":"a\\\\","toolName":"q\"","content":[{"type":"text","text":"x\\\\\"y\\\\\\\\"}],"isError":false,"timestamp":1700000000000},"#,
+            r#"{"role":"assistant","content":[{"type":"toolCall","id":"c\ud800","arguments":{"k":[1e+21,0.1,-5,1.5e-7,{"n":null}]}},{"type":"text","text":"😀\u0001\n\t\b\f\r"}],"timestamp":2.5},"#,
+            r#"{"role":"custom","customType":"context-prune-summary","details":{"toolCallRefs":[{"toolCallId":"a\\\\","resultTimestamp":1700000000000}]},"timestamp":-3},"#,
+            r#""s\"",[1,{"a":"}"}],true,null]"#
+        );
+        let mut checked = Log::default();
+        scan_array(json.as_bytes(), &mut checked, 0, Source::Bytes).unwrap();
+        let mut trusted = Log::default();
+        scan_array(json.as_bytes(), &mut trusted, 0, Source::Stringify).unwrap();
+        assert_eq!(checked.len(), 7);
+        assert!(checked.owned.is_empty(), "the input is canonical");
+        assert_eq!(
+            summary(&trusted, json.as_bytes()),
+            summary(&checked, json.as_bytes())
+        );
     }
 
     #[test]
@@ -962,14 +1129,14 @@ mod tests {
     #[test]
     fn errors_say_what_and_where() {
         let mut log = Log::default();
-        let e = scan_array(br#"[{"a":1},{"b":NaN}]"#, &mut log, 0).unwrap_err();
+        let e = scan_array(br#"[{"a":1},{"b":NaN}]"#, &mut log, 0, Source::Bytes).unwrap_err();
         assert_eq!(e.code, crate::error::Code::InvalidJson);
         assert_eq!(e.message_index, Some(1));
         assert!(e.message.contains("unexpected 'N'"), "{}", e.message);
-        let e = scan_array(br#"{"a":1}"#, &mut Log::default(), 0).unwrap_err();
+        let e = scan_array(br#"{"a":1}"#, &mut Log::default(), 0, Source::Bytes).unwrap_err();
         assert_eq!(e.code, crate::error::Code::NotArray);
         let deep = format!("[{}{}]", "[".repeat(1001), "]".repeat(1001));
-        let e = scan_array(deep.as_bytes(), &mut Log::default(), 0).unwrap_err();
+        let e = scan_array(deep.as_bytes(), &mut Log::default(), 0, Source::Bytes).unwrap_err();
         assert_eq!(e.code, crate::error::Code::TooDeep);
     }
 
