@@ -5,13 +5,13 @@
 //! JSON text) and evictions.
 
 use crate::record::scan::Source;
-use napi::bindgen_prelude::{Either, Int32ArraySlice, Null, Uint32ArraySlice, Utf16String};
+use napi::bindgen_prelude::{Either, Int32ArraySlice, Null, Uint32ArraySlice};
 use napi::Env;
 use napi_derive::napi;
 
 use super::{
     boundary_from, diagnostics_json, dialect_of, js_error, nullable, utf16_to_utf8, NativeFrontier,
-    NativeStats,
+    NativeStats, StringUnits,
 };
 use crate::config::Config;
 use crate::engine::{Engine, Rendered};
@@ -199,8 +199,13 @@ impl NativeEngine {
     /// `messagesJson` (JSON.stringify of the messages from `from` on),
     /// read as UTF-16 and kept as UTF-8.
     #[napi(catch_unwind)]
-    pub fn sync(&mut self, env: Env, from: u32, messages_json: Utf16String) -> napi::Result<()> {
-        let bytes = utf16_to_utf8(&messages_json);
+    pub fn sync(
+        &mut self,
+        env: Env,
+        from: u32,
+        #[napi(ts_arg_type = "string")] messages_json: StringUnits,
+    ) -> napi::Result<()> {
+        let bytes = utf16_to_utf8(&messages_json.0);
         let r = self.inner.sync(from as usize, &bytes, Source::Stringify);
         r.map_err(|e| js_error(&env, e))
     }

@@ -144,6 +144,66 @@ pub(crate) fn to_string_lossy_json(v: &Json) -> String {
     String::from_utf8(v.to_json()).unwrap_or_else(|e| to_string_lossy(e.as_bytes()))
 }
 
+/// A JS string's UTF-16 code units, read into memory that is not zeroed
+/// first (napi-rs's `Utf16String` zeroes its buffer, which for a
+/// conversation's JSON text is megabytes written twice).
+pub struct StringUnits(pub Vec<u16>);
+
+impl napi::bindgen_prelude::TypeName for StringUnits {
+    fn type_name() -> &'static str {
+        "String"
+    }
+
+    fn value_type() -> napi::ValueType {
+        napi::ValueType::String
+    }
+}
+
+impl napi::bindgen_prelude::ValidateNapiValue for StringUnits {}
+
+impl napi::bindgen_prelude::FromNapiValue for StringUnits {
+    unsafe fn from_napi_value(
+        env: napi::sys::napi_env,
+        value: napi::sys::napi_value,
+    ) -> napi::Result<Self> {
+        let mut len = 0usize;
+        // SAFETY: env and value come from the N-API call; a null buffer asks
+        // for the length.
+        let status = unsafe {
+            napi::sys::napi_get_value_string_utf16(env, value, std::ptr::null_mut(), 0, &mut len)
+        };
+        if status != napi::sys::Status::napi_ok {
+            return Err(napi::Error::new(
+                napi::Status::StringExpected,
+                "expected a string",
+            ));
+        }
+        // One more unit for the terminator N-API writes.
+        let mut units: Vec<u16> = Vec::with_capacity(len + 1);
+        let mut written = 0usize;
+        // SAFETY: the buffer holds len + 1 units; N-API writes at most that
+        // many and reports how many it wrote (without the terminator).
+        let status = unsafe {
+            napi::sys::napi_get_value_string_utf16(
+                env,
+                value,
+                units.as_mut_ptr(),
+                len + 1,
+                &mut written,
+            )
+        };
+        if status != napi::sys::Status::napi_ok || written > len {
+            return Err(napi::Error::new(
+                napi::Status::StringExpected,
+                "expected a string",
+            ));
+        }
+        // SAFETY: the first `written` units were initialized by N-API.
+        unsafe { units.set_len(written) };
+        Ok(StringUnits(units))
+    }
+}
+
 /// UTF-16 code units from JS to the UTF-8 the records read. JSON text from
 /// `JSON.stringify` holds no lone surrogate (it escapes them), so nothing is
 /// lost; a stray one becomes U+FFFD.
