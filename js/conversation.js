@@ -25,15 +25,19 @@ function codedError(code, message, props) {
   return err;
 }
 
-// JSON text of messages[from..], or the oracle's typed error naming the
+// Runs of more messages than this are sent in slices of this many, each
+// read natively on another thread while the next one is serialized.
+const SLICE = 256;
+
+// JSON text of messages[from..to], or the oracle's typed error naming the
 // message JSON.stringify cannot serialize (a cycle, a BigInt, a throwing
 // toJSON, nesting deeper than the engine's stack).
-function sliceJson(messages, from) {
-  const slice = from === 0 ? messages : messages.slice(from);
+function sliceJson(messages, from, to = messages.length) {
+  const slice = from === 0 && to === messages.length ? messages : messages.slice(from, to);
   try {
     return JSON.stringify(slice);
   } catch (cause) {
-    for (let i = from; i < messages.length; i++) {
+    for (let i = from; i < to; i++) {
       try {
         JSON.stringify(messages[i]);
       } catch (inner) {
@@ -82,6 +86,8 @@ class Conversation {
     this.asked = { at: [], key: [], id: [] };
     this.answered = [];
     this.chainsSeen = null;
+    // Where the run of slices still being read natively starts (null: none).
+    this.pendingFrom = null;
   }
 
   close() {
@@ -92,6 +98,7 @@ class Conversation {
     this.asked = { at: [], key: [], id: [] };
     this.answered = [];
     this.chainsSeen = null;
+    this.pendingFrom = null;
   }
 
   /** Forget what was kept: the next render re-reads every message. */
@@ -142,13 +149,56 @@ class Conversation {
     while (from < common && prints.matches(from, messages[from])) from++;
     if (verify) from = this.verifyFrom(messages, from);
     if (from === prints.length && from === messages.length) return;
-    const text = sliceJson(messages, from);
-    this.engine.sync(from, text);
+    if (messages.length - from <= SLICE) {
+      const text = sliceJson(messages, from);
+      this.settled(() => this.engine.sync(from, text));
+    } else {
+      // An earlier run still being read is taken first.
+      if (this.pendingFrom !== null) this.settled(() => this.engine.length);
+      // Each slice is read on another thread while the next one is
+      // serialized; the engine takes them at its next render.
+      this.pendingFrom = from;
+      try {
+        for (let a = from; a < messages.length; a += SLICE) {
+          this.engine.syncLater(a, sliceJson(messages, a, Math.min(a + SLICE, messages.length)));
+        }
+      } catch (err) {
+        this.forgetFrom(from);
+        throw err;
+      }
+    }
     if (!this.once) {
       prints.truncate(from);
       for (let i = from; i < messages.length; i++) prints.push(messages[i]);
     }
     this.keepAsked(messages, from);
+  }
+
+  // Messages from `from` on are unknown: the next sync re-sends them (after
+  // a sync that failed part way, natively or here).
+  forgetFrom(from) {
+    this.prints.truncate(from);
+    const { at, key, id } = this.asked;
+    let n = at.length;
+    while (n > 0 && at[n - 1] >= from) n--;
+    at.length = key.length = id.length = this.answered.length = n;
+    if (this.texts) this.texts.length = Math.min(this.texts.length, from);
+  }
+
+  // Runs an engine call that takes slices still being read (render,
+  // flush): if one of them failed, the engine dropped the whole run, and so
+  // does this side.
+  settled(call) {
+    const from = this.pendingFrom;
+    if (from === null) return call();
+    try {
+      return call();
+    } catch (err) {
+      this.forgetFrom(from);
+      throw err;
+    } finally {
+      this.pendingFrom = null;
+    }
   }
 
   // The tool results among messages[from..] the indexer is to be asked
@@ -295,7 +345,7 @@ class Conversation {
 
   /** Renders the kept messages and applies the script to `messages`. */
   render(messages) {
-    const r = this.engine.render();
+    const r = this.settled(() => this.engine.render());
     const edits = this.edits;
     if (r.evicted) for (const id of r.evicted) edits.delete(id);
     const base = {

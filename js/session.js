@@ -120,7 +120,7 @@ function makeSession(native, pure) {
             throw argumentError(`PruneSession.flush: the closing message cannot be serialized as JSON: ${cause.message}`, cause);
           }
         }
-        boundary = this._conv.engine.flush(closing);
+        boundary = this._conv.settled(() => this._conv.engine.flush(closing));
       } else {
         const t = this._config && this._config.thinkingStrip;
         const all = [...(this._last || []), ...(closingMessage === undefined ? [] : [closingMessage])];

@@ -134,22 +134,40 @@ impl Engine {
     /// JSON array `messages` (from `source`). All of them are read, or
     /// nothing changes.
     pub fn sync(&mut self, from: usize, messages: &[u8], source: Source) -> Result<()> {
+        self.check_from(from)?;
+        let mut fresh = Log::keeping_text();
+        std::mem::swap(&mut fresh.syms, &mut self.log.syms);
+        let scanned = scan_array(messages, &mut fresh, from, source);
+        std::mem::swap(&mut fresh.syms, &mut self.log.syms);
+        scanned?;
+        self.replace_from(from);
+        self.log.append(fresh);
+        Ok(())
+    }
+
+    /// As `sync`, with messages already read into a log of their own (on
+    /// another thread: see `scan_messages`).
+    pub fn sync_scanned(&mut self, from: usize, fresh: Log) -> Result<()> {
+        self.check_from(from)?;
+        self.replace_from(from);
+        self.log.absorb(fresh);
+        Ok(())
+    }
+
+    fn check_from(&self, from: usize) -> Result<()> {
         if from > self.log.len() {
             return Err(PruneError::bad_argument(format!(
                 "sync from {from}, but only {} messages are kept",
                 self.log.len()
             )));
         }
-        let mut fresh = Log::keeping_text();
-        std::mem::swap(&mut fresh.syms, &mut self.log.syms);
-        let scanned = scan_array(messages, &mut fresh, from, source);
-        std::mem::swap(&mut fresh.syms, &mut self.log.syms);
-        scanned?;
+        Ok(())
+    }
+
+    fn replace_from(&mut self, from: usize) {
         self.memo.truncate(from, &self.log);
         self.log.truncate(from);
         self.sent.forget_from(from);
-        self.log.append(fresh);
-        Ok(())
     }
 
     /// Prunes the kept messages.
@@ -207,6 +225,15 @@ impl Engine {
         }
         Ok(self.boundary)
     }
+}
+
+/// Reads `messages` (elements `from` on of a conversation) into a log of
+/// their own, for `Engine::sync_scanned`; it needs no engine, so it can run
+/// on another thread.
+pub fn scan_messages(from: usize, messages: &[u8], source: Source) -> Result<Log> {
+    let mut log = Log::keeping_text();
+    scan_array(messages, &mut log, from, source)?;
+    Ok(log)
 }
 
 /// What an edit looks like to the JS side, so a later render that makes the

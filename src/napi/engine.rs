@@ -9,6 +9,7 @@ use napi::bindgen_prelude::{Either, Int32ArraySlice, Null, Uint32ArraySlice};
 use napi::Env;
 use napi_derive::napi;
 
+use super::background::BackgroundSyncs;
 use super::{
     boundary_from, diagnostics_json, dialect_of, js_error, nullable, utf16_to_utf8, NativeFrontier,
     NativeStats, StringUnits,
@@ -24,6 +25,7 @@ use crate::state::{Chains, State};
 #[napi]
 pub struct NativeEngine {
     inner: Engine,
+    background: BackgroundSyncs,
 }
 
 #[napi(object)]
@@ -91,6 +93,7 @@ impl NativeEngine {
         let dialect = dialect_of(dialect).map_err(|e| js_error(&env, e))?;
         Ok(NativeEngine {
             inner: Engine::new(dialect),
+            background: BackgroundSyncs::default(),
         })
     }
 
@@ -205,13 +208,32 @@ impl NativeEngine {
         from: u32,
         #[napi(ts_arg_type = "string")] messages_json: StringUnits,
     ) -> napi::Result<()> {
+        self.background
+            .settle(&mut self.inner)
+            .map_err(|e| js_error(&env, e))?;
         let bytes = utf16_to_utf8(&messages_json.0);
         let r = self.inner.sync(from as usize, &bytes, Source::Stringify);
         r.map_err(|e| js_error(&env, e))
     }
 
+    /// As `sync`, but the text is converted and read on rayon's pool while
+    /// the caller goes on; the next call that reads the conversation
+    /// (`render`, `flush`, `sync`, `length`) waits for it and reports its
+    /// errors. Copies the string's UTF-16 units on the calling thread.
+    #[napi(catch_unwind)]
+    pub fn sync_later(
+        &mut self,
+        from: u32,
+        #[napi(ts_arg_type = "string")] messages_json: StringUnits,
+    ) {
+        self.background.start(from as usize, messages_json.0);
+    }
+
     #[napi(catch_unwind)]
     pub fn render<'env>(&mut self, env: &'env Env) -> napi::Result<NativeRenderResult<'env>> {
+        self.background
+            .settle(&mut self.inner)
+            .map_err(|e| js_error(env, e))?;
         let r = self.inner.render().map_err(|e| js_error(env, e))?;
         render_result(env, r, self.inner.dialect())
     }
@@ -223,6 +245,9 @@ impl NativeEngine {
         env: Env,
         closing_json: Option<String>,
     ) -> napi::Result<Either<f64, Null>> {
+        self.background
+            .settle(&mut self.inner)
+            .map_err(|e| js_error(&env, e))?;
         self.inner
             .flush(closing_json.as_deref().map(str::as_bytes))
             .map(nullable)
@@ -233,11 +258,15 @@ impl NativeEngine {
     /// object (which waits for the event loop to turn).
     #[napi]
     pub fn close(&mut self) {
+        self.background.clear();
         self.inner = Engine::new(self.inner.dialect());
     }
 
-    #[napi(getter)]
-    pub fn length(&self) -> u32 {
-        self.inner.len() as u32
+    #[napi(getter, catch_unwind)]
+    pub fn length(&mut self, env: Env) -> napi::Result<u32> {
+        self.background
+            .settle(&mut self.inner)
+            .map_err(|e| js_error(&env, e))?;
+        Ok(self.inner.len() as u32)
     }
 }

@@ -4,6 +4,7 @@
 //! cross (every export is `catch_unwind`). One file per export family:
 //! stateless calls, the held `Pruner`, and the kept engine.
 
+mod background;
 mod engine;
 mod pruner;
 mod sessionfile;
