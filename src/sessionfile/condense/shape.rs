@@ -74,12 +74,24 @@ fn write_record(out: &mut Vec<u8>, record: Value<'_>, fields: &[&str]) {
     write_object(out, kept, |out, v| write(out, v));
 }
 
+/// One stored record as the state object holds it (B.6): only the fields
+/// the render reads, for the dialect.
+pub fn record_json(record: Value<'_>, dialect: Dialect) -> Vec<u8> {
+    let fields = match dialect {
+        Dialect::V2_4 => RECORD_FIELDS_243,
+        Dialect::V2_9 => RECORD_FIELDS_291,
+    };
+    let mut out = Vec::new();
+    write_record(&mut out, record, fields);
+    out
+}
+
 /// The state object: `{records, dedupAliases, shortRefs, refAliases,
 /// chains, summaryBodies}`.
 pub fn state_json(state: &CondenseState<'_>) -> Vec<u8> {
     let fields = match state.dialect() {
-        Dialect::V243 => RECORD_FIELDS_243,
-        Dialect::V291 => RECORD_FIELDS_291,
+        Dialect::V2_4 => RECORD_FIELDS_243,
+        Dialect::V2_9 => RECORD_FIELDS_291,
     };
     let (dedup, short) = state.aliases_and_short_refs();
     let mut out = Vec::new();
@@ -151,7 +163,7 @@ pub fn frontier_json(state: &CondenseState<'_>) -> Vec<u8> {
             None => out.extend_from_slice(default),
         }
     }
-    if state.dialect() == Dialect::V243 {
+    if state.dialect() == Dialect::V2_4 {
         if let Some(b) = data.get("thinkingStripBoundaryTimestamp") {
             out.extend_from_slice(b",\"thinkingStripBoundaryTimestamp\":");
             write(&mut out, b);
