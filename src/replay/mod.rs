@@ -32,6 +32,7 @@ mod cost;
 mod digest;
 mod indexer;
 mod invariant;
+mod options;
 mod policy;
 mod report;
 mod settings;
