@@ -135,7 +135,8 @@ async function main(argv, io = { stdout: process.stdout, stderr: process.stderr 
     errorLine(`${line ? `${file}:${line}` : file}: ${message}`);
   };
   const files = run.paths.length ? sessionFiles(run.paths, fail) : [SAMPLE];
-  const display = (f) => (f === SAMPLE ? path.relative(process.cwd(), SAMPLE) || SAMPLE : f);
+  // Files are named as given; the default sample relative to the cwd.
+  const display = (f) => (run.paths.length ? f : path.relative(process.cwd(), SAMPLE) || SAMPLE);
   const progress = !run.json && io.stderr.isTTY ? makeProgress(io.stderr) : null;
   const results = [];
   let broken = 0;

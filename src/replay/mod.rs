@@ -55,6 +55,14 @@ use crate::sessionfile::file::describe_key;
 use crate::sessionfile::json::{wtf8, JsKey};
 use crate::sessionfile::{model_calls, path_to, Entry, Leaf, SessionFile};
 
+/// A session-file error as the replay reports it: the code, the message
+/// without a line prefix, and the line as a field.
+fn located(e: crate::sessionfile::SessionError) -> crate::error::PruneError {
+    let mut err = crate::error::PruneError::new(e.code(), e.message);
+    err.line = e.line.map(|l| l as usize);
+    err
+}
+
 /// An entry's id as plain text (lone surrogates as U+FFFD).
 fn id_string(entry: &Entry<'_>) -> String {
     match entry.id() {
@@ -170,8 +178,8 @@ pub fn replay(
     options: &ReplayOptions,
     progress: Option<&Progress>,
 ) -> Result<Replay> {
-    let file = SessionFile::parse(bytes)?;
-    let path = path_to(&file, &Leaf::Active)?;
+    let file = SessionFile::parse(bytes).map_err(located)?;
+    let path = path_to(&file, &Leaf::Active).map_err(located)?;
     let calls = model_calls(&file, &path.entries);
     let infos: Vec<CallInfo> = calls
         .iter()

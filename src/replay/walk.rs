@@ -17,7 +17,7 @@ use super::policy::Policy;
 use super::settings::Settings;
 use super::{CallInfo, PolicyReplay, Progress, Render};
 use crate::engine::Engine;
-use crate::error::Result;
+use crate::error::{PruneError, Result};
 use crate::record::array_len;
 use crate::script::{Slot, Stats};
 use crate::sessionfile::{CondenseState, ContextView, ModelCall, SessionFile};
@@ -63,6 +63,28 @@ pub(super) struct Walk<'a, 's> {
 }
 
 impl Walk<'_, '_> {
+    /// Names the model call and policy in a render error, and the file
+    /// line of the message it concerns.
+    fn at_call(
+        &self,
+        mut e: PruneError,
+        k: usize,
+        policy: Policy,
+        view: &ContextView<'_>,
+        ids: &[u32],
+    ) -> PruneError {
+        if let Some(&id) = e.message_index.and_then(|i| ids.get(i)) {
+            e.line = Some(self.file.entry(view.message(id).entry as usize).line as usize);
+        }
+        e.message = format!(
+            "model call {k} (entry {}), policy {}: {}",
+            self.infos[k].entry_id,
+            policy.name(),
+            e.message
+        );
+        e
+    }
+
     pub fn run(&self, policy: Policy) -> Result<PolicyReplay> {
         let dialect = policy.dialect();
         let config_json = policy.config_json(self.settings);
@@ -110,7 +132,7 @@ impl Walk<'_, '_> {
             }
             let from = match call.leaf {
                 Some(l) => {
-                    view.seek(l)?;
+                    view.seek(l).map_err(super::located)?;
                     view.take_changed_from()
                 }
                 None => 0,
@@ -122,7 +144,7 @@ impl Walk<'_, '_> {
             };
             for &e in &self.path[applied..wanted] {
                 let entry = self.file.entry(e as usize);
-                condense.apply(entry)?;
+                condense.apply(entry).map_err(super::located)?;
                 indexer.note(entry);
             }
             applied = wanted;
@@ -156,9 +178,13 @@ impl Walk<'_, '_> {
                         bytes.extend_from_slice(&view.message(id).json);
                     }
                     bytes.push(b']');
-                    engine.sync(from, &bytes)?;
+                    engine
+                        .sync(from, &bytes)
+                        .map_err(|e| self.at_call(e, k, policy, &view, ids))?;
                 }
-                let script = engine.render_script()?;
+                let script = engine
+                    .render_script()
+                    .map_err(|e| self.at_call(e, k, policy, &view, ids))?;
                 for slot in script.slots() {
                     out.push(digests.slot(&view, ids, &script, slot));
                 }
