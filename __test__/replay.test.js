@@ -174,6 +174,11 @@ test('every render equals stateless pruneMessages on the same context, state and
   });
   const settings = { theme: 'dark', contextPrune: { purgeErrors: { enabled: true, cooldownTurns: 1, minArgChars: 10 }, recoveryGraceTurns: 1, protectedTools: ['bash'] } };
   checkAgainstPruneMessages(FLUSHES, { config: settings }, 'flushes');
+  // Protected paths keep the reads of parse.ts whole (the replay hands the
+  // engine records reduced to what the render reads: args.path).
+  const protectedPaths = { contextPrune: { protectedPaths: ['**/parse.ts'] } };
+  const kept = checkAgainstPruneMessages(SAMPLE, { config: protectedPaths, policies: ['config'] }, 'protected');
+  assert.ok(kept.policies[1].charsSent > r.policies[1].charsSent);
   checkAgainstPruneMessages(Buffer.from(handSession().text), {}, 'hand');
   checkAgainstPruneMessages(Buffer.from(purgeSession()), {}, 'purge');
 });

@@ -17,7 +17,8 @@ use crate::error::{PruneError, Result};
 use crate::hash::{HashMap, HashSet};
 use crate::json::parse::parse_value;
 use crate::json::Json;
-use crate::sessionfile::condense::{occurrence_key, record_json, state_json};
+use crate::sessionfile::condense::{occurrence_key, record_fields, state_json};
+use crate::sessionfile::json::write::{js_members, write};
 use crate::sessionfile::json::{wtf8, JsKey, JsVal, Kind, Value};
 use crate::sessionfile::{CondenseState, Entry};
 use crate::state::{Chains, State};
@@ -78,26 +79,36 @@ fn engine_key(k: &Key) -> Option<Vec<u8>> {
 /// looks at (protected paths). The full arguments of every record would
 /// otherwise be held a second time for the whole replay.
 fn lean_record(record: Value<'_>, dialect: Dialect) -> Result<Json> {
-    let full = parse_value(&record_json(record, dialect))
-        .map_err(|e| PruneError::bad_state(format!("a rebuilt record: {e}")))?;
-    let Json::Obj(entries) = full else {
-        return Ok(full);
-    };
-    Ok(Json::Obj(
-        entries
-            .into_iter()
-            .map(|(k, v)| {
-                if &*k != b"args" {
-                    return (k, v);
-                }
-                let path: Vec<(Box<[u8]>, Json)> = match v.get("path") {
-                    Some(p @ Json::Str(_)) => vec![(b"path".as_slice().into(), p.clone())],
-                    _ => Vec::new(),
-                };
-                (k, Json::Obj(path))
-            })
-            .collect(),
-    ))
+    let fields = record_fields(dialect);
+    let mut out = Vec::new();
+    let mut text = Vec::new();
+    for (k, v) in js_members(record) {
+        if !fields.iter().any(|f| f.as_bytes() == &*k) {
+            continue;
+        }
+        let value = if &*k == b"args" {
+            let path = v.get("path").filter(|p| p.kind() == Kind::String);
+            let mut entries = Vec::new();
+            if let Some(p) = path {
+                text.clear();
+                write(&mut text, p);
+                entries.push((b"path".as_slice().into(), parse(&text)?));
+            }
+            Json::Obj(entries)
+        } else {
+            text.clear();
+            write(&mut text, v);
+            parse(&text)?
+        };
+        let mut name = Vec::new();
+        wtf8::write_json(&mut name, &k);
+        out.push((parse(&name)?.as_text().unwrap_or_default().into(), value));
+    }
+    Ok(Json::Obj(out))
+}
+
+fn parse(text: &[u8]) -> Result<Json> {
+    parse_value(text).map_err(|e| PruneError::bad_state(format!("a rebuilt record: {e}")))
 }
 
 fn to_json(v: &JsVal<'_>) -> Result<Option<Json>> {

@@ -158,7 +158,6 @@ impl Walk<'_, '_> {
                     .sum::<usize>(),
             );
             let mut stats = Stats::default();
-            let mut slots: Vec<Slot> = Vec::new();
             let mut violation = None;
             if let Some(engine) = &mut engine {
                 if flushed {
@@ -189,7 +188,6 @@ impl Walk<'_, '_> {
                     out.push(digests.slot(&view, ids, &script, slot));
                 }
                 stats = script.stats();
-                slots = script.slots().to_vec();
                 let same_history = k > 0 && !flushed && !rewound && from >= last.inputs;
                 if same_history {
                     result.checked += 1;
@@ -207,7 +205,7 @@ impl Walk<'_, '_> {
                                 stats: last.stats,
                             },
                             &Current {
-                                slots: &slots,
+                                slots: script.slots(),
                                 stats,
                                 dialect,
                                 final_answer_strip: &strip,
@@ -215,6 +213,8 @@ impl Walk<'_, '_> {
                         ));
                     }
                 }
+                last.slots.clear();
+                last.slots.extend_from_slice(script.slots());
             } else {
                 out.extend(ids.iter().map(|&id| digests.kept(&view, id)));
             }
@@ -263,7 +263,6 @@ impl Walk<'_, '_> {
                 });
             }
             last.digests.clone_from(&out);
-            last.slots = slots;
             last.stats = stats;
             last.inputs = ids.len();
             last.time = time;

@@ -7,7 +7,7 @@ mod shape;
 mod state;
 
 pub use map::JsMap;
-pub use shape::{frontier_json, record_json, state_json};
+pub use shape::{frontier_json, record_fields, state_json};
 pub use state::{occurrence_key, CondenseState, SummaryBody};
 
 /// Which pi-condense release's rules (and state shape) to follow: the

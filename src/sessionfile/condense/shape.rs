@@ -74,16 +74,12 @@ fn write_record(out: &mut Vec<u8>, record: Value<'_>, fields: &[&str]) {
     write_object(out, kept, |out, v| write(out, v));
 }
 
-/// One stored record as the state object holds it (B.6): only the fields
-/// the render reads, for the dialect.
-pub fn record_json(record: Value<'_>, dialect: Dialect) -> Vec<u8> {
-    let fields = match dialect {
+/// The record fields the state object keeps (B.6) for the dialect.
+pub fn record_fields(dialect: Dialect) -> &'static [&'static str] {
+    match dialect {
         Dialect::V2_4 => RECORD_FIELDS_243,
         Dialect::V2_9 => RECORD_FIELDS_291,
-    };
-    let mut out = Vec::new();
-    write_record(&mut out, record, fields);
-    out
+    }
 }
 
 /// The state object: `{records, dedupAliases, shortRefs, refAliases,
