@@ -16,7 +16,7 @@ const { xxh3 } = require('@node-rs/xxhash');
 
 const { replay, replayAsync, loadSession, pruneMessages, backend } = require('..');
 const { generate } = require('./helpers/session-gen.js');
-const { handSession, purgeSession, T0, STUB_T1 } = require('./helpers/replay-sessions.js');
+const { handSession, purgeSession, rewindSession, T0, STUB_T1 } = require('./helpers/replay-sessions.js');
 
 const skip = backend !== 'native' && 'the replay needs the native binding';
 const ROOT = path.join(__dirname, '..');
@@ -181,6 +181,11 @@ test('every render equals stateless pruneMessages on the same context, state and
   assert.ok(kept.policies[1].charsSent > r.policies[1].charsSent);
   checkAgainstPruneMessages(Buffer.from(handSession().text), {}, 'hand');
   checkAgainstPruneMessages(Buffer.from(purgeSession()), {}, 'purge');
+  const rewound = checkAgainstPruneMessages(Buffer.from(rewindSession()), {}, 'rewind');
+  assert.deepEqual(
+    rewound.policies[1].renders.map((x) => x.leafId),
+    ['u1', 'r1', 'u2', 'u1', 'u3'],
+  );
 });
 
 test('generated sessions: every render equals pruneMessages, or the replay fails typed', { skip }, () => {

@@ -71,4 +71,17 @@ function purgeSession() {
   ]);
 }
 
-module.exports = { handSession, purgeSession, T0, STUB_T1 };
+// rewindSession: the hand session continued by a3' whose request time lies
+// before everything after u1 (a clock that went back), so its leaf is u1
+// and the replay must rebuild from the root; then a4 in order again.
+function rewindSession() {
+  const { text } = handSession();
+  const more = [
+    { type: 'message', id: 'a3b', parentId: 'a3', timestamp: iso(12000), message: { role: 'assistant', content: [{ type: 'text', text: 'late' }], timestamp: T0 + 1500 } },
+    { type: 'message', id: 'u3', parentId: 'a3b', timestamp: iso(13000), message: { role: 'user', content: 'and now?', timestamp: T0 + 13000 } },
+    { type: 'message', id: 'a4', parentId: 'u3', timestamp: iso(14001), message: { role: 'assistant', content: [{ type: 'text', text: 'now' }], timestamp: T0 + 14000 } },
+  ];
+  return `${text}${more.map((e) => JSON.stringify(e)).join('\n')}\n`;
+}
+
+module.exports = { handSession, purgeSession, rewindSession, T0, STUB_T1 };

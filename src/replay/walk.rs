@@ -123,6 +123,9 @@ impl Walk<'_, '_> {
                 // The leaf lies before the previous one (clocks disagree):
                 // rebuild from the root.
                 view = ContextView::new(self.file, self.path);
+                // Digests are kept by the view's message ids, which a new
+                // view hands out afresh.
+                digests = Digests::default();
                 condense = CondenseState::new(dialect);
                 indexer = Indexer::new(dialect);
                 engine = fresh_engine();
