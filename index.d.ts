@@ -467,3 +467,134 @@ export declare function loadSessionAsync(
   pathOrBuffer: string | URL | Uint8Array,
   options?: LoadSessionOptions | null,
 ): Promise<LoadedSession>;
+
+/** A pruning policy a replay compares (`none` is always replayed). */
+export type ReplayPolicyName = 'none' | 'config' | 'no-thinking-strip' | 'live-thinking-strip' | '2.9.1';
+
+/** Options of `replay` and `replayAsync`. */
+export interface ReplayOptions {
+  /** Policies to compare, in order (default: all five). */
+  policies?: ReplayPolicyName[] | null;
+  /**
+   * pi-condense's config, which the session file does not hold: pi's
+   * settings file (`{contextPrune: {...}}`), its `contextPrune` block, or a
+   * render config (recognised by `errorPurge` or `protection`). Default: the
+   * release's documented defaults (README, "Replay").
+   */
+  config?: object | null;
+  /** Characters per token (default 4). */
+  charsPerToken?: number | null;
+  /** Price of one input token; costs are in this unit (default 1). */
+  inputPrice?: number | null;
+  /** Cache-write price over the input price (default 1.25). */
+  cacheWriteMultiplier?: number | null;
+  /** Cache-read price over the input price (default 0.1). */
+  cacheReadMultiplier?: number | null;
+  /** How long the provider keeps a prefix cached, in seconds (default 300). */
+  cacheTtlSeconds?: number | null;
+  /** Include every render's row (default false: totals only). */
+  renders?: boolean | null;
+}
+
+/** `replayAsync`'s options: also a progress callback, polled every 100 ms. */
+export interface ReplayAsyncOptions extends ReplayOptions {
+  onProgress?: ((done: number, total: number) => void) | null;
+}
+
+/** One model call rendered under one policy. */
+export interface ReplayRender {
+  /** `JSON.stringify(context).length` of what pi handed the handler. */
+  charsBefore: number;
+  /** `JSON.stringify(output).length` of the rendered array. */
+  charsAfter: number;
+  messagesBefore: number;
+  messagesAfter: number;
+  /** First output message differing from the previous render's (0 for the first). */
+  breakIndex: number;
+  /** Chars of the rendered array's JSON text before the break (0 if the cache expired). */
+  cacheReadChars: number;
+  /** `charsAfter - cacheReadChars`. */
+  cacheWriteChars: number;
+  /** More than the cache lifetime passed since the previous call. */
+  cacheExpired: boolean;
+  /**
+   * XXH3-64 over the 8-byte little-endian XXH3-64 digests of the output
+   * messages' `JSON.stringify` UTF-8 bytes, before the break; 16 hex digits.
+   */
+  prefixHash: string;
+  /** The same hash over the whole output. */
+  outputHash: string;
+  /** The assistant entry the call produced, and the leaf its request saw. */
+  entryId: string;
+  leafId: string | null;
+  /** When the request started (ms), or null. */
+  timestamp: number | null;
+  /** What each phase changed (2.4.3 `thinkingStripped`, 2.9.1 `orphansSwept`). */
+  stats: PruneStats;
+}
+
+/** A render that changed history between two flushes. */
+export interface ReplayViolation {
+  render: number;
+  outputIndex: number;
+  inputIndex: number | null;
+  phase: 'stub' | 'errorPurge' | 'chainCompression' | 'thinkingStrip' | 'orphanSweep' | 'unknown';
+  detail: string;
+}
+
+/** One policy over the whole session. */
+export interface ReplayPolicyResult {
+  policy: ReplayPolicyName;
+  /** The render config it ran with (null for `none`). */
+  config: object | null;
+  charsSent: number;
+  /** Tokens are chars / charsPerToken, not rounded. */
+  inputTokens: number;
+  cacheWriteTokens: number;
+  cacheReadTokens: number;
+  cacheWriteChars: number;
+  cacheReadChars: number;
+  /** `inputPrice * (cacheWriteTokens * cacheWriteMultiplier + cacheReadTokens * cacheReadMultiplier)`. */
+  cost: number;
+  /** `cost` over policy `none`'s (null when that is 0). */
+  costVsNone: number | null;
+  /** The flush-gated invariant: renders checked, renders that broke it, the first 1000 of them. */
+  invariant: { flushGated: boolean; checked: number; broken: number; violations: ReplayViolation[] };
+  /** Present when `renders: true`. */
+  renders?: ReplayRender[];
+}
+
+/** What `replay` returns. */
+export interface ReplayResult {
+  modelCalls: number;
+  cost: {
+    charsPerToken: number;
+    inputPrice: number;
+    cacheWriteMultiplier: number;
+    cacheReadMultiplier: number;
+    cacheTtlSeconds: number;
+  };
+  policies: ReplayPolicyResult[];
+}
+
+/**
+ * Replays every model call of a pi session file's active branch: for each,
+ * the context pi sent (the handler view at the call's leaf) rendered with
+ * the pi-condense state in force then (SESSIONS.md C.3), once per policy,
+ * on a kept native engine. Runs natively on the calling thread and returns
+ * one parsed JSON result. Errors carry `code`, `file` and, when a line is at
+ * fault, `line`.
+ */
+export declare function replay(
+  pathOrBuffer: string | URL | Uint8Array,
+  options?: ReplayOptions | null,
+): ReplayResult;
+
+/**
+ * `replay` on the libuv pool (bytes are copied first). The JS thread only
+ * checks options, polls progress for `onProgress` and parses the result.
+ */
+export declare function replayAsync(
+  pathOrBuffer: string | URL | Uint8Array,
+  options?: ReplayAsyncOptions | null,
+): Promise<ReplayResult>;

@@ -149,6 +149,8 @@ const { loadSession, loadSessionAsync } = require('./js/sessionfile.js').makeSes
   argumentError,
 });
 
+const { replay, replayAsync } = require('./js/replay.js').makeReplayApi(native, { argumentError });
+
 module.exports = {
   prune,
   Pruner,
@@ -161,6 +163,8 @@ module.exports = {
   sizeOf,
   loadSession,
   loadSessionAsync,
+  replay,
+  replayAsync,
   /** 'native' when the platform binary loaded, 'js' on the pure-JS fallback. */
   backend: native.backend,
 };

@@ -13,6 +13,8 @@ export const {
   sizeOf,
   loadSession,
   loadSessionAsync,
+  replay,
+  replayAsync,
   backend,
 } = api;
 export default api;

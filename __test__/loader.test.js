@@ -70,8 +70,18 @@ function json(value) {
 // Native exports the fallback leaves out on purpose: the array APIs check
 // for them and run the pure-JS oracles directly when they are absent. A new
 // native export must either get a fallback or be listed here. Session loading
-// has no fallback: js/sessionfile.js throws ERR_CONDENSE_UNSUPPORTED without it.
-const NATIVE_ONLY = ['NativeEngine', 'loadSessionAsync', 'loadSessionBytes', 'loadSessionFile'];
+// and the replay have no fallback: js/sessionfile.js and js/replay.js throw
+// ERR_CONDENSE_UNSUPPORTED without them.
+const NATIVE_ONLY = [
+  'NativeEngine',
+  'loadSessionAsync',
+  'loadSessionBytes',
+  'loadSessionFile',
+  'NativeReplayProgress',
+  'replayAsync',
+  'replayBytes',
+  'replayFile',
+];
 
 test('the fallback exports what the native binding exports', { skip: noNative }, () => {
   const nativeNames = Object.keys(native).filter((k) => !['backend', 'target', 'libc', 'loadErrors'].includes(k));

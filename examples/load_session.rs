@@ -24,7 +24,7 @@ fn main() {
         let mut view = ContextView::new(&session, &path.entries);
         view.finish().expect("view");
         let t2 = Instant::now();
-        let mut state = CondenseState::new(Dialect::V243);
+        let mut state = CondenseState::new(Dialect::V2_4);
         for &e in path.branch() {
             state.apply(session.entry(e as usize)).expect("state");
         }

@@ -20,6 +20,9 @@ use crate::record::{array_len, Log};
 use crate::script::{Diagnostic, EditScript, Op, Slot, Stats};
 use crate::state::{Chains, State};
 
+mod slots;
+pub use slots::RenderedScript;
+
 pub struct Engine {
     dialect: Dialect,
     config: Config,

@@ -17,6 +17,7 @@ pub mod json;
 pub mod phases;
 pub mod prune;
 pub mod record;
+pub mod replay;
 pub mod script;
 pub mod sessionfile;
 pub mod state;

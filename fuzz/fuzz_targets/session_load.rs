@@ -20,7 +20,7 @@ fn assert_canonical(what: &str, text: &[u8]) {
 }
 
 fuzz_target!(|data: &[u8]| {
-    for dialect in [Dialect::V243, Dialect::V291] {
+    for dialect in [Dialect::V2_4, Dialect::V2_9] {
         let options = LoadOptions {
             leaf_id: None,
             dialect,
@@ -38,7 +38,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let mut view = ContextView::new(&file, &path.entries);
-    let mut state = CondenseState::new(Dialect::V291);
+    let mut state = CondenseState::new(Dialect::V2_9);
     let mut applied = 0;
     for call in model_calls(&file, &path.entries) {
         let Some(leaf) = call.leaf else { continue };

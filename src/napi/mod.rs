@@ -2,11 +2,13 @@
 //! arguments, turns a `PruneError` into a JS Error carrying its `code` and
 //! its location (`messageIndex`, `field`, `line`), and never lets a panic
 //! cross (every export is `catch_unwind`). One file per export family:
-//! stateless calls, the held `Pruner`, and the kept engine.
+//! stateless calls, the held `Pruner`, the kept engine, session loading and
+//! the replay.
 
 mod background;
 mod engine;
 mod pruner;
+mod replay;
 mod sessionfile;
 mod stateless;
 

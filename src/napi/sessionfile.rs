@@ -36,7 +36,8 @@ fn options(
         leaf_id: leaf_id.map(Into::into),
         dialect: match dialect {
             None => Dialect::default(),
-            Some(d) => Dialect::parse(&d)?,
+            Some(d) => Dialect::parse(&d)
+                .map_err(|e| SessionError::new(ErrorKind::InvalidArgument, e.message))?,
         },
     })
 }

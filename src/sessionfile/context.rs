@@ -260,7 +260,7 @@ mod tests {
             let file = SessionFile::parse(bytes).unwrap();
             let path = path_to(&file, &Leaf::Active).unwrap();
             let mut view = ContextView::new(&file, &path.entries);
-            let mut state = CondenseState::new(Dialect::V291);
+            let mut state = CondenseState::new(Dialect::V2_9);
             let mut before: Vec<Vec<u8>> = Vec::new();
             let mut compactions = 0;
             for p in 0..path.entries.len() {
@@ -277,7 +277,7 @@ mod tests {
                 let version = state.version();
                 let entry = file.entry(path.entries[p] as usize);
                 state.apply(entry).unwrap();
-                let mut rebuilt = CondenseState::new(Dialect::V291);
+                let mut rebuilt = CondenseState::new(Dialect::V2_9);
                 for &e in &path.entries[..=p] {
                     rebuilt.apply(file.entry(e as usize)).unwrap();
                 }

@@ -100,7 +100,7 @@ mod tests {
                     }
                 }
             }
-            for dialect in [Dialect::V243, Dialect::V291] {
+            for dialect in [Dialect::V2_4, Dialect::V2_9] {
                 let options = LoadOptions {
                     leaf_id: None,
                     dialect,

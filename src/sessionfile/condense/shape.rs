@@ -74,12 +74,20 @@ fn write_record(out: &mut Vec<u8>, record: Value<'_>, fields: &[&str]) {
     write_object(out, kept, |out, v| write(out, v));
 }
 
+/// The record fields the state object keeps (B.6) for the dialect.
+pub fn record_fields(dialect: Dialect) -> &'static [&'static str] {
+    match dialect {
+        Dialect::V2_4 => RECORD_FIELDS_243,
+        Dialect::V2_9 => RECORD_FIELDS_291,
+    }
+}
+
 /// The state object: `{records, dedupAliases, shortRefs, refAliases,
 /// chains, summaryBodies}`.
 pub fn state_json(state: &CondenseState<'_>) -> Vec<u8> {
     let fields = match state.dialect() {
-        Dialect::V243 => RECORD_FIELDS_243,
-        Dialect::V291 => RECORD_FIELDS_291,
+        Dialect::V2_4 => RECORD_FIELDS_243,
+        Dialect::V2_9 => RECORD_FIELDS_291,
     };
     let (dedup, short) = state.aliases_and_short_refs();
     let mut out = Vec::new();
@@ -151,7 +159,7 @@ pub fn frontier_json(state: &CondenseState<'_>) -> Vec<u8> {
             None => out.extend_from_slice(default),
         }
     }
-    if state.dialect() == Dialect::V243 {
+    if state.dialect() == Dialect::V2_4 {
         if let Some(b) = data.get("thinkingStripBoundaryTimestamp") {
             out.extend_from_slice(b",\"thinkingStripBoundaryTimestamp\":");
             write(&mut out, b);

@@ -122,8 +122,8 @@ impl<'s> CondenseState<'s> {
                     let original = field(data, "originalToolCallId");
                     if new.truthy() && original.truthy() {
                         let pair = match self.dialect {
-                            Dialect::V243 => (new, original),
-                            Dialect::V291 => (
+                            Dialect::V2_4 => (new, original),
+                            Dialect::V2_9 => (
                                 occurrence_key(new, field(data, "newResultTimestamp")),
                                 occurrence_key(original, field(data, "originalResultTimestamp")),
                             ),
@@ -153,8 +153,8 @@ impl<'s> CondenseState<'s> {
     fn index_entry(&mut self, entry: Entry<'s>) -> Result<()> {
         let data = entry.data();
         let backfilled = match self.dialect {
-            Dialect::V243 => false,
-            Dialect::V291 => {
+            Dialect::V2_4 => false,
+            Dialect::V2_9 => {
                 let Some(d) = data.filter(|d| !d.is_null()) else {
                     return Err(SessionError::at(
                         entry.line,
@@ -179,8 +179,8 @@ impl<'s> CondenseState<'s> {
                     ));
                 }
                 let key = match self.dialect {
-                    Dialect::V243 => field(call, "toolCallId"),
-                    Dialect::V291 => {
+                    Dialect::V2_4 => field(call, "toolCallId"),
+                    Dialect::V2_9 => {
                         occurrence_key(field(call, "toolCallId"), field(call, "resultTimestamp"))
                     }
                 };
@@ -252,8 +252,8 @@ impl<'s> CondenseState<'s> {
 
     fn key_of(&self, r: &Ref<'s>) -> JsVal<'s> {
         match self.dialect {
-            Dialect::V243 => r.tool_call_id.clone(),
-            Dialect::V291 => occurrence_key(r.tool_call_id.clone(), r.result_timestamp.clone()),
+            Dialect::V2_4 => r.tool_call_id.clone(),
+            Dialect::V2_9 => occurrence_key(r.tool_call_id.clone(), r.result_timestamp.clone()),
         }
     }
 
@@ -275,7 +275,7 @@ impl<'s> CondenseState<'s> {
                     short_id: field(r, "shortId"),
                     tool_call_id: field(r, "toolCallId"),
                     result_timestamp: match (self.dialect, r.get("resultTimestamp")) {
-                        (Dialect::V291, Some(ts)) if ts.kind() == Kind::Number => JsVal::Value(ts),
+                        (Dialect::V2_9, Some(ts)) if ts.kind() == Kind::Number => JsVal::Value(ts),
                         _ => JsVal::Undefined,
                     },
                 })
@@ -354,6 +354,18 @@ impl<'s> CondenseState<'s> {
         &self.chains
     }
 
+    /// `key -> shortId` as the summaries registered them, before the alias
+    /// pass (a replay evaluates the pass per key).
+    pub fn short_refs_before_aliases(&self) -> &JsMap<'s, JsVal<'s>> {
+        &self.short_refs
+    }
+
+    /// The dedup-alias pairs `(new key, original key)` seen so far, in
+    /// branch order: the input of the alias pass.
+    pub fn dedup_alias_pairs(&self) -> &[(JsVal<'s>, JsVal<'s>)] {
+        &self.aliases
+    }
+
     /// `dedupAliases` and `shortRefs` after the alias pass.
     pub fn aliases_and_short_refs(&self) -> (JsMap<'s, JsVal<'s>>, JsMap<'s, JsVal<'s>>) {
         let mut short = self.short_refs.clone();
@@ -377,11 +389,11 @@ impl<'s> CondenseState<'s> {
     /// `thinkingStripBoundaryTimestamp` when it is a number.
     pub fn thinking_boundary(&self) -> Option<f64> {
         match self.dialect {
-            Dialect::V243 => self
+            Dialect::V2_4 => self
                 .frontier?
                 .get("thinkingStripBoundaryTimestamp")?
                 .number(),
-            Dialect::V291 => None,
+            Dialect::V2_9 => None,
         }
     }
 

@@ -1,0 +1,251 @@
+'use strict';
+// The replay (issue 15 items 2-4): a hand-computed session whose renders,
+// breaks, chars and costs are worked out below from the messages
+// themselves; every replay render equal to a stateless pruneMessages of the
+// same context, state and boundary (sample, a fixture, generated
+// sessions), with breaks and hashes recomputed here from the rendered
+// arrays; the flush-gated invariant broken by error purge's live cooldown
+// count; replayAsync and typed errors. Runs under `node --test` and
+// `bun test`.
+
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { xxh3 } = require('@node-rs/xxhash');
+
+const { replay, replayAsync, loadSession, pruneMessages, backend } = require('..');
+const { generate } = require('./helpers/session-gen.js');
+const { handSession, purgeSession, rewindSession, T0, STUB_T1 } = require('./helpers/replay-sessions.js');
+
+const skip = backend !== 'native' && 'the replay needs the native binding';
+const ROOT = path.join(__dirname, '..');
+const SAMPLE = fs.readFileSync(path.join(ROOT, 'sample', 'session.jsonl'));
+const FLUSHES = fs.readFileSync(path.join(__dirname, 'fixtures', 'sessionfile', 'flushes.jsonl'));
+
+const L = (m) => JSON.stringify(m).length;
+const arrayChars = (ms) => 2 + Math.max(0, ms.length - 1) + ms.reduce((n, m) => n + L(m), 0);
+
+// The hash definitions of src/replay/mod.rs, computed independently.
+function digest(m) {
+  return xxh3.xxh64(Buffer.from(JSON.stringify(m), 'utf8'));
+}
+function hashOf(messages) {
+  const bytes = Buffer.alloc(8 * messages.length);
+  messages.forEach((m, i) => bytes.writeBigUInt64LE(digest(m), 8 * i));
+  return xxh3.xxh64(bytes).toString(16).padStart(16, '0');
+}
+
+test('a hand-computed session: renders, breaks, chars and costs', { skip }, () => {
+  const { text, m } = handSession();
+  const r = replay(Buffer.from(text), { renders: true, policies: ['config'] });
+  assert.equal(r.modelCalls, 3);
+  assert.deepEqual(
+    r.policies.map((p) => p.policy),
+    ['none', 'config'],
+  );
+  const [none, config] = r.policies;
+  // Call 0 saw [u1]; call 1 [u1, a1, r1] (the flush entries written at a2's
+  // message_end were not in force); call 2 the summary and the stub.
+  const stub = { role: 'toolResult', toolCallId: 'c1', toolName: 'read', content: [{ type: 'text', text: STUB_T1 }], isError: false, timestamp: T0 + 3000 };
+  const contexts = [[m.u1], [m.u1, m.a1, m.r1], [m.u1, m.a1, m.r1, m.s1, m.a2, m.u2]];
+  const outputs = [contexts[0], contexts[1], [m.u1, m.a1, stub, m.s1, m.a2, m.u2]];
+  const expect = (policy, outs, breaks) => {
+    policy.renders.forEach((got, k) => {
+      const before = arrayChars(contexts[k]);
+      const after = arrayChars(outs[k]);
+      // Chars before the break: "[" and each earlier message with its ",".
+      const read = breaks[k] === 0 ? 0 : 1 + outs[k].slice(0, breaks[k]).reduce((n, x) => n + L(x) + 1, 0);
+      assert.equal(got.charsBefore, before, `call ${k} before`);
+      assert.equal(got.charsAfter, after, `call ${k} after`);
+      assert.equal(got.breakIndex, breaks[k], `call ${k} break`);
+      assert.equal(got.cacheReadChars, read, `call ${k} read`);
+      assert.equal(got.cacheWriteChars, after - read, `call ${k} write`);
+      assert.equal(got.prefixHash, hashOf(outs[k].slice(0, breaks[k])), `call ${k} prefix hash`);
+      assert.equal(got.outputHash, hashOf(outs[k]), `call ${k} output hash`);
+    });
+  };
+  expect(none, contexts, [0, 1, 3]);
+  expect(config, outputs, [0, 1, 2]);
+  assert.deepEqual(
+    config.renders.map((x) => [x.entryId, x.leafId]),
+    [
+      ['a1', 'u1'],
+      ['a2', 'r1'],
+      ['a3', 'u2'],
+    ],
+  );
+  assert.equal(config.renders[2].stats.stubbed, 1);
+  // Totals and prices: 4 chars per token, write x1.25, read x0.1.
+  for (const p of [none, config]) {
+    const sent = p.renders.reduce((n, x) => n + x.charsAfter, 0);
+    const read = p.renders.reduce((n, x) => n + x.cacheReadChars, 0);
+    const write = sent - read;
+    assert.equal(p.charsSent, sent);
+    assert.equal(p.inputTokens, sent / 4);
+    assert.equal(p.cacheReadTokens, read / 4);
+    assert.equal(p.cacheWriteTokens, write / 4);
+    assert.ok(Math.abs(p.cost - ((write / 4) * 1.25 + (read / 4) * 0.1)) < 1e-9);
+  }
+  assert.ok(Math.abs(config.costVsNone - config.cost / none.cost) < 1e-12);
+  assert.equal(none.costVsNone, 1);
+  // Call 1 is the only one between two flush states: checked, and it held.
+  assert.deepEqual(config.invariant, { flushGated: true, checked: 1, broken: 0, violations: [] });
+
+  // A 5 s cache lifetime: call 2 came 6 s after call 1, so it writes all.
+  const short = replay(Buffer.from(text), { renders: true, policies: ['config'], cacheTtlSeconds: 5, charsPerToken: 2, inputPrice: 3, cacheWriteMultiplier: 2, cacheReadMultiplier: 0.5 });
+  const x = short.policies[1].renders[2];
+  assert.equal(x.cacheExpired, true);
+  assert.equal(x.cacheReadChars, 0);
+  assert.equal(x.cacheWriteChars, arrayChars(outputs[2]));
+  assert.equal(x.breakIndex, 2);
+  const p = short.policies[1];
+  assert.ok(Math.abs(p.cost - 3 * ((p.cacheWriteChars / 2) * 2 + (p.cacheReadChars / 2) * 0.5)) < 1e-9);
+  assert.deepEqual(short.cost, { charsPerToken: 2, inputPrice: 3, cacheWriteMultiplier: 2, cacheReadMultiplier: 0.5, cacheTtlSeconds: 5 });
+});
+
+test("the flush-gated invariant: error purge's live cooldown count breaks it between flushes", { skip }, () => {
+  const r = replay(Buffer.from(purgeSession()), { renders: true });
+  assert.equal(r.modelCalls, 4);
+  for (const p of r.policies) {
+    if (p.policy === 'none') {
+      assert.equal(p.invariant.broken, 0);
+      continue;
+    }
+    // No flush: every call after the first is checked. At the fourth, three
+    // assistant messages are in context: 3 - 1 >= cooldown 2, so a1's
+    // failed call loses its 600-char arguments, deep in history.
+    assert.equal(p.invariant.checked, 3, p.policy);
+    assert.equal(p.invariant.broken, 1, p.policy);
+    assert.deepEqual(p.invariant.violations[0], {
+      render: 3,
+      outputIndex: 1,
+      inputIndex: 1,
+      phase: 'errorPurge',
+      detail:
+        'assistant message 1: failed tool-call arguments purged once the live count of assistant messages passed the cooldown (entry a1)',
+    });
+    assert.equal(p.renders[3].breakIndex, 1);
+    assert.equal(p.renders[3].stats.purgedArgs, 1);
+  }
+});
+
+/** The replay against stateless pruneMessages, render by render. */
+function checkAgainstPruneMessages(bytes, options, label) {
+  const r = replay(bytes, { ...options, renders: true });
+  for (const p of r.policies) {
+    const dialect = p.policy === '2.9.1' ? '2.9.1' : '2.4.3';
+    let previous = null;
+    p.renders.forEach((got, k) => {
+      const where = `${label} ${p.policy} call ${k}`;
+      const loaded = got.leafId === null ? { messages: [], state: null, frontier: null } : loadSession(bytes, { leafId: got.leafId, dialect });
+      let out = loaded.messages;
+      if (p.policy !== 'none') {
+        const boundary = p.policy === 'config' && loaded.frontier ? loaded.frontier.thinkingStripBoundaryTimestamp : undefined;
+        out = pruneMessages(loaded.messages, { state: loaded.state, config: p.config, thinkingStripBoundaryTimestamp: boundary ?? undefined, dialect }).messages;
+      }
+      assert.equal(got.charsBefore, arrayChars(loaded.messages), `${where}: chars before`);
+      assert.equal(got.charsAfter, arrayChars(out), `${where}: chars after`);
+      assert.equal(got.messagesAfter, out.length, `${where}: messages after`);
+      assert.equal(got.outputHash, hashOf(out), `${where}: output`);
+      let brk = 0;
+      if (previous !== null) {
+        const common = Math.min(previous.length, out.length);
+        while (brk < common && JSON.stringify(previous[brk]) === JSON.stringify(out[brk])) brk++;
+      }
+      assert.equal(got.breakIndex, brk, `${where}: break`);
+      assert.equal(got.prefixHash, hashOf(out.slice(0, brk)), `${where}: prefix hash`);
+      previous = out;
+    });
+  }
+  return r;
+}
+
+test('every render equals stateless pruneMessages on the same context, state and boundary', { skip }, () => {
+  const r = checkAgainstPruneMessages(SAMPLE, {}, 'sample');
+  assert.equal(r.modelCalls, 94);
+  // The documented defaults of pi-condense 2.4.3 (README, Replay).
+  assert.deepEqual(r.policies.find((p) => p.policy === 'config').config, {
+    chainCompression: { enabled: true, rollingWindow: 3, stripFinalAssistantThinking: true, fuseRangeSummary: true },
+    errorPurge: { enabled: true, cooldownTurns: 2, minArgChars: 500 },
+    thinkingStrip: { enabled: true, keepLastTurns: 16 },
+    protection: { protectedTools: [], protectedPaths: ['**/skills/**/*.md'] },
+    recoveryGraceTurns: 3,
+  });
+  const settings = { theme: 'dark', contextPrune: { purgeErrors: { enabled: true, cooldownTurns: 1, minArgChars: 10 }, recoveryGraceTurns: 1, protectedTools: ['bash'] } };
+  checkAgainstPruneMessages(FLUSHES, { config: settings }, 'flushes');
+  // Protected paths keep the reads of parse.ts whole (the replay hands the
+  // engine records reduced to what the render reads: args.path).
+  const protectedPaths = { contextPrune: { protectedPaths: ['**/parse.ts'] } };
+  const kept = checkAgainstPruneMessages(SAMPLE, { config: protectedPaths, policies: ['config'] }, 'protected');
+  assert.ok(kept.policies[1].charsSent > r.policies[1].charsSent);
+  checkAgainstPruneMessages(Buffer.from(handSession().text), {}, 'hand');
+  checkAgainstPruneMessages(Buffer.from(purgeSession()), {}, 'purge');
+  const rewound = checkAgainstPruneMessages(Buffer.from(rewindSession()), {}, 'rewind');
+  assert.deepEqual(
+    rewound.policies[1].renders.map((x) => x.leafId),
+    ['u1', 'r1', 'u2', 'u1', 'u3'],
+  );
+});
+
+test('generated sessions: every render equals pruneMessages, or the replay fails typed', { skip }, () => {
+  let replayed = 0;
+  for (let seed = 0; seed < 80; seed++) {
+    const g = generate(seed);
+    const bytes = Buffer.from(g.text ?? g);
+    let first;
+    try {
+      first = replay(bytes, { renders: true });
+    } catch (e) {
+      // A file pi cannot load, or a render the reference throws on: a
+      // typed error naming the line.
+      assert.match(e.code, /^ERR_CONDENSE_(INVALID_SESSION|INVALID_MESSAGE|TOO_DEEP)$/, `seed ${seed}: ${e.message}`);
+      assert.ok(Number.isInteger(e.line), `seed ${seed}: ${e.message}`);
+      continue;
+    }
+    // A version-1 file's ids are minted while loading: no leafId names them.
+    if (first.policies[0].renders.some((x) => /^\(id minted/.test(x.leafId ?? ''))) continue;
+    const r = checkAgainstPruneMessages(bytes, {}, `seed ${seed}`);
+    replayed += r.modelCalls > 0 ? 1 : 0;
+  }
+  assert.ok(replayed >= 30, `${replayed} generated sessions replayed`);
+});
+
+test('replayAsync gives what replay gives, with progress', { skip }, async () => {
+  const calls = [];
+  const got = await replayAsync(SAMPLE, { renders: true, onProgress: (done, total) => calls.push([done, total]) });
+  assert.deepEqual(got, replay(SAMPLE, { renders: true }));
+  assert.deepEqual(calls.at(-1), [94 * 5, 94 * 5]);
+  const fromPath = await replayAsync(path.join(ROOT, 'sample', 'session.jsonl'), { policies: ['2.9.1'] });
+  assert.deepEqual(
+    fromPath.policies.map((p) => p.policy),
+    ['none', '2.9.1'],
+  );
+  assert.equal(fromPath.policies[0].renders, undefined);
+});
+
+test('typed errors name the file and line', { skip }, async () => {
+  const missing = path.join(ROOT, 'no-such-session.jsonl');
+  for (const run of [() => replay(missing), () => replayAsync(missing)]) {
+    await assert.rejects(async () => run(), (e) => e.code === 'ERR_CONDENSE_IO' && e.file === missing && e.message.startsWith(`${missing}: `));
+  }
+  const bad = `${handSession().text.trimEnd()}\n{"type":"custom","customType":"context-prune-index","data":{"toolCalls":[null]},"id":"x","parentId":"a3","timestamp":"2026-01-01T00:00:20.000Z"}\n{"type":"message","id":"a4","parentId":"x","timestamp":"2026-01-01T00:00:21.000Z","message":{"role":"assistant","content":[],"timestamp":${T0 + 21000}}}\n`;
+  assert.throws(
+    () => replay(Buffer.from(bad)),
+    (e) => e.code === 'ERR_CONDENSE_INVALID_SESSION' && e.line === 11 && e.file === '<buffer>' && /toolCalls\[0\] is null/.test(e.message),
+  );
+  for (const [options, what] of [
+    [{ policies: ['bogus'] }, /policies/],
+    [{ policies: [] }, /policies/],
+    [{ charsPerToken: 0 }, /charsPerToken/],
+    [{ cacheTtlSeconds: -1 }, /cacheTtlSeconds/],
+    [{ renders: 'yes' }, /renders/],
+    [{ config: [1] }, /config/],
+    [{ config: { errorPurge: 1, bogus: true } }, /bogus/],
+  ]) {
+    assert.throws(() => replay(SAMPLE, options), (e) => /^ERR_CONDENSE_INVALID_(ARGUMENT|CONFIG)$/.test(e.code) && what.test(e.message), JSON.stringify(options));
+  }
+  const before = Buffer.from(SAMPLE);
+  replay(SAMPLE);
+  assert.ok(before.equals(SAMPLE), 'the caller buffer is not modified');
+});

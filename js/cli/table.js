@@ -1,0 +1,84 @@
+'use strict';
+
+// The human report of a replay: one table per session file, a row per
+// policy, and with --renders a row per model call. Numbers are grouped by
+// thousands; tokens and costs are rounded for reading (--json has them
+// exact).
+
+function group(n) {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+function pad(cells, widths, right) {
+  return cells.map((c, i) => (right[i] ? String(c).padStart(widths[i]) : String(c).padEnd(widths[i]))).join('  ').trimEnd();
+}
+
+function grid(header, rows, right) {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  return [pad(header, widths, right), pad(widths.map((w) => '-'.repeat(w)), widths, right), ...rows.map((r) => pad(r, widths, right))];
+}
+
+function invariantCell(p) {
+  const inv = p.invariant;
+  if (p.policy === 'none') return '-';
+  if (inv.broken === 0) return `held (${inv.checked} checked)`;
+  const tag = inv.flushGated ? 'BROKEN' : 'broken by design';
+  const phases = [...new Set(inv.violations.map((v) => v.phase))].join(', ');
+  return `${tag}: ${inv.broken} of ${inv.checked} (${phases})`;
+}
+
+/** The table of one replayed file. */
+function fileTable(name, r) {
+  const none = r.policies.find((p) => p.policy === 'none');
+  const rows = r.policies.map((p) => [
+    p.policy,
+    group(p.charsSent),
+    none && none.charsSent ? `${((100 * p.charsSent) / none.charsSent).toFixed(1)}%` : '-',
+    group(p.cacheWriteTokens),
+    group(p.cacheReadTokens),
+    group(p.cost),
+    p.costVsNone === null ? '-' : `${p.costVsNone.toFixed(3)}x`,
+    invariantCell(p),
+  ]);
+  const lines = [`${name}: ${r.modelCalls} model calls`, ''];
+  lines.push(
+    ...grid(
+      ['policy', 'chars sent', 'of none', 'cache-write tok', 'cache-read tok', 'cost', 'vs none', 'flush-gated invariant'],
+      rows,
+      [false, true, true, true, true, true, true, false],
+    ),
+  );
+  const c = r.cost;
+  lines.push(
+    '',
+    `cost = ${c.inputPrice} x (cache-write tokens x ${c.cacheWriteMultiplier} + cache-read tokens x ${c.cacheReadMultiplier}); ` +
+      `${c.charsPerToken} chars per token; cache lifetime ${c.cacheTtlSeconds} s`,
+  );
+  for (const p of r.policies) {
+    for (const v of p.invariant.violations.slice(0, p.invariant.flushGated ? 5 : 0)) {
+      lines.push(`  ${p.policy}: model call ${v.render}, output message ${v.outputIndex}: ${v.phase}: ${v.detail}`);
+    }
+    if (p.invariant.flushGated && p.invariant.violations.length > 5) {
+      lines.push(`  ${p.policy}: ... ${p.invariant.broken - 5} more (--json lists them)`);
+    }
+  }
+  return lines.join('\n');
+}
+
+/** One row per model call: chars before, and per policy chars after / written. */
+function rendersTable(r) {
+  const policies = r.policies.filter((p) => p.renders);
+  if (policies.length === 0) return '';
+  const header = ['call', 'context chars', ...policies.map((p) => `${p.policy} after/write`)];
+  const rows = policies[0].renders.map((first, k) => [
+    k,
+    group(first.charsBefore),
+    ...policies.map((p) => {
+      const x = p.renders[k];
+      return `${group(x.charsAfter)}/${group(x.cacheWriteChars)}${x.cacheExpired ? ' (expired)' : ''}`;
+    }),
+  ]);
+  return grid(header, rows, header.map(() => true)).join('\n');
+}
+
+module.exports = { fileTable, rendersTable };

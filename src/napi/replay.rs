@@ -1,0 +1,178 @@
+//! The N-API surface of the replay (`crate::replay`): `replayBytes` and
+//! `replayFile` on the calling thread, `replayAsync` on the libuv pool, and
+//! `NativeReplayProgress`, a counter of renders done that JS may poll while
+//! an async replay runs. Every form runs the same core function and hands
+//! back the replay as JSON text (`replay::to_json`) for the JS layer to
+//! parse; failures come back as data (code, message, line) so the sync and
+//! async paths build one error type. Panics never cross.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use napi::bindgen_prelude::{AsyncTask, Either, Uint8Array};
+use napi::{Env, Task};
+use napi_derive::napi;
+
+use crate::error::{Code, PruneError};
+use crate::replay::{replay, to_json, Progress, ReplayOptions};
+
+/// A replay's outcome: its JSON text, or the error fields.
+#[napi(object)]
+pub struct NativeReplayResult {
+    pub json: Option<String>,
+    pub error_code: Option<String>,
+    pub error_message: Option<String>,
+    /// The session file line the error concerns.
+    pub error_line: Option<u32>,
+}
+
+/// Renders done and renders to do by a running `replayAsync`.
+#[napi]
+pub struct NativeReplayProgress {
+    inner: Arc<Progress>,
+}
+
+#[napi]
+impl NativeReplayProgress {
+    #[napi(constructor)]
+    pub fn new() -> Self {
+        NativeReplayProgress {
+            inner: Arc::new(Progress::default()),
+        }
+    }
+
+    #[napi(getter)]
+    pub fn done(&self) -> f64 {
+        self.inner.done.load(Ordering::Relaxed) as f64
+    }
+
+    /// 0 until the file is parsed and its model calls are known.
+    #[napi(getter)]
+    pub fn total(&self) -> f64 {
+        self.inner.total.load(Ordering::Relaxed) as f64
+    }
+}
+
+impl Default for NativeReplayProgress {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn result(outcome: Result<String, PruneError>) -> NativeReplayResult {
+    match outcome {
+        Ok(json) => NativeReplayResult {
+            json: Some(json),
+            error_code: None,
+            error_message: None,
+            error_line: None,
+        },
+        Err(e) => NativeReplayResult {
+            json: None,
+            error_code: Some(e.code.as_str().to_string()),
+            error_message: Some(e.message),
+            error_line: e.line.map(|l| l as u32),
+        },
+    }
+}
+
+/// Where the session comes from.
+enum Source<'a> {
+    Bytes(&'a [u8]),
+    Path(&'a str),
+}
+
+/// The one core call behind every export, panics turned into an error.
+fn run(
+    source: Source<'_>,
+    options_json: &str,
+    progress: Option<&Progress>,
+) -> Result<String, PruneError> {
+    catch_unwind(AssertUnwindSafe(|| {
+        let options = ReplayOptions::from_json(options_json.as_bytes())?;
+        let read;
+        let bytes = match source {
+            Source::Bytes(b) => b,
+            Source::Path(p) => {
+                read = std::fs::read(p)
+                    .map_err(|e| PruneError::new(Code::Io, format!("cannot read the file: {e}")))?;
+                &read[..]
+            }
+        };
+        let r = replay(bytes, &options, progress)?;
+        let json = to_json(&r, options.keep_renders);
+        // The writer emits UTF-8 (lone surrogates stay escapes).
+        Ok(String::from_utf8(json)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+    }))
+    .unwrap_or_else(|_| {
+        Err(PruneError::new(
+            Code::InvalidSession,
+            "internal error while replaying the session (a bug: please report it with the file)",
+        ))
+    })
+}
+
+/// Replays a session from bytes the caller holds (read in place), on the
+/// calling thread.
+#[napi(catch_unwind)]
+pub fn replay_bytes(bytes: Uint8Array, options_json: String) -> NativeReplayResult {
+    result(run(Source::Bytes(&bytes), &options_json, None))
+}
+
+/// Reads and replays a session file on the calling thread.
+#[napi(catch_unwind)]
+pub fn replay_file(path: String, options_json: String) -> NativeReplayResult {
+    result(run(Source::Path(&path), &options_json, None))
+}
+
+pub enum ReplayInput {
+    Path(String),
+    Bytes(Vec<u8>),
+}
+
+pub struct ReplayTask {
+    input: Option<ReplayInput>,
+    options_json: String,
+    progress: Arc<Progress>,
+}
+
+impl Task for ReplayTask {
+    type Output = Result<String, PruneError>;
+    type JsValue = NativeReplayResult;
+
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        let progress = Some(&*self.progress);
+        Ok(match self.input.take() {
+            Some(ReplayInput::Path(p)) => run(Source::Path(&p), &self.options_json, progress),
+            Some(ReplayInput::Bytes(b)) => run(Source::Bytes(&b), &self.options_json, progress),
+            None => Err(PruneError::bad_argument("the task ran twice")),
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, output: Self::Output) -> napi::Result<Self::JsValue> {
+        Ok(result(output))
+    }
+}
+
+/// Replays on the libuv pool: the file read (or, for bytes, a copy taken
+/// now so the caller may reuse its buffer) and the whole replay run off the
+/// JS thread, counting renders into `progress`; the promise resolves with
+/// the JSON text.
+#[napi(catch_unwind)]
+pub fn replay_async(
+    input: Either<String, Uint8Array>,
+    options_json: String,
+    progress: Option<&NativeReplayProgress>,
+) -> AsyncTask<ReplayTask> {
+    let input = match input {
+        Either::A(path) => ReplayInput::Path(path),
+        Either::B(bytes) => ReplayInput::Bytes(bytes.to_vec()),
+    };
+    AsyncTask::new(ReplayTask {
+        input: Some(input),
+        options_json,
+        progress: progress.map_or_else(|| Arc::new(Progress::default()), |p| p.inner.clone()),
+    })
+}

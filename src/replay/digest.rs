@@ -1,0 +1,178 @@
+//! Per-message digests of rendered output, each computed once: a kept
+//! message's from its session text (by the context view's message id), an
+//! edited message's once per distinct edit, a stub's and a synthetic
+//! block's once per engine generation (their ids are only stable within
+//! one). A render's digests then cost a look-up per message, so a replay
+//! stays near O(messages) per model call rather than O(bytes).
+//!
+//! The digest of a message is XXH3-64 (seed 0) of the UTF-8 bytes of its
+//! `JSON.stringify` text; its length is that text's UTF-16 length, as
+//! JavaScript counts it. `prefix_hash` hashes a run of digests.
+
+use std::rc::Rc;
+
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::engine::RenderedScript;
+use crate::hash::HashMap;
+use crate::json::utf16_len;
+use crate::script::{Op, Slot};
+use crate::sessionfile::ContextView;
+
+/// One output message: its digest and `JSON.stringify(message).length`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Digest {
+    pub hash: u64,
+    pub len: u32,
+}
+
+impl Digest {
+    pub fn of(json: &[u8]) -> Self {
+        Digest {
+            hash: xxh3_64(json),
+            len: utf16_len(json) as u32,
+        }
+    }
+}
+
+/// A synthetic block's text, compared by identity (the engine's memo makes
+/// a new one when the text changes; holding it keeps the address unique).
+#[derive(Clone)]
+struct SharedText(Rc<[u8]>);
+
+impl PartialEq for SharedText {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for SharedText {}
+
+impl std::hash::Hash for SharedText {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        std::ptr::hash(self.0.as_ptr(), h);
+    }
+}
+
+type EditKey = (u32, bool, Box<[(u32, u32)]>);
+/// A synthetic block by text identity and its timestamp's JSON.
+type InsertKey = (SharedText, Option<Box<[u8]>>);
+
+#[derive(Default)]
+pub struct Digests {
+    /// By context-view message id.
+    kept: Vec<Option<Digest>>,
+    /// Purged and/or stripped messages, by view id and edit.
+    edits: HashMap<EditKey, Digest>,
+    /// The engine generation the two maps below belong to.
+    generation: Option<u64>,
+    stubs: HashMap<(u32, u32), Digest>,
+    inserts: HashMap<InsertKey, Digest>,
+    scratch: Vec<u8>,
+}
+
+impl Digests {
+    /// The digest of context-view message `id`.
+    pub fn kept(&mut self, view: &ContextView<'_>, id: u32) -> Digest {
+        let at = id as usize;
+        if self.kept.len() <= at {
+            self.kept.resize(at + 1, None);
+        }
+        *self.kept[at].get_or_insert_with(|| Digest::of(&view.message(id).json))
+    }
+
+    fn written(&mut self, script: &RenderedScript<'_>, slot: &Slot) -> Digest {
+        self.scratch.clear();
+        script.write_slot(slot, &mut self.scratch);
+        Digest::of(&self.scratch)
+    }
+
+    /// The digest of an output slot of `script`, whose inputs are the view
+    /// messages `ids`.
+    pub fn slot(
+        &mut self,
+        view: &ContextView<'_>,
+        ids: &[u32],
+        script: &RenderedScript<'_>,
+        slot: &Slot,
+    ) -> Digest {
+        if self.generation != Some(script.generation()) {
+            self.generation = Some(script.generation());
+            self.stubs.clear();
+            self.inserts.clear();
+        }
+        match slot.op {
+            Op::Keep => self.kept(view, ids[slot.input as usize]),
+            Op::Stub => {
+                let key = (ids[slot.input as usize], slot.text);
+                if let Some(d) = self.stubs.get(&key) {
+                    return *d;
+                }
+                let d = self.written(script, slot);
+                self.stubs.insert(key, d);
+                d
+            }
+            Op::Edit => {
+                let key: EditKey = (
+                    ids[slot.input as usize],
+                    slot.strip_thinking,
+                    slot.purged.clone().into_boxed_slice(),
+                );
+                if let Some(d) = self.edits.get(&key) {
+                    return *d;
+                }
+                let d = self.written(script, slot);
+                self.edits.insert(key, d);
+                d
+            }
+            Op::Insert => {
+                let block = script.block(slot);
+                let key = (
+                    SharedText(block.text.clone()),
+                    block
+                        .timestamp
+                        .as_ref()
+                        .map(|t| t.to_json().into_boxed_slice()),
+                );
+                if let Some(d) = self.inserts.get(&key) {
+                    return *d;
+                }
+                let d = self.written(script, slot);
+                self.inserts.insert(key, d);
+                d
+            }
+        }
+    }
+}
+
+/// XXH3-64 (seed 0) of the digests' hashes, each as 8 little-endian bytes,
+/// in order: the prefix hash of a run of output messages (an empty run
+/// hashes the empty input).
+pub fn prefix_hash(digests: &[Digest], scratch: &mut Vec<u8>) -> u64 {
+    scratch.clear();
+    scratch.reserve(digests.len() * 8);
+    for d in digests {
+        scratch.extend_from_slice(&d.hash.to_le_bytes());
+    }
+    xxh3_64(scratch)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digests_and_prefix_hash_follow_their_definition() {
+        let a = Digest::of(br#"{"role":"user","content":"h\u00e9"}"#);
+        assert_eq!(a.len, 35);
+        let b = Digest::of("{\"role\":\"user\",\"content\":\"é\"}".as_bytes());
+        assert_eq!(b.len, 29);
+        let mut scratch = Vec::new();
+        let mut bytes = a.hash.to_le_bytes().to_vec();
+        bytes.extend_from_slice(&b.hash.to_le_bytes());
+        assert_eq!(prefix_hash(&[a, b], &mut scratch), xxh3_64(&bytes));
+        assert_eq!(prefix_hash(&[], &mut scratch), xxh3_64(b""));
+        // XXH3-64 of the empty input, as the reference implementation gives it.
+        assert_eq!(xxh3_64(b""), 0x2d06_8005_38d3_94c2);
+    }
+}

@@ -1,0 +1,226 @@
+//! The replay as JSON text: the wire format the JS API parses and the CLI's
+//! `--json` prints per file. Field names are defined here once:
+//!
+//! ```text
+//! { modelCalls,
+//!   cost: { charsPerToken, inputPrice, cacheWriteMultiplier,
+//!           cacheReadMultiplier, cacheTtlSeconds },
+//!   policies: [{ policy, config, charsSent, inputTokens, cacheWriteTokens,
+//!                cacheReadTokens, cacheWriteChars, cacheReadChars, cost,
+//!                costVsNone,
+//!                invariant: { flushGated, checked, broken,
+//!                             violations: [{ render, outputIndex,
+//!                                            inputIndex, phase, detail }] },
+//!                renders?: [{ charsBefore, charsAfter, messagesBefore,
+//!                             messagesAfter, breakIndex, cacheReadChars,
+//!                             cacheWriteChars, cacheExpired, prefixHash,
+//!                             outputHash, entryId, leafId, timestamp,
+//!                             stats }] }] }
+//! ```
+//!
+//! Tokens are chars over `charsPerToken` (not rounded); `cost` is in units
+//! of `inputPrice`; `costVsNone` is the ratio to policy `none` (null when
+//! that costs nothing); hashes are 16 lower-case hex digits; `inputIndex`,
+//! `leafId` and `timestamp` are null when absent. `renders` is present only
+//! when asked for.
+
+use crate::json::text::write_quoted;
+use crate::json::write_json_number;
+use crate::script::Stats;
+
+use super::{PolicyReplay, Replay};
+
+fn num(out: &mut Vec<u8>, n: f64) {
+    if n.is_finite() {
+        write_json_number(out, n);
+    } else {
+        out.extend_from_slice(b"null");
+    }
+}
+
+fn string(out: &mut Vec<u8>, s: &str) {
+    let mut text = Vec::with_capacity(s.len());
+    crate::json::text::escape_str(&mut text, s);
+    write_quoted(out, &text);
+}
+
+fn opt_string(out: &mut Vec<u8>, s: Option<&str>) {
+    match s {
+        Some(s) => string(out, s),
+        None => out.extend_from_slice(b"null"),
+    }
+}
+
+/// Writes `"name":` after a comma (none before the first field).
+fn field(out: &mut Vec<u8>, name: &str) {
+    if !matches!(out.last(), Some(b'{') | None) {
+        out.push(b',');
+    }
+    out.push(b'"');
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(b"\":");
+}
+
+fn stats(out: &mut Vec<u8>, s: &Stats, v29: bool) {
+    out.push(b'{');
+    let put = |out: &mut Vec<u8>, name: &str, v: u32| {
+        field(out, name);
+        num(out, f64::from(v));
+    };
+    put(out, "stubbed", s.stubbed);
+    put(out, "purgedArgs", s.purged_args);
+    put(out, "chainDropped", s.chain_dropped);
+    put(out, "chainInserted", s.chain_inserted);
+    put(out, "finalThinkingStripped", s.final_thinking_stripped);
+    if v29 {
+        put(out, "orphansSwept", s.orphans_swept);
+    } else {
+        put(out, "thinkingStripped", s.thinking_stripped);
+    }
+    out.push(b'}');
+}
+
+fn hex(out: &mut Vec<u8>, h: u64) {
+    out.extend_from_slice(format!("\"{h:016x}\"").as_bytes());
+}
+
+fn policy(out: &mut Vec<u8>, replay: &Replay, p: &PolicyReplay, renders: bool) {
+    let m = &replay.cost;
+    out.push(b'{');
+    field(out, "policy");
+    string(out, p.policy.name());
+    field(out, "config");
+    match &p.config {
+        Some(c) => c.write_json(out),
+        None => out.extend_from_slice(b"null"),
+    }
+    let t = &p.totals;
+    field(out, "charsSent");
+    num(out, t.chars_sent as f64);
+    field(out, "inputTokens");
+    num(out, m.tokens(t.chars_sent));
+    field(out, "cacheWriteTokens");
+    num(out, m.tokens(t.cache_write_chars));
+    field(out, "cacheReadTokens");
+    num(out, m.tokens(t.cache_read_chars));
+    field(out, "cacheWriteChars");
+    num(out, t.cache_write_chars as f64);
+    field(out, "cacheReadChars");
+    num(out, t.cache_read_chars as f64);
+    field(out, "cost");
+    num(out, m.cost(t));
+    field(out, "costVsNone");
+    num(out, replay.cost_vs_none(p));
+    field(out, "invariant");
+    out.push(b'{');
+    field(out, "flushGated");
+    out.extend_from_slice(if p.policy.flush_gated() {
+        b"true"
+    } else {
+        b"false"
+    });
+    field(out, "checked");
+    num(out, p.checked as f64);
+    field(out, "broken");
+    num(out, p.violation_count as f64);
+    field(out, "violations");
+    out.push(b'[');
+    for (i, v) in p.violations.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.push(b'{');
+        field(out, "render");
+        num(out, v.render as f64);
+        field(out, "outputIndex");
+        num(out, v.output_index as f64);
+        field(out, "inputIndex");
+        match v.input_index {
+            Some(i) => num(out, i as f64),
+            None => out.extend_from_slice(b"null"),
+        }
+        field(out, "phase");
+        string(out, v.phase);
+        field(out, "detail");
+        string(out, &v.detail);
+        out.push(b'}');
+    }
+    out.extend_from_slice(b"]}");
+    if renders {
+        field(out, "renders");
+        out.push(b'[');
+        let v29 = p.policy.dialect() == crate::dialect::Dialect::V2_9;
+        for (i, r) in p.renders.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            let call = &replay.calls[r.call];
+            out.push(b'{');
+            for (name, v) in [
+                ("charsBefore", r.chars_before),
+                ("charsAfter", r.chars_after),
+                ("messagesBefore", r.messages_before),
+                ("messagesAfter", r.messages_after),
+                ("breakIndex", r.break_index),
+                ("cacheReadChars", r.cache_read_chars),
+                ("cacheWriteChars", r.cache_write_chars),
+            ] {
+                field(out, name);
+                num(out, v as f64);
+            }
+            field(out, "cacheExpired");
+            out.extend_from_slice(if r.cache_expired { b"true" } else { b"false" });
+            field(out, "prefixHash");
+            hex(out, r.prefix_hash);
+            field(out, "outputHash");
+            hex(out, r.output_hash);
+            field(out, "entryId");
+            string(out, &call.entry_id);
+            field(out, "leafId");
+            opt_string(out, call.leaf_id.as_deref());
+            field(out, "timestamp");
+            match call.time {
+                Some(t) => num(out, t),
+                None => out.extend_from_slice(b"null"),
+            }
+            field(out, "stats");
+            stats(out, &r.stats, v29);
+            out.push(b'}');
+        }
+        out.push(b']');
+    }
+    out.push(b'}');
+}
+
+/// The replay as one JSON object (`renders`: include each policy's
+/// per-render rows).
+pub fn to_json(replay: &Replay, renders: bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.push(b'{');
+    field(&mut out, "modelCalls");
+    num(&mut out, replay.calls.len() as f64);
+    let m = &replay.cost;
+    field(&mut out, "cost");
+    out.push(b'{');
+    for (name, v) in [
+        ("charsPerToken", m.chars_per_token),
+        ("inputPrice", m.input_price),
+        ("cacheWriteMultiplier", m.cache_write_multiplier),
+        ("cacheReadMultiplier", m.cache_read_multiplier),
+        ("cacheTtlSeconds", m.cache_ttl_ms / 1000.0),
+    ] {
+        field(&mut out, name);
+        num(&mut out, v);
+    }
+    out.push(b'}');
+    field(&mut out, "policies");
+    out.push(b'[');
+    for (i, p) in replay.policies.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        policy(&mut out, replay, p, renders);
+    }
+    out.extend_from_slice(b"]}");
+    out
+}

@@ -1,0 +1,279 @@
+//! One policy's pass over a session's model calls, in order, on one kept
+//! engine: at each call the context view moves to the call's leaf and the
+//! state rebuild takes in the entries up to it (SESSIONS.md C.3); the
+//! engine re-syncs only the messages from the first one that changed, hears
+//! only the indexer answers a flush changed, takes the 2.4.3 boundary of
+//! the frontier in force, and renders. The render is measured against the
+//! previous one (break, cache read and write, hashes) and checked against
+//! the flush-gated invariant.
+
+use xxhash_rust::xxh3::xxh3_64;
+
+use super::cost::{CostModel, Totals};
+use super::digest::{Digest, Digests};
+use super::indexer::Indexer;
+use super::invariant::{attribute, Current, Previous};
+use super::policy::Policy;
+use super::settings::Settings;
+use super::{CallInfo, PolicyReplay, Progress, Render};
+use crate::engine::Engine;
+use crate::record::scan::Source;
+use crate::error::{PruneError, Result};
+use crate::record::array_len;
+use crate::script::{Slot, Stats};
+use crate::sessionfile::{CondenseState, ContextView, ModelCall, SessionFile};
+
+/// Violations kept in full per policy (all are counted).
+const KEPT_VIOLATIONS: usize = 1000;
+
+/// What the walk keeps of the previous render.
+#[derive(Default)]
+struct Last {
+    digests: Vec<Digest>,
+    slots: Vec<Slot>,
+    stats: Stats,
+    inputs: usize,
+    time: Option<f64>,
+}
+
+/// `JSON.stringify(array).length` up to (not including) element `upto`,
+/// with the `[` and each element's following `,`: 0 for an empty prefix.
+fn prefix_chars(digests: &[Digest]) -> usize {
+    if digests.is_empty() {
+        return 0;
+    }
+    1 + digests.iter().map(|d| d.len as usize + 1).sum::<usize>()
+}
+
+fn array_chars(digests: &[Digest]) -> usize {
+    array_len(
+        digests.len(),
+        digests.iter().map(|d| d.len as usize).sum::<usize>(),
+    )
+}
+
+pub(super) struct Walk<'a, 's> {
+    pub file: &'s SessionFile<'s>,
+    pub path: &'a [u32],
+    pub calls: &'a [ModelCall],
+    pub infos: &'a [CallInfo],
+    pub settings: &'a Settings,
+    pub cost: &'a CostModel,
+    pub keep_renders: bool,
+    pub progress: Option<&'a Progress>,
+}
+
+impl Walk<'_, '_> {
+    /// Names the model call and policy in a render error, and the file
+    /// line of the message it concerns.
+    fn at_call(
+        &self,
+        mut e: PruneError,
+        k: usize,
+        policy: Policy,
+        view: &ContextView<'_>,
+        ids: &[u32],
+    ) -> PruneError {
+        if let Some(&id) = e.message_index.and_then(|i| ids.get(i)) {
+            e.line = Some(self.file.entry(view.message(id).entry as usize).line as usize);
+        }
+        e.message = format!(
+            "model call {k} (entry {}), policy {}: {}",
+            self.infos[k].entry_id,
+            policy.name(),
+            e.message
+        );
+        e
+    }
+
+    pub fn run(&self, policy: Policy) -> Result<PolicyReplay> {
+        let dialect = policy.dialect();
+        let config_json = policy.config_json(self.settings);
+        let config = policy.config(self.settings)?;
+        let fresh_engine = || {
+            config.clone().map(|c| {
+                let mut e = Engine::new(dialect);
+                e.set_config(c);
+                e
+            })
+        };
+        let mut view = ContextView::new(self.file, self.path);
+        let mut condense = CondenseState::new(dialect);
+        let mut indexer = Indexer::new(dialect);
+        let mut engine = fresh_engine();
+        let mut applied = 0usize;
+        let mut version = condense.version();
+        let mut digests = Digests::default();
+        let mut last = Last::default();
+        let mut out: Vec<Digest> = Vec::new();
+        let mut scratch: Vec<u8> = Vec::new();
+        let mut bytes: Vec<u8> = Vec::new();
+        let mut result = PolicyReplay {
+            policy,
+            config: config_json,
+            totals: Totals::default(),
+            renders: Vec::new(),
+            checked: 0,
+            violation_count: 0,
+            violations: Vec::new(),
+        };
+        for (k, call) in self.calls.iter().enumerate() {
+            let wanted = call.leaf.map_or(0, |l| l + 1);
+            let mut rewound = false;
+            if wanted < applied {
+                // The leaf lies before the previous one (clocks disagree):
+                // rebuild from the root.
+                view = ContextView::new(self.file, self.path);
+                // Digests are kept by the view's message ids, which a new
+                // view hands out afresh.
+                digests = Digests::default();
+                condense = CondenseState::new(dialect);
+                indexer = Indexer::new(dialect);
+                engine = fresh_engine();
+                applied = 0;
+                version = condense.version();
+                rewound = true;
+            }
+            let from = match call.leaf {
+                Some(l) => {
+                    view.seek(l).map_err(super::located)?;
+                    view.take_changed_from()
+                }
+                None => 0,
+            };
+            let ids: &[u32] = if call.leaf.is_some() {
+                view.messages()
+            } else {
+                &[]
+            };
+            for &e in &self.path[applied..wanted] {
+                let entry = self.file.entry(e as usize);
+                condense.apply(entry).map_err(super::located)?;
+                indexer.note(entry);
+            }
+            applied = wanted;
+            let flushed = condense.version() != version;
+            version = condense.version();
+            out.clear();
+            let chars_before = array_len(
+                ids.len(),
+                ids.iter()
+                    .map(|&id| digests.kept(&view, id).len as usize)
+                    .sum::<usize>(),
+            );
+            let mut stats = Stats::default();
+            let mut violation = None;
+            if let Some(engine) = &mut engine {
+                if flushed {
+                    indexer.answer(&condense, engine)?;
+                }
+                if policy.uses_boundary() {
+                    engine.set_boundary(condense.thinking_boundary());
+                }
+                let from = from.min(engine.len());
+                if from < engine.len() || ids.len() != engine.len() {
+                    bytes.clear();
+                    bytes.push(b'[');
+                    for (n, &id) in ids[from..].iter().enumerate() {
+                        if n > 0 {
+                            bytes.push(b',');
+                        }
+                        bytes.extend_from_slice(&view.message(id).json);
+                    }
+                    bytes.push(b']');
+                    engine
+                        .sync(from, &bytes, Source::Bytes)
+                        .map_err(|e| self.at_call(e, k, policy, &view, ids))?;
+                }
+                let script = engine
+                    .render_script()
+                    .map_err(|e| self.at_call(e, k, policy, &view, ids))?;
+                for slot in script.slots() {
+                    out.push(digests.slot(&view, ids, &script, slot));
+                }
+                stats = script.stats();
+                let same_history = k > 0 && !flushed && !rewound && from >= last.inputs;
+                if same_history {
+                    result.checked += 1;
+                    let common = last.digests.len().min(out.len());
+                    let at = (0..common)
+                        .find(|&i| out[i] != last.digests[i])
+                        .unwrap_or(common);
+                    if at < last.digests.len() {
+                        let strip = |i: usize| script.final_answer_strip(i);
+                        violation = Some(attribute(
+                            k,
+                            at,
+                            &Previous {
+                                slots: &last.slots,
+                                stats: last.stats,
+                            },
+                            &Current {
+                                slots: script.slots(),
+                                stats,
+                                dialect,
+                                final_answer_strip: &strip,
+                            },
+                        ));
+                    }
+                }
+                last.slots.clear();
+                last.slots.extend_from_slice(script.slots());
+            } else {
+                out.extend(ids.iter().map(|&id| digests.kept(&view, id)));
+            }
+            if let Some(mut v) = violation {
+                result.violation_count += 1;
+                if result.violations.len() < KEPT_VIOLATIONS {
+                    if let Some(i) = v.input_index {
+                        let entry = self.file.entry(view.message(ids[i]).entry as usize);
+                        v.detail = format!("{} (entry {})", v.detail, super::id_string(&entry));
+                    }
+                    result.violations.push(v);
+                }
+            }
+            let common = last.digests.len().min(out.len());
+            let break_index = (0..common)
+                .find(|&i| out[i] != last.digests[i])
+                .unwrap_or(common);
+            let chars_after = array_chars(&out);
+            let time = self.infos[k].time;
+            let expired = k > 0 && self.cost.expired(last.time, time);
+            let (read, write) = if expired {
+                (0, chars_after)
+            } else {
+                let read = prefix_chars(&out[..break_index]);
+                (read, chars_after - read)
+            };
+            result.totals.add(chars_after, read, write);
+            if self.keep_renders {
+                scratch.clear();
+                for d in &out {
+                    scratch.extend_from_slice(&d.hash.to_le_bytes());
+                }
+                result.renders.push(Render {
+                    call: k,
+                    chars_before,
+                    chars_after,
+                    messages_before: ids.len(),
+                    messages_after: out.len(),
+                    break_index,
+                    cache_read_chars: read,
+                    cache_write_chars: write,
+                    cache_expired: expired,
+                    prefix_hash: xxh3_64(&scratch[..break_index * 8]),
+                    output_hash: xxh3_64(&scratch),
+                    stats,
+                });
+            }
+            last.digests.clone_from(&out);
+            last.stats = stats;
+            last.inputs = ids.len();
+            last.time = time;
+            if let Some(p) = self.progress {
+                p.advance();
+            }
+        }
+        Ok(result)
+    }
+}
