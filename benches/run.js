@@ -359,7 +359,7 @@ function dialectSection(dialect, columns, results) {
     const rr = r.render;
     const what = rr.skipped
       ? rr.skipped
-      : `${rr.renders} renders of the first ${r.messages - rr.renders}…${r.messages - 1} of ${r.messages} messages, a flush of ${rr.flushedResults} results before render ${Math.floor(rr.renders / 2) + 1}; the limit built ${rr.walked.stubs} stubs at the last render`;
+      : `${rr.renders} renders of the first ${r.messages - rr.renders}…${r.messages - 1} of ${r.messages} messages, a flush of ${rr.flushedResults} result${rr.flushedResults === 1 ? '' : 's'} before render ${Math.floor(rr.renders / 2) + 1}; the limit built ${rr.walked.stubs} stubs at the last render`;
     notes.push(`- ${name}: ${(r.fileBytes / 1e6).toFixed(1)} MB file, ${what}; Buffer ${(r.buffer.bytes / 1e6).toFixed(1)} MB.`);
   }
   for (const [name, runtime] of columns) {
@@ -404,7 +404,7 @@ function markdown(opts, columns, results, versions, load, meta) {
   lines.push('## Machine');
   lines.push('');
   lines.push(`- CPU: ${cpus.length ? cpus[0].model.trim() : 'unknown'}, ${cpus.length} logical cores (${os.availableParallelism ? os.availableParallelism() : cpus.length} available); ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM`);
-  lines.push(`- OS: ${os.type()} ${os.release()} ${os.arch()}; load average (1/5/15 min) at the start: ${meta.loadavg.map((x) => x.toFixed(2)).join(' / ')}`);
+  lines.push(`- OS: ${os.type()} ${os.release()} ${os.arch()}; load average (1/5/15 min) at the start: ${meta.loadavg.map((x) => x.toFixed(2)).join(' / ')}, at the end: ${meta.loadavgEnd.map((x) => x.toFixed(2)).join(' / ')} (${os.cpus().length} cores: above that, other processes shared the CPU with the run)`);
   for (const runtime of opts.runtimes) {
     const v = versions[runtime];
     lines.push(`- ${runtime}: ${v ? `${v.version} (${runtime === 'Node' ? '--expose-gc; ' : ''}backend ${v.backend}; forced GC before each timed call: ${v.gc ? 'yes' : 'no'})` : 'not available: its columns are skipped'}`);
@@ -498,6 +498,7 @@ async function main() {
   }
   const load = opts.load && present.length ? runLoad({ ...opts, names: present }, runtimes) : null;
   meta.seconds = (Date.now() - t0) / 1000;
+  meta.loadavgEnd = os.loadavg();
 
   const columns = present.flatMap((name) => runtimes.map((runtime) => [name, runtime]));
   const md = markdown(opts, columns, results, versions, load, meta);
