@@ -6,9 +6,10 @@
 // each, alternating A and B within every round so that the machine's noise
 // falls on both alike. Reports the medians and the ratio B / A (below 1: B
 // is faster). For build options (allocator settings, features, profiles)
-// that `npm run bench`, which runs one binary, cannot compare.
+// that `npm run bench`, which runs one binary, cannot compare. Each call
+// gets a fresh copy of the input Buffer (made untimed) and a GC before it.
 //
-//   node benches/binaries.js A.node B.node [small|medium|large|huge ...]
+//   node --expose-gc benches/binaries.js A.node B.node [--dialect 2.9.1] [small|medium|large|huge ...]
 //
 // Inputs: ../shared/corpus/<name>.json (default: medium large), else
 // sample/session.json. Works under Bun too (`bun benches/binaries.js ...`).
@@ -22,49 +23,51 @@ const RUNS = { small: 41, medium: 31, large: 15, huge: 7, sample: 41 };
 const WARMUP = 3;
 
 const { IS_BUN, forceGc, median } = require('./timing.js');
+const { stateOf, configOf } = require('./corpus.js');
 
 function loadBinding(file) {
   const abs = path.resolve(file);
   const m = { exports: {} };
   process.dlopen(m, abs);
-  for (const name of ['pruneJson', 'NativePruner', 'sizeOf']) {
+  for (const name of ['pruneBytes', 'NativePruner', 'sizeOf']) {
     if (!(name in m.exports)) throw new Error(`${file}: no ${name} export`);
   }
   return m.exports;
 }
 
-function loadInput(name) {
+function loadInput(name, dialect) {
   const file = name === 'sample' ? path.join(ROOT, 'sample', 'session.json') : path.join(CORPUS, `${name}.json`);
   const s = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const corpus = { messages: s.messages, state: s.state, config: s.config };
   return {
     name,
+    dialect,
     bytes: Buffer.from(JSON.stringify(s.messages)),
-    stateJson: JSON.stringify(s.state),
-    configJson: JSON.stringify(s.config),
-    boundary: s.thinkingBoundaryTimestamp ?? null,
+    stateJson: JSON.stringify(stateOf(corpus, dialect)),
+    configJson: JSON.stringify(configOf(corpus, dialect)),
+    boundary: dialect === '2.4.3' ? (s.thinkingBoundaryTimestamp ?? null) : null,
   };
 }
 
-// The calls timed on each binary: fn(binding, input, ctx) with ctx made once
-// per binary and input.
+// The calls timed on each binary: run(binding, bytes, input, ctx) with ctx
+// made once per binary and input.
 const CALLS = {
-  sizeOf: { setup: () => null, run: (b, i) => b.sizeOf(i.bytes) },
+  sizeOf: { setup: () => null, run: (b, bytes) => b.sizeOf(bytes) },
   'Pruner.prune': {
     setup: (b, i) => {
-      const p = new b.NativePruner();
+      const p = new b.NativePruner(i.dialect);
       p.setConfig(i.configJson);
       p.setState(i.stateJson);
       return p;
     },
-    run: (b, i, p) => p.prune(i.bytes, i.boundary),
+    run: (b, bytes, i, p) => p.prune(bytes, i.boundary),
   },
-  'prune (stateless)': { setup: () => null, run: (b, i) => b.pruneJson(i.bytes, i.stateJson, i.configJson, i.boundary) },
+  'prune (stateless)': { setup: () => null, run: (b, bytes, i) => b.pruneBytes(bytes, i.stateJson, i.configJson, i.boundary, i.dialect) },
 };
 
 const fingerprint = (r) => (typeof r === 'number' ? `${r}` : `${r.pruned}/${r.beforeChars}/${r.afterChars}`);
 
 function time(fn) {
-  forceGc();
   const t0 = performance.now();
   const r = fn();
   return [performance.now() - t0, r];
@@ -73,20 +76,30 @@ function time(fn) {
 function main() {
   const args = process.argv.slice(2);
   if (args.length < 2) {
-    console.error('usage: benches/binaries.js A.node B.node [small|medium|large|huge|sample ...]');
+    console.error('usage: benches/binaries.js A.node B.node [--dialect 2.4.3|2.9.1] [small|medium|large|huge|sample ...]');
     process.exit(2);
   }
-  const [fileA, fileB, ...names] = args;
+  const [fileA, fileB, ...rest] = args;
+  let dialect = '2.4.3';
+  const names = [];
+  for (let i = 0; i < rest.length; i++) {
+    if (rest[i] === '--dialect') dialect = rest[++i];
+    else names.push(rest[i]);
+  }
+  if (dialect !== '2.4.3' && dialect !== '2.9.1') {
+    console.error(`unknown dialect ${dialect} (2.4.3, 2.9.1)`);
+    process.exit(2);
+  }
   const a = loadBinding(fileA);
   const b = loadBinding(fileB);
   let inputs = names.length ? names : ['medium', 'large'];
   if (!fs.existsSync(CORPUS)) inputs = ['sample'];
   const runtime = IS_BUN ? `Bun ${globalThis.Bun.version}` : `Node ${process.versions.node}`;
-  console.log(`${runtime}; A = ${fileA}, B = ${fileB}; median ms of each call, A and B alternated within each round`);
+  console.log(`${runtime}; dialect ${dialect}; A = ${fileA}, B = ${fileB}; median ms of each call on a fresh Buffer, A and B alternated within each round`);
   console.log('| input | call | runs | A ms | B ms | B / A |');
   console.log('|---|---|--:|--:|--:|--:|');
   for (const name of inputs) {
-    const input = loadInput(name);
+    const input = loadInput(name, dialect);
     const runs = RUNS[name] ?? 15;
     for (const [call, { setup, run }] of Object.entries(CALLS)) {
       const ctxA = setup(a, input);
@@ -98,7 +111,9 @@ function main() {
         const order = k % 2 ? [[b, ctxB, tb], [a, ctxA, ta]] : [[a, ctxA, ta], [b, ctxB, tb]];
         const seen = [];
         for (const [bin, ctx, out] of order) {
-          const [ms, r] = time(() => run(bin, input, ctx));
+          const bytes = Buffer.from(input.bytes);
+          forceGc();
+          const [ms, r] = time(() => run(bin, bytes, input, ctx));
           if (k >= WARMUP) out.push(ms);
           seen.push(fingerprint(r));
         }

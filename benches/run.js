@@ -1,621 +1,518 @@
 #!/usr/bin/env node
 'use strict';
 
-// The benchmark of the render path, side by side in one process per runtime:
+// `npm run bench`: the render path side by side with pi-condense's own, as
+// pi runs it, for each dialect against its own reference release, in Node
+// and in Bun. One child process per runtime x corpus file x dialect (so no
+// two measurements share a heap) runs the growing-conversation loop and the
+// first calls (benches/render.js), the no-op renders, and the Buffer path on
+// fresh Buffers (benches/throughput.js); one more fresh child per runtime x
+// corpus file x dialect measures the peak RSS growth of one stateless
+// prune. The tables (median ms and ratio to the reference, the issues'
+// targets beside the rows, every mismatch with the reference) go to stdout
+// and, for a full run, to benches/RESULTS.md.
 //
-//   floor          JSON.stringify(input) + JSON.stringify(output), output being
-//                  pure-JS's result messages (only the two stringify calls timed)
-//   pure-JS        js/pure.js pruneMessages on a fresh structuredClone
-//   prune Buffer   Pruner#prune on a Buffer made once from JSON.stringify(messages)
-//                  (config and state converted once, only the prune call timed)
-//   pruneMessages  native pruneMessages on a fresh structuredClone
-//   session        PruneSession#render after appending one message: each timed
-//                  run renders a clone of messages[0..n-1] (untimed) and then
-//                  times the render of a clone of all n messages
+//   npm run bench                       everything; writes benches/RESULTS.md
+//   npm run bench -- --quick            small and medium, 5 renders (development)
+//   npm run bench -- --only large       one corpus file (repeat or comma-separate)
+//   npm run bench -- --dialect 2.9.1    one dialect
+//   npm run bench -- --runtime node     one runtime (node or bun)
+//   npm run bench -- --renders 9        renders per corpus file (default 15)
+//   npm run bench -- --load             add session-file loading (benches/load.js)
+//   npm run bench -- --out FILE         write the markdown there (a partial
+//                                       run writes nothing unless given)
 //
-// plus no-op renders (empty state, config with every section absent) for
-// pure-JS, pruneMessages and the session. Every timed call gets a fresh
-// structuredClone made before the clock starts; a full GC runs before each
-// timed call (untimed) so one run's garbage is not billed to the next.
-//
-// Inputs: ../shared/corpus/{small,medium,large,huge}.json when present, else
-// sessions of similar sizes built from scripts/gen-sample.js (the sample
-// session repeated with fresh ids, refs, block ids and shifted timestamps).
-//
-//   node benches/run.js              Node here, then Bun; writes benches/RESULTS.md
-//   node benches/run.js --all        the same
-//   node benches/run.js --single     this runtime only; prints, writes nothing
-//   node benches/run.js --generated  use the generated sessions even if the corpus exists
-//   node benches/run.js large huge   only these inputs
-//
-// Benchmark a release build (`npm run build`), not a debug one.
-//
-// An export that does not exist yet shows as "n/a" in its column.
+// Needs ../shared/corpus (skipped with a note when absent) and
+// ../shared/reference (the render rows are skipped without it). Benchmark a
+// release build (`npm run build`).
 
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { spawnSync, execFileSync } = require('node:child_process');
+const { spawn, spawnSync, execFileSync } = require('node:child_process');
 
 const ROOT = path.join(__dirname, '..');
-const CORPUS_DIR = path.join(ROOT, '..', 'shared', 'corpus');
 const RESULTS_FILE = path.join(__dirname, 'RESULTS.md');
+const SESSIONS_DIR = path.join(ROOT, '.tmp', 'sessions');
+const DIALECTS = ['2.4.3', '2.9.1'];
+const RUNTIMES = ['Node', 'Bun'];
 const NAMES = ['small', 'medium', 'large', 'huge'];
-// Sizes of the shared corpus files, for the generated stand-ins.
-const CORPUS_BYTES = { small: 380928, medium: 2442681, large: 8158549, huge: 33493414 };
-// Timed runs (after the warm-up runs) per input.
-const RUNS = { small: 41, medium: 15, large: 9, huge: 7 };
-const WARMUP = { small: 5, medium: 2, large: 1, huge: 1 };
 
-const IS_BUN = typeof Bun !== 'undefined';
-const RUNTIME = IS_BUN ? 'Bun' : 'Node';
+// ---------------------------------------------------------------------------
+// Children
+
+async function childRender(name, dialect, sizes) {
+  const { loadCorpus } = require('./corpus.js');
+  const { benchRender, benchNoop } = require('./render.js');
+  const { benchBuffer } = require('./throughput.js');
+  const corpus = loadCorpus(name);
+  const log = (what) => process.stderr.write(`  ${runtimeName()} ${name} ${dialect}: ${what}\n`);
+  log('growing conversation');
+  const render = await benchRender(corpus, dialect, { renders: sizes.renders, cold: sizes.cold });
+  log('no-op renders');
+  const noop = await benchNoop(corpus, dialect, sizes.noop);
+  log('Buffer path');
+  const buffer = await benchBuffer(corpus, dialect, sizes.buffer);
+  return { messages: corpus.messages.length, fileBytes: corpus.bytes, render, noop, buffer };
+}
+
+function childRss(name, dialect) {
+  return require('./throughput.js').peakRss(name, dialect);
+}
+
+function runtimeName() {
+  return typeof Bun !== 'undefined' ? 'Bun' : 'Node';
+}
+
+async function child(argv) {
+  const [kind, name, dialect, outFile, sizesJson] = argv;
+  const { gcAvailable } = require('./timing.js');
+  const result = kind === 'rss' ? childRss(name, dialect) : await childRender(name, dialect, JSON.parse(sizesJson));
+  const version = typeof Bun !== 'undefined' ? Bun.version : process.versions.node;
+  const api = require('..');
+  fs.writeFileSync(outFile, JSON.stringify({ runtime: runtimeName(), version, backend: api.backend, gc: gcAvailable, result }));
+}
 
 // ---------------------------------------------------------------------------
 // Arguments
 
+function usage(message) {
+  console.error(`${message}\nusage: npm run bench -- [--quick] [--only NAME[,NAME]] [--dialect 2.4.3|2.9.1] [--runtime node|bun] [--renders N] [--load] [--out FILE]`);
+  process.exit(2);
+}
+
 function parseArgs(argv) {
-  const opts = { single: false, generated: false, json: null, names: [] };
+  const opts = { quick: false, names: [], dialects: [], runtimes: [], renders: null, load: false, out: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (a === '--single') opts.single = true;
-    else if (a === '--all') opts.single = false;
-    else if (a === '--generated') opts.generated = true;
-    else if (a === '--json') opts.json = argv[++i];
-    else if (NAMES.includes(a)) opts.names.push(a);
-    else {
-      console.error(`unknown argument ${a}; usage: benches/run.js [--all|--single] [--generated] [${NAMES.join('|')} ...]`);
-      process.exit(2);
-    }
+    const value = () => {
+      if (i + 1 >= argv.length) usage(`${a} needs a value`);
+      return argv[++i];
+    };
+    if (a === '--quick') opts.quick = true;
+    else if (a === '--only') opts.names.push(...value().split(','));
+    else if (a === '--dialect') opts.dialects.push(...value().split(','));
+    else if (a === '--runtime') opts.runtimes.push(...value().split(',').map((r) => r[0].toUpperCase() + r.slice(1).toLowerCase()));
+    else if (a === '--renders') opts.renders = Number(value());
+    else if (a === '--load') opts.load = true;
+    else if (a === '--out') opts.out = path.resolve(value());
+    else usage(`unknown argument ${a}`);
   }
-  if (!opts.names.length) opts.names = NAMES.slice();
+  for (const n of opts.names) if (!NAMES.includes(n)) usage(`unknown corpus file ${n} (${NAMES.join(', ')})`);
+  for (const d of opts.dialects) if (!DIALECTS.includes(d)) usage(`unknown dialect ${d} (${DIALECTS.join(', ')})`);
+  for (const r of opts.runtimes) if (!RUNTIMES.includes(r)) usage(`unknown runtime ${r} (node, bun)`);
+  if (opts.renders !== null && !(Number.isInteger(opts.renders) && opts.renders >= 3)) usage('--renders must be an integer >= 3');
+  opts.partial = opts.quick || opts.names.length > 0 || opts.dialects.length > 0 || opts.runtimes.length > 0 || opts.renders !== null;
+  if (!opts.names.length) opts.names = opts.quick ? ['small', 'medium'] : NAMES.slice();
+  if (!opts.dialects.length) opts.dialects = DIALECTS.slice();
+  if (!opts.runtimes.length) opts.runtimes = RUNTIMES.slice();
+  const renders = opts.renders ?? (opts.quick ? 5 : 15);
+  opts.sizes = opts.quick ? { renders, cold: 3, noop: 5, buffer: 5 } : { renders, cold: 5, noop: 9, buffer: 9 };
   return opts;
 }
 
 // ---------------------------------------------------------------------------
-// Timing
+// Running the children
 
-const { forceGc, gcAvailable, median } = require('./timing.js');
-
-// setup() runs untimed and hands its value to fn(), which is timed.
-function measure(name, runs, warmup, setup, fn) {
-  let result;
-  for (let i = 0; i < warmup; i++) result = fn(setup());
-  const times = [];
-  for (let i = 0; i < runs; i++) {
-    const arg = setup();
-    forceGc();
-    const t0 = performance.now();
-    result = fn(arg);
-    times.push(performance.now() - t0);
-  }
-  return { ms: median(times), min: Math.min(...times), runs: times.length, result };
+function bunPath() {
+  const local = path.join(ROOT, 'node_modules', '.bin', process.platform === 'win32' ? 'bun.cmd' : 'bun');
+  return fs.existsSync(local) ? local : 'bun';
 }
 
-// Runs a contender, turning a missing export into n/a and a throw into an error note.
-function contender(available, body) {
-  if (!available) return { na: true };
+function commandFor(runtime) {
+  if (runtime === 'Node') return { cmd: process.execPath, args: ['--expose-gc'] };
+  return { cmd: bunPath(), args: [] };
+}
+
+function runtimeVersion(runtime) {
+  const { cmd } = commandFor(runtime);
   try {
-    return body();
-  } catch (err) {
-    return { error: `${err && err.code ? err.code + ': ' : ''}${err && err.message ? err.message : String(err)}` };
-  }
-}
-
-// ---------------------------------------------------------------------------
-// Inputs
-
-function loadCorpus(name) {
-  const text = fs.readFileSync(path.join(CORPUS_DIR, `${name}.json`), 'utf8');
-  const s = JSON.parse(text);
-  return {
-    name,
-    source: `corpus/${name}.json`,
-    fileBytes: Buffer.byteLength(text),
-    messages: s.messages,
-    state: s.state,
-    config: s.config,
-    boundary: s.thinkingBoundaryTimestamp ?? null,
-  };
-}
-
-const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-let sampleCache = null;
-
-// The sample session of scripts/gen-sample.js, as JSON text of {messages, state}
-// plus what the renumbering needs.
-function sampleSession() {
-  if (sampleCache) return sampleCache;
-  const { generate } = require(path.join(ROOT, 'scripts', 'gen-sample.js'));
-  const full = generate();
-  const s = JSON.parse(full);
-  const text = JSON.stringify({ messages: s.messages, state: s.state });
-  let maxRef = 0;
-  for (const ref of Object.values(s.state.shortRefs)) {
-    const m = /^t(\d+)$/.exec(ref);
-    if (m) maxRef = Math.max(maxRef, Number(m[1]));
-  }
-  let maxBlock = 0;
-  for (const c of s.state.chains) {
-    const m = /^b(\d+)$/.exec(c.blockId);
-    if (m) maxBlock = Math.max(maxBlock, Number(m[1]));
-  }
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (const m of text.matchAll(/":(1[6-9]\d{11})(?=[,}\]])/g)) {
-    const t = Number(m[1]);
-    lo = Math.min(lo, t);
-    hi = Math.max(hi, t);
-  }
-  sampleCache = {
-    text,
-    bytes: Buffer.byteLength(full),
-    config: s.config,
-    boundary: s.thinkingBoundaryTimestamp,
-    maxRef,
-    maxBlock,
-    // One copy's time span plus a ten-minute pause, rounded to a minute.
-    shift: Math.ceil((hi - lo + 600000) / 60000) * 60000,
-  };
-  return sampleCache;
-}
-
-// Copy k of the sample with distinct tool call ids (same length), refs
-// t<n + k*maxRef>, block ids b<n + k*maxBlock> and timestamps moved k*shift later.
-function sampleCopy(base, k) {
-  if (k === 0) return JSON.parse(base.text);
-  const tag = BASE58[Math.floor(k / 58) % 58] + BASE58[k % 58];
-  const text = base.text
-    .replace(/toolu_01(?=[1-9A-HJ-NP-Za-km-z]{20})/g, `toolu_${tag}`)
-    .replace(/([`"])t(\d+)(?=[`"])/g, (_, q, n) => `${q}t${Number(n) + k * base.maxRef}`)
-    .replace(/"b(\d+)"/g, (_, n) => `"b${Number(n) + k * base.maxBlock}"`)
-    .replace(/\{b(\d+)\}/g, (_, n) => `{b${Number(n) + k * base.maxBlock}}`)
-    .replace(/Request b(\d+)/g, (_, n) => `Request b${Number(n) + k * base.maxBlock}`)
-    .replace(/":(1[6-9]\d{11})(?=[,}\]])/g, (_, t) => `":${Number(t) + k * base.shift}`);
-  return JSON.parse(text);
-}
-
-// A stand-in for corpus/<name>.json: enough sample copies, one after the
-// other, to reach about the corpus file's size, states merged; the thinking
-// boundary is the last copy's.
-function generatedSession(name) {
-  const base = sampleSession();
-  const copies = Math.max(1, Math.round(CORPUS_BYTES[name] / base.bytes));
-  const messages = [];
-  const state = { records: {}, dedupAliases: {}, shortRefs: {}, refAliases: {}, chains: [], summaryBodies: [] };
-  for (let k = 0; k < copies; k++) {
-    const c = sampleCopy(base, k);
-    for (const m of c.messages) messages.push(m);
-    for (const key of ['records', 'dedupAliases', 'shortRefs', 'refAliases']) Object.assign(state[key], c.state[key]);
-    state.chains.push(...c.state.chains);
-    state.summaryBodies.push(...c.state.summaryBodies);
-  }
-  const fileBytes = Buffer.byteLength(JSON.stringify({ messages, state, config: base.config }));
-  return {
-    name,
-    source: `generated (${copies} × sample)`,
-    fileBytes,
-    messages,
-    state,
-    config: base.config,
-    boundary: base.boundary + (copies - 1) * base.shift,
-  };
-}
-
-function loadInput(name, useGenerated) {
-  return useGenerated ? generatedSession(name) : loadCorpus(name);
-}
-
-// ---------------------------------------------------------------------------
-// One input, every contender
-
-const NOOP_STATE = { records: {}, dedupAliases: {}, shortRefs: {}, refAliases: {}, chains: [], summaryBodies: [] };
-const NOOP_CONFIG = {};
-
-function benchInput(input, api) {
-  const { messages, state, config, boundary } = input;
-  const runs = RUNS[input.name];
-  const warmup = WARMUP[input.name];
-  const opts = { state, config, thinkingStripBoundaryTimestamp: boundary };
-  const prefix = messages.slice(0, -1);
-  const row = {
-    name: input.name,
-    source: input.source,
-    fileMB: input.fileBytes / 1e6,
-    messages: messages.length,
-    notes: [],
-  };
-  const log = (what) => process.stderr.write(`  [${RUNTIME}] ${input.name}: ${what}\n`);
-
-  log('pure-JS');
-  const pureRes = measure('pure', runs, warmup, () => structuredClone(messages), (m) => api.pure.pruneMessages(m, opts));
-  row.pure = pureRes;
-  const expected = pureRes.result;
-  row.pureAfterChars = expected.afterChars;
-  row.pureBeforeChars = expected.beforeChars;
-
-  log('floor');
-  const output = expected.messages;
-  row.floor = measure('floor', runs, warmup, () => null, () => JSON.stringify(messages).length + JSON.stringify(output).length);
-
-  const agree = (label, r) => {
-    if (!r || r.na || r.error) return;
-    const res = r.result;
-    if (!res || res.afterChars !== expected.afterChars || res.beforeChars !== expected.beforeChars || res.pruned !== expected.pruned) {
-      row.notes.push(`${label} disagrees with pure-JS (before/after ${res && res.beforeChars}/${res && res.afterChars}, pure-JS ${expected.beforeChars}/${expected.afterChars})`);
-    }
-  };
-
-  log('prune Buffer');
-  const bytes = Buffer.from(JSON.stringify(messages));
-  row.bufferMB = bytes.length / 1e6;
-  row.stateMB = Buffer.byteLength(JSON.stringify(state)) / 1e6;
-  row.buffer = contender(typeof api.native.Pruner === 'function', () => {
-    const pruner = new api.native.Pruner(config).setState(state);
-    const o = { thinkingStripBoundaryTimestamp: boundary };
-    return measure('buffer', runs, warmup, () => bytes, (b) => pruner.prune(b, o));
-  });
-  agree('prune Buffer', row.buffer);
-
-  // Stateless prune, the state passed as an object with every call: with the
-  // same state text as the previous call (what a host does between two
-  // flushes; the addon reuses its conversion, src/convert.rs), and with a
-  // different text in every call (alternating the state and a copy with one
-  // extra key), which converts it every time.
-  log('prune stateless, same state');
-  const hasPrune = typeof api.native.prune === 'function';
-  row.pruneKept = contender(hasPrune, () => measure('prune-kept', runs, warmup, () => bytes, (b) => api.native.prune(b, opts)));
-  agree('prune, same state', row.pruneKept);
-  log('prune stateless, new state text every call');
-  const otherOpts = { ...opts, state: { benchCopy: true, ...state } };
-  let flip = false;
-  row.pruneFresh = contender(hasPrune, () => measure('prune-fresh', runs, warmup, () => {
-    flip = !flip;
-    return flip ? otherOpts : opts;
-  }, (o) => api.native.prune(bytes, o)));
-  agree('prune, new state text', row.pruneFresh);
-
-  log('pruneMessages');
-  row.pruneMessages = contender(typeof api.native.pruneMessages === 'function', () =>
-    measure('pruneMessages', runs, warmup, () => structuredClone(messages), (m) => api.native.pruneMessages(m, opts)));
-  agree('pruneMessages', row.pruneMessages);
-
-  log('session render after one appended message');
-  row.session = contender(typeof api.native.PruneSession === 'function', () => {
-    const session = new api.native.PruneSession({ config, state, thinkingStripBoundaryTimestamp: boundary });
-    session.render(structuredClone(prefix));
-    return measure('session', runs, warmup, () => {
-      session.render(structuredClone(prefix));
-      return structuredClone(messages);
-    }, (m) => session.render(m));
-  });
-  agree('session render', row.session);
-
-  // No-op: the same messages, nothing configured.
-  const noopOpts = { state: NOOP_STATE, config: NOOP_CONFIG, thinkingStripBoundaryTimestamp: null };
-  log('no-op pure-JS');
-  row.noopPure = measure('noop-pure', runs, warmup, () => structuredClone(messages), (m) => api.pure.pruneMessages(m, noopOpts));
-  if (row.noopPure.result.pruned) row.notes.push('the no-op input was pruned by pure-JS');
-  log('no-op pruneMessages');
-  row.noopPruneMessages = contender(typeof api.native.pruneMessages === 'function', () =>
-    measure('noop-pruneMessages', runs, warmup, () => structuredClone(messages), (m) => api.native.pruneMessages(m, noopOpts)));
-  log('no-op session render');
-  row.noopSession = contender(typeof api.native.PruneSession === 'function', () => {
-    const session = new api.native.PruneSession({ config: NOOP_CONFIG, state: NOOP_STATE, thinkingStripBoundaryTimestamp: null });
-    session.render(structuredClone(prefix));
-    return measure('noop-session', runs, warmup, () => {
-      session.render(structuredClone(prefix));
-      return structuredClone(messages);
-    }, (m) => session.render(m));
-  });
-  for (const [label, r] of [['no-op pruneMessages', row.noopPruneMessages], ['no-op session render', row.noopSession]]) {
-    if (r && r.result && r.result.pruned) row.notes.push(`${label} reported pruned: true`);
-  }
-  for (const key of ['buffer', 'pruneKept', 'pruneFresh', 'pruneMessages', 'session', 'noopPruneMessages', 'noopSession']) {
-    if (row[key] && row[key].error) row.notes.push(`${key} threw: ${row[key].error}`);
-  }
-
-  // Drop the results (big) before the rows travel as JSON.
-  for (const key of ['pure', 'floor', 'buffer', 'pruneKept', 'pruneFresh', 'pruneMessages', 'session', 'noopPure', 'noopPruneMessages', 'noopSession']) {
-    if (row[key]) delete row[key].result;
-  }
-  return row;
-}
-
-function runtimeVersion() {
-  return IS_BUN ? Bun.version : process.versions.node;
-}
-
-function runHere(opts) {
-  const api = {
-    native: require(ROOT),
-    pure: require(path.join(ROOT, 'js', 'pure.js')),
-  };
-  const useGenerated = opts.generated || !fs.existsSync(CORPUS_DIR);
-  const rows = [];
-  for (const name of opts.names) {
-    process.stderr.write(`[${RUNTIME}] loading ${name}${useGenerated ? ' (generated)' : ''}\n`);
-    const input = loadInput(name, useGenerated);
-    rows.push(benchInput(input, api));
-  }
-  let loader = {};
-  try {
-    loader = require(path.join(ROOT, 'loader.js'));
-  } catch {
-    // an older layout without loader.js
-  }
-  const binary = fs.readdirSync(ROOT).find((f) => /^condense-native\..*\.node$/.test(f));
-  const binaryInfo = binary ? (() => {
-    const st = fs.statSync(path.join(ROOT, binary));
-    return `${binary}, ${(st.size / 1e6).toFixed(1)} MB, built ${st.mtime.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-  })() : 'no local binary (package binary or fallback)';
-  return {
-    runtime: RUNTIME,
-    version: runtimeVersion(),
-    backend: api.native.backend,
-    binary: binaryInfo,
-    arrayNative: typeof loader.pruneArray === 'function' && typeof loader.NativeSession === 'function',
-    exports: {
-      Pruner: typeof api.native.Pruner === 'function',
-      pruneMessages: typeof api.native.pruneMessages === 'function',
-      PruneSession: typeof api.native.PruneSession === 'function',
-    },
-    generated: useGenerated,
-    gc: gcAvailable,
-    rows,
-  };
-}
-
-// ---------------------------------------------------------------------------
-// Markdown
-
-function fmtMs(x) {
-  if (x < 0.1) return x.toFixed(4);
-  if (x < 1) return x.toFixed(3);
-  if (x < 10) return x.toFixed(2);
-  if (x < 100) return x.toFixed(1);
-  return x.toFixed(0);
-}
-
-function fmtRatio(x) {
-  if (!Number.isFinite(x)) return 'n/a';
-  if (x < 10) return `${x.toFixed(2)}×`;
-  if (x < 100) return `${x.toFixed(1)}×`;
-  return `${x.toFixed(0)}×`;
-}
-
-const ok = (r) => r && !r.na && !r.error && Number.isFinite(r.ms);
-const cellMs = (r) => (ok(r) ? fmtMs(r.ms) : r && r.error ? 'error' : 'n/a');
-const ratio = (num, r) => (ok(r) ? fmtRatio(num / r.ms) : 'n/a');
-
-function table(result) {
-  const lines = [];
-  lines.push('| input | JSON MB | messages | floor ms | pure-JS ms | floor/pure-JS | prune Buffer ms | Buffer MB/s | Buffer floor/x | Buffer pure-JS/x | pruneMessages ms | pruneMessages floor/x | pruneMessages pure-JS/x | session append ms | session floor/x | session pure-JS/x |');
-  lines.push('|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
-  for (const r of result.rows) {
-    const f = r.floor.ms;
-    const p = r.pure.ms;
-    const mbps = ok(r.buffer) ? (r.bufferMB / (r.buffer.ms / 1000)).toFixed(0) : 'n/a';
-    lines.push(`| ${r.name} | ${r.bufferMB.toFixed(2)} | ${r.messages} | ${fmtMs(f)} | ${fmtMs(p)} | ${fmtRatio(f / p)} | ` +
-      `${cellMs(r.buffer)} | ${mbps} | ${ratio(f, r.buffer)} | ${ratio(p, r.buffer)} | ` +
-      `${cellMs(r.pruneMessages)} | ${ratio(f, r.pruneMessages)} | ${ratio(p, r.pruneMessages)} | ` +
-      `${cellMs(r.session)} | ${ratio(f, r.session)} | ${ratio(p, r.session)} |`);
-  }
-  return lines.join('\n');
-}
-
-function statelessTable(result) {
-  const lines = [];
-  lines.push('| input | state JSON MB | prune, new state text ms | prune, same state text ms | new / same | Pruner.prune ms | same / Pruner.prune |');
-  lines.push('|---|--:|--:|--:|--:|--:|--:|');
-  const rel = (a, b) => (ok(a) && ok(b) ? fmtRatio(a.ms / b.ms) : 'n/a');
-  for (const r of result.rows) {
-    lines.push(`| ${r.name} | ${r.stateMB.toFixed(2)} | ${cellMs(r.pruneFresh)} | ${cellMs(r.pruneKept)} | ${rel(r.pruneFresh, r.pruneKept)} | ` +
-      `${cellMs(r.buffer)} | ${rel(r.pruneKept, r.buffer)} |`);
-  }
-  return lines.join('\n');
-}
-
-function noopTable(result) {
-  const lines = [];
-  lines.push('| input | pure-JS no-op ms | pruneMessages no-op ms | pruneMessages / pure-JS | session no-op ms | session / pure-JS |');
-  lines.push('|---|--:|--:|--:|--:|--:|');
-  const rel = (r, p) => (ok(r) ? `${(r.ms / p).toFixed(2)}` : 'n/a');
-  for (const r of result.rows) {
-    const p = r.noopPure.ms;
-    lines.push(`| ${r.name} | ${fmtMs(p)} | ${cellMs(r.noopPruneMessages)} | ${rel(r.noopPruneMessages, p)} | ` +
-      `${cellMs(r.noopSession)} | ${rel(r.noopSession, p)} |`);
-  }
-  return lines.join('\n');
-}
-
-// Each target: what, where, and a test on one runtime's rows.
-function checks(result) {
-  const row = (name) => result.rows.find((r) => r.name === name);
-  const out = [];
-  const add = (what, name, r, value, good, shown) => {
-    if (!row(name)) return;
-    if (!ok(r)) out.push({ what, status: r && r.error ? 'error' : 'n/a', value: r && r.error ? r.error : 'not available' });
-    else out.push({ what, status: good(value) ? 'met' : 'missed', value: shown(value) });
-  };
-  for (const name of ['large', 'huge']) {
-    const r = row(name);
-    if (r) add(`session render after one appended message, ${name}: ≥ 100× faster than the floor`, name, r.session,
-      ok(r.session) ? r.floor.ms / r.session.ms : NaN, (v) => v >= 100, (v) => fmtRatio(v));
-  }
-  {
-    const r = row('large');
-    if (r) add('pruneMessages, large: ≥ 1.5× faster than the floor', 'large', r.pruneMessages,
-      ok(r.pruneMessages) ? r.floor.ms / r.pruneMessages.ms : NaN, (v) => v >= 1.5, (v) => fmtRatio(v));
-  }
-  for (const name of ['large', 'huge']) {
-    const r = row(name);
-    if (r) add(`prune on a Buffer, ${name}: ≥ 1 GB/s`, name, r.buffer,
-      ok(r.buffer) ? r.bufferMB / (r.buffer.ms / 1000) : NaN, (v) => v >= 1000, (v) => `${v.toFixed(0)} MB/s`);
-  }
-  for (const [label, key] of [['pruneMessages', 'noopPruneMessages'], ['session render', 'noopSession']]) {
-    const rs = result.rows.filter((r) => ok(r[key]));
-    if (!rs.length) {
-      out.push({ what: `no-op ${label} ≤ 1.2× the pure-JS no-op (every input)`, status: 'n/a', value: 'not available' });
-      continue;
-    }
-    const worst = rs.reduce((a, r) => (r[key].ms / r.noopPure.ms > a[key].ms / a.noopPure.ms ? r : a));
-    const v = worst[key].ms / worst.noopPure.ms;
-    out.push({
-      what: `no-op ${label} ≤ 1.2× the pure-JS no-op (every input)`,
-      status: v <= 1.2 ? 'met' : 'missed',
-      value: `worst ${v.toFixed(2)}× (${worst.name})`,
-    });
-  }
-  return out;
-}
-
-function gitDescription() {
-  try {
-    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'index.js', 'loader.js', 'js'], { cwd: ROOT, encoding: 'utf8' }).trim();
-    return `${head}${dirty ? ' (src/, index.js or js/ modified in the work tree)' : ''}`;
-  } catch {
-    return 'unknown';
-  }
-}
-
-function bunVersion(bun) {
-  try {
-    return execFileSync(bun, ['--version'], { encoding: 'utf8' }).trim();
+    return execFileSync(cmd, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().replace(/^v/, '');
   } catch {
     return null;
   }
 }
 
-function markdown(results, elapsedS, opts) {
+// Runs one child to its end, its stderr passed through (and kept for a
+// failure note); its result comes back in a temporary file.
+function spawnChild(runtime, kind, name, dialect, sizes) {
+  const { cmd, args } = commandFor(runtime);
+  const outFile = path.join(os.tmpdir(), `condense-bench-${process.pid}-${kind}-${runtime}-${name}-${dialect}.json`);
+  const childArgs = [...args, __filename, '--child', kind, name, dialect, outFile, JSON.stringify(sizes)];
+  const t0 = Date.now();
+  return new Promise((resolve) => {
+    const proc = spawn(cmd, childArgs, { cwd: ROOT, stdio: ['ignore', 'inherit', 'pipe'] });
+    let stderr = '';
+    proc.stderr.on('data', (d) => {
+      process.stderr.write(d);
+      stderr = (stderr + d).slice(-4000);
+    });
+    proc.on('close', (code, signal) => {
+      const seconds = (Date.now() - t0) / 1000;
+      if (code !== 0 || !fs.existsSync(outFile)) {
+        const tail = stderr.trim().split('\n').slice(-3).join(' / ');
+        resolve({ failed: `exit ${code ?? signal}: ${tail || 'no output'}`, seconds });
+        return;
+      }
+      const out = JSON.parse(fs.readFileSync(outFile, 'utf8'));
+      fs.unlinkSync(outFile);
+      resolve({ ...out, seconds });
+    });
+  });
+}
+
+// Session-file loading (benches/load.js) on the converted corpus sessions.
+function runLoad(opts, runtimes) {
+  const out = [];
+  const missing = opts.names.filter((n) => !fs.existsSync(path.join(SESSIONS_DIR, `${n}.jsonl`)));
+  if (missing.length) {
+    execFileSync(process.execPath, [path.join(ROOT, 'scripts', 'corpus-to-session.js'), SESSIONS_DIR, ...missing], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  for (const name of opts.names) {
+    for (const runtime of runtimes) {
+      const { cmd, args } = commandFor(runtime);
+      process.stderr.write(`[${runtime}] session loading, ${name}\n`);
+      const r = spawnSync(cmd, [...args, path.join(__dirname, 'load.js'), path.join(SESSIONS_DIR, `${name}.jsonl`), opts.quick ? '3' : '7'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      out.push({ name, runtime, text: r.status === 0 ? r.stdout.trimEnd() : `failed (exit ${r.status}): ${(r.stderr || '').trim().split('\n').slice(-2).join(' / ')}` });
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Tables
+
+const fmtMs = (x) => (!Number.isFinite(x) ? 'n/a' : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x >= 1 ? x.toFixed(2) : x.toFixed(3));
+const fmtX = (x) => (!Number.isFinite(x) ? 'n/a' : x >= 10 ? `${x.toFixed(1)}×` : `${x.toFixed(2)}×`);
+
+const BIG = ['large', 'huge'];
+
+// The rows of a dialect's table: what each cell shows and the target the
+// issues set for it (issue 13 for 2.4.3 and for every path; issue 14 for
+// 2.9.1's drop-in and stateless calls).
+function rowsFor(dialect) {
+  const v24 = dialect === '2.4.3';
+  const ratio = (min) => ({ kind: 'ratio', min });
+  return [
+    { key: 'reference', label: `reference (pi-condense ${dialect} pruneMessages, real indexer)`, kind: 'reference' },
+    { key: 'limit', label: 'limit (walk the fresh array + build the stubs)', kind: 'ratio' },
+    { key: 'floor', label: 'floor (JSON.stringify of input and output)', kind: 'ratio' },
+    { key: 'pureJs', label: 'pure-JS (js/pure, state object)', kind: 'ratio' },
+    { key: 'dropIn', label: `drop-in (condense-native/pi-condense-${dialect.slice(0, 3)}), growing`, ...ratio({ large: 25, huge: 20 }) },
+    { key: 'dropInFirst', label: 'drop-in, first call (fresh indexer)', ...(v24 ? ratio({ large: 1, huge: 1 }) : ratio()) },
+    { key: 'dropInInvalidated', label: 'drop-in after invalidate(indexer)', kind: 'ratio' },
+    { key: 'stateless', label: 'stateless pruneMessages', ...ratio({ large: 1, huge: 1 }) },
+    { key: 'session', label: 'PruneSession.render after one append', ...(v24 ? ratio({ large: 40, huge: 25 }) : ratio()) },
+    { key: 'sessionVerify', label: 'PruneSession.render, verify mode', kind: 'ratio' },
+    { key: 'sessionFirst', label: 'PruneSession, first render', kind: 'ratio' },
+    { key: 'prune', label: 'prune(Buffer), fresh Buffer', kind: 'mbps', min: { large: 1000, huge: 1000 } },
+    { key: 'pruner', label: 'Pruner.prune(Buffer), fresh Buffer', kind: 'mbps', min: { large: 1000, huge: 1000 } },
+    { key: 'rss', label: 'peak RSS growth, one stateless prune (÷ input)', kind: 'rss', max: { large: 2, huge: 2 } },
+    { key: 'noopPureJs', label: 'no-op, pure-JS', kind: 'ms' },
+    { key: 'noopStateless', label: 'no-op, stateless pruneMessages (÷ pure-JS no-op)', kind: 'noop', max: { small: 1.2, medium: 1.2, large: 1.2, huge: 1.2 } },
+    { key: 'noopSession', label: 'no-op, PruneSession.render (÷ pure-JS no-op)', kind: 'noop', max: { small: 1.2, medium: 1.2, large: 1.2, huge: 1.2 } },
+  ];
+}
+
+function targetText(row) {
+  if (row.min && row.kind === 'ratio') {
+    const [a, b] = [row.min.large, row.min.huge];
+    return a === b ? `≥ ${a}× (large, huge)` : `≥ ${a}× large, ≥ ${b}× huge`;
+  }
+  if (row.kind === 'mbps' && row.min) return '≥ 1000 MB/s (large, huge)';
+  if (row.kind === 'rss' && row.max) return '≤ 2× (large, huge)';
+  if (row.kind === 'noop' && row.max) return '≤ 1.2× (all)';
+  return '';
+}
+
+// The value of a row in one measured column, and its cell text.
+function cellOf(row, m) {
+  if (!m) return { text: 'not run' };
+  if (m.failed) return { text: 'failed' };
+  const r = m.result;
+  if (row.kind === 'rss') {
+    const rss = m.rss;
+    if (!rss) return { text: 'n/a' };
+    if (rss.failed) return { text: 'failed' };
+    const v = rss.result.ratio;
+    return { value: v, text: `${v.toFixed(2)}× (${(rss.result.growth / 1e6).toFixed(0)} MB)${rss.result.reset ? '' : ' ≥'}` };
+  }
+  if (row.kind === 'mbps') {
+    const ms = r.buffer.ms[row.key];
+    const v = r.buffer.mbps[row.key];
+    return { value: v, text: `${fmtMs(ms)} ms · ${Number.isFinite(v) ? v.toFixed(0) : 'n/a'} MB/s` };
+  }
+  if (row.key.startsWith('noop')) {
+    const ms = r.noop.ms[row.key === 'noopPureJs' ? 'pureJs' : row.key === 'noopStateless' ? 'stateless' : 'session'];
+    if (row.kind === 'ms') return { value: ms, text: `${fmtMs(ms)} ms` };
+    const v = ms / r.noop.ms.pureJs;
+    return { value: v, text: `${fmtMs(ms)} ms · ${fmtX(v)}` };
+  }
+  if (r.render.skipped) return { text: 'no reference' };
+  const ms = r.render.ms[row.key];
+  if (row.kind === 'reference') return { value: ms, text: `${fmtMs(ms)} ms` };
+  const v = r.render.ms.reference / ms;
+  return { value: v, text: `${fmtMs(ms)} ms · ${fmtX(v)}` };
+}
+
+// Whether a cell meets the row's target for its corpus file (null: no target there).
+function verdict(row, name, value) {
+  if (!Number.isFinite(value)) return row.min?.[name] !== undefined || row.max?.[name] !== undefined ? false : null;
+  if (row.min && row.min[name] !== undefined) return value >= row.min[name];
+  if (row.max && row.max[name] !== undefined) return value <= row.max[name];
+  return null;
+}
+
+// The mismatch counts of a column: contender -> [mismatches, checked].
+function mismatchesOf(m) {
+  const out = {};
+  if (!m || m.failed) return out;
+  const r = m.result;
+  const add = (prefix, part) => {
+    if (!part || !part.checked) return;
+    for (const [k, n] of Object.entries(part.checked)) out[prefix + k] = [part.mismatches[k] ?? 0, n, part.errors?.[k]];
+  };
+  if (!r.render.skipped) add('', r.render);
+  add('noop ', r.noop);
+  add('Buffer ', r.buffer);
+  return out;
+}
+
+const MISMATCH_LABELS = {
+  pureJs: 'pure-JS',
+  dropIn: 'drop-in, growing',
+  stateless: 'stateless pruneMessages',
+  session: 'PruneSession.render',
+  sessionVerify: 'PruneSession.render, verify mode',
+  dropInFirst: 'drop-in, first call',
+  sessionFirst: 'PruneSession, first render',
+  dropInInvalidated: 'drop-in after invalidate',
+  'noop pureJs': 'no-op, pure-JS',
+  'noop stateless': 'no-op, stateless',
+  'noop session': 'no-op, PruneSession',
+  'Buffer prune': 'prune(Buffer)',
+  'Buffer pruner': 'Pruner.prune(Buffer)',
+};
+
+function dialectSection(dialect, columns, results) {
+  const lines = [];
+  const rows = rowsFor(dialect);
+  const header = columns.map(([name, runtime]) => `${name} ${runtime}`);
+  lines.push(`| contender | target | ${header.join(' | ')} |`);
+  lines.push(`|---|---|${columns.map(() => '--:').join('|')}|`);
+  const misses = [];
+  let met = 0;
+  for (const row of rows) {
+    const cells = columns.map(([name, runtime]) => {
+      const m = results[dialect]?.[name]?.[runtime];
+      const c = cellOf(row, m);
+      const ok = m && !m.failed ? verdict(row, name, c.value) : null;
+      if (ok === true) met++;
+      if (ok === false) misses.push(`${row.label}, ${name} ${runtime}: ${c.text} (target ${targetText(row)})`);
+      return ok === null ? c.text : `${c.text} ${ok ? '✓' : '✗'}`;
+    });
+    lines.push(`| ${row.label} | ${targetText(row)} | ${cells.join(' | ')} |`);
+  }
+  lines.push('');
+  lines.push(`Targets: ${met} cells met${misses.length ? `, ${misses.length} missed:` : ', none missed.'}`);
+  for (const miss of misses) lines.push(`- missed: ${miss}`);
+  lines.push('');
+
+  // Every render checked against the reference.
+  const per = columns.map(([name, runtime]) => mismatchesOf(results[dialect]?.[name]?.[runtime]));
+  const keys = Object.keys(MISMATCH_LABELS).filter((k) => per.some((p) => p[k]));
+  let total = 0;
+  let checkedTotal = 0;
+  const errors = [];
+  if (keys.length) {
+    lines.push('Renders that differ from the reference\'s (messages, sizes, diagnostics) / renders checked:');
+    lines.push('');
+    lines.push(`| contender | ${header.join(' | ')} |`);
+    lines.push(`|---|${columns.map(() => '--:').join('|')}|`);
+    for (const k of keys) {
+      const cells = per.map((p, i) => {
+        if (!p[k]) return '—';
+        const [bad, n, err] = p[k];
+        total += bad;
+        checkedTotal += n;
+        if (err) errors.push(`${MISMATCH_LABELS[k]}, ${header[i]}: threw ${err}`);
+        return bad ? `**${bad} / ${n}**` : `0 / ${n}`;
+      });
+      lines.push(`| ${MISMATCH_LABELS[k]} | ${cells.join(' | ')} |`);
+    }
+    lines.push('');
+    lines.push(total ? `**${total} of ${checkedTotal} checked renders differ from the reference's.**` : `All ${checkedTotal} checked renders equal the reference's.`);
+    for (const e of errors) lines.push(`- ${e}`);
+    lines.push('');
+  }
+
+  // What the columns ran on.
+  const notes = [];
+  for (const name of [...new Set(columns.map(([n]) => n))]) {
+    const any = RUNTIMES.map((rt) => results[dialect]?.[name]?.[rt]).find((m) => m && !m.failed);
+    if (!any) continue;
+    const r = any.result;
+    const rr = r.render;
+    const what = rr.skipped
+      ? rr.skipped
+      : `${rr.renders} renders of the first ${r.messages - rr.renders}…${r.messages - 1} of ${r.messages} messages, a flush of ${rr.flushedResults} result${rr.flushedResults === 1 ? '' : 's'} before render ${Math.floor(rr.renders / 2) + 1}; the limit built ${rr.walked.stubs} stubs at the last render`;
+    notes.push(`- ${name}: ${(r.fileBytes / 1e6).toFixed(1)} MB file, ${what}; Buffer ${(r.buffer.bytes / 1e6).toFixed(1)} MB.`);
+  }
+  for (const [name, runtime] of columns) {
+    const m = results[dialect]?.[name]?.[runtime];
+    if (m && m.failed) notes.push(`- ${name} ${runtime}: the child failed (${m.failed}).`);
+    if (m && m.rss && m.rss.failed) notes.push(`- ${name} ${runtime}: the RSS child failed (${m.rss.failed}).`);
+  }
+  if (notes.length) {
+    lines.push('Inputs:');
+    lines.push('');
+    lines.push(...notes);
+    lines.push('');
+  }
+  return lines.join('\n');
+}
+
+function gitDescription() {
+  try {
+    const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const subject = execFileSync('git', ['log', '-1', '--format=%s'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'js', 'index.js', 'loader.js', 'benches', 'Cargo.toml', 'Cargo.lock'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    return `${head.slice(0, 12)} (${subject.length > 90 ? `${subject.slice(0, 90)}…` : subject})${dirty ? '; the work tree has changes in src/, js/, benches/ or the entry files' : ''}`;
+  } catch {
+    return 'unknown (not a git checkout)';
+  }
+}
+
+function binaryDescription() {
+  const binary = fs.readdirSync(ROOT).find((f) => /^condense-native\..*\.node$/.test(f));
+  if (!binary) return 'none next to index.js (the optional platform package, or the pure-JS fallback)';
+  const st = fs.statSync(path.join(ROOT, binary));
+  return `${binary}, ${(st.size / 1e6).toFixed(1)} MB, built ${st.mtime.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+function markdown(opts, columns, results, versions, load, meta) {
   const cpus = os.cpus();
   const lines = [];
   lines.push('# condense-native: render-path benchmark');
   lines.push('');
-  lines.push(`Written by \`npm run bench\` (\`benches/run.js\`) on ${new Date().toISOString().slice(0, 10)}; the whole run took ${elapsedS.toFixed(0)} s.`);
+  lines.push(`Written by \`npm run bench\` (\`benches/run.js\`${opts.argv.length ? ` ${opts.argv.join(' ')}` : ''}) on ${meta.date}; the run took ${meta.seconds.toFixed(0)} s.`);
   lines.push('');
   lines.push('## Machine');
   lines.push('');
-  lines.push(`- CPU: ${cpus.length ? cpus[0].model.trim() : 'unknown'}, ${cpus.length} logical cores; ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM`);
-  lines.push(`- OS: ${os.type()} ${os.release()} ${os.arch()}`);
-  lines.push(`- Load average (1/5/15 min) when the run started: ${opts.loadavg.map((x) => x.toFixed(2)).join(' / ')}`);
-  for (const r of results) lines.push(`- ${r.runtime} ${r.version} (backend: ${r.backend}; forced GC between runs: ${r.gc ? 'yes' : 'no'})`);
+  lines.push(`- CPU: ${cpus.length ? cpus[0].model.trim() : 'unknown'}, ${cpus.length} logical cores (${os.availableParallelism ? os.availableParallelism() : cpus.length} available); ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM`);
+  lines.push(`- OS: ${os.type()} ${os.release()} ${os.arch()}; load average (1/5/15 min) at the start: ${meta.loadavg.map((x) => x.toFixed(2)).join(' / ')}, at the end: ${meta.loadavgEnd.map((x) => x.toFixed(2)).join(' / ')} (${os.cpus().length} cores: above that, other processes shared the CPU with the run)`);
+  for (const runtime of opts.runtimes) {
+    const v = versions[runtime];
+    lines.push(`- ${runtime}: ${v ? `${v.version} (${runtime === 'Node' ? '--expose-gc; ' : ''}backend ${v.backend}; forced GC before each timed call: ${v.gc ? 'yes' : 'no'})` : 'not available: its columns are skipped'}`);
+  }
   lines.push(`- Code: commit ${gitDescription()}`);
-  lines.push(`- Binary: ${results[0].binary} (a debug build is ~20× the size of a release build: \`npm run build\` before benchmarking)`);
-  const gen = results.some((r) => r.generated);
-  lines.push(`- Inputs: ${gen ? 'sessions generated from scripts/gen-sample.js (../shared/corpus was absent or --generated was given)' : '../shared/corpus/{small,medium,large,huge}.json'}`);
+  lines.push(`- Binary: ${binaryDescription()}`);
+  lines.push(`- Inputs: ../shared/corpus (${opts.names.join(', ')}); references ../shared/reference/pi-condense-{${opts.dialects.join(',')}}`);
   lines.push('');
-  lines.push('## What is measured');
+  lines.push('## How it is measured');
   lines.push('');
-  lines.push('Median wall time of repeated runs in one process per runtime ' +
-    `(${opts.names.map((n) => `${n}: ${RUNS[n]} runs after ${WARMUP[n]} warm-up`).join(', ')}). ` +
-    'Every array input is a fresh `structuredClone` made before the clock starts, and a full GC runs (untimed) before each timed call.');
+  lines.push(`One child process per runtime × corpus file × dialect. In each: ${opts.sizes.renders} renders of a growing conversation (the first n−${opts.sizes.renders} … n−1 messages), each contender on its own fresh \`structuredClone\` with a full GC before the timed call, one flush (pi-condense summarizing a pending batch: the real indexer and the state object both change) halfway. Medians. Ratio = reference ms / contender ms (higher is faster), both from the same child.`);
   lines.push('');
-  lines.push('- **floor**: `JSON.stringify(input).length + JSON.stringify(output).length`, output = pure-JS\'s result messages.');
-  lines.push('- **pure-JS**: `js/pure.js` `pruneMessages(clone, { state, config, thinkingStripBoundaryTimestamp })`.');
-  lines.push('- **prune Buffer**: `new Pruner(config).setState(state)` once, then only `pruner.prune(buffer, { thinkingStripBoundaryTimestamp })` timed, on a Buffer made once from `JSON.stringify(messages)`; MB/s = Buffer bytes / median time.');
-  lines.push('- **prune, same state text / new state text**: stateless `prune(buffer, { state, config, thinkingStripBoundaryTimestamp })` on the same Buffer; "same" passes the same state every call (as a host does between flushes: the addon reuses the conversion it kept, `src/convert.rs`), "new" alternates the state with a copy holding one extra key, so every call converts its state.');
-  lines.push('- **pruneMessages**: native `pruneMessages(clone, { state, config, thinkingStripBoundaryTimestamp })`.');
-  lines.push('- **session append**: `new PruneSession({ config, state, thinkingStripBoundaryTimestamp })`; each run renders a clone of the first n−1 messages (untimed), then the timed `session.render(clone of all n)`.');
-  lines.push('- **no-op**: the same messages with an empty state and `config = {}`, for pure-JS, native `pruneMessages` and a session (same n−1 / n alternation).');
-  lines.push('- Ratios: `floor/x` and `pure-JS/x` are how many times faster than the floor / pure-JS the contender is (higher is better). A contender whose export is missing shows n/a.');
+  lines.push('- **reference**: pi-condense\'s own `pruneMessages` from ../shared/reference with its real `ToolCallIndexer`, filled from the corpus state.');
+  lines.push('- **limit**: a walk over the fresh clone reading each message\'s role, timestamp, toolCallId and content length and each block\'s type, id and text length, building a new output array with a fresh stub object `{role, toolCallId, toolName, content: [{type, text}], isError, timestamp}` for each tool result the state has a record for (texts prepared untimed). What any render of a fresh array must at least do.');
+  lines.push('- **floor**: `JSON.stringify` of the clone and of the reference\'s output.');
+  lines.push('- **drop-in**: `pruneMessages` of `condense-native/pi-condense-2.4` / `-2.9` with the reference\'s signature and the same indexer object every render; **first call**: a fresh indexer object holding the same state (nothing kept), on all n messages; **after invalidate**: `invalidate(indexer)` then a render of all n messages (both timed).');
+  lines.push('- **stateless**: `pruneMessages(messages, { state, config, thinkingStripBoundaryTimestamp, dialect })`.');
+  lines.push('- **PruneSession**: one session per dialect, `setState` at the flush; **verify mode**: `{ verify: true }`; **first render**: a new session on all n messages.');
+  lines.push(`- **Buffer**: \`prune(buffer, { state, config, dialect })\` and \`new Pruner(config, { dialect }).setState(state)\` then \`pruner.prune(buffer)\`, each call on a Buffer freshly read from a file (untimed) holding \`JSON.stringify(messages)\` of all n messages, GC before; ${opts.sizes.buffer} calls each; MB/s = Buffer bytes / median.`);
+  lines.push('- **peak RSS growth**: in a fresh child, the input prepared and garbage collected, the peak reset (`/proc/self/clear_refs`), then one stateless `prune`; VmHWM after − VmHWM before, over the input\'s bytes.');
+  lines.push(`- **no-op**: all n messages, empty state, every config section absent; ${opts.sizes.noop} calls each; shown over the pure-JS no-op (target ≤ 1.2×).`);
+  lines.push('- Every render of every contender (and every Buffer result and no-op) is checked against the reference\'s render of the same input (messages, pruned, sizes, 2.9.1 diagnostics in order); the counts are below each table. A target cell is marked ✓ or ✗.');
+  lines.push('- Targets: issue 13 for 2.4.3 and for every path (Buffer, RSS, no-op); issue 14 for 2.9.1 (drop-in ≥ 25× large, ≥ 20× huge; stateless ≥ 1.0×). Issue 14 sets no session or first-call target for 2.9.1.');
   lines.push('');
-  for (const r of results) {
-    lines.push(`## ${r.runtime} ${r.version}`);
-    lines.push('');
-    lines.push(table(r));
-    lines.push('');
-    lines.push('Stateless `prune` on the same Buffer, state and config passed with every call:');
-    lines.push('');
-    lines.push(statelessTable(r));
-    lines.push('');
-    lines.push('No-op render (nothing applies):');
-    lines.push('');
-    lines.push(noopTable(r));
-    lines.push('');
-    const notes = r.rows.flatMap((row) => row.notes.map((n) => `${row.name}: ${n}`));
-    const missing = Object.entries(r.exports).filter(([, v]) => !v).map(([k]) => `\`${k}\``);
-    if (missing.length) notes.unshift(`not exported by this build: ${missing.join(', ')} (their columns show n/a)`);
-    if (!missing.length && r.backend === 'native' && !r.arrayNative) {
-      notes.unshift('the binding has no pruneArray/NativeSession: pruneMessages and PruneSession ran on the pure-JS fallback');
-    }
-    if (notes.length) {
-      lines.push('Notes:');
-      lines.push('');
-      for (const n of notes) lines.push(`- ${n}`);
-      lines.push('');
-    }
-    const inputs = r.rows.map((row) => `${row.name} = ${row.source}`).join(', ');
-    lines.push(`Inputs: ${inputs}.`);
+  if (meta.skipped.length) {
+    lines.push(...meta.skipped.map((s) => `> ${s}`));
     lines.push('');
   }
-  lines.push('## Targets');
-  lines.push('');
-  lines.push(`| target | ${results.map((r) => r.runtime).join(' | ')} |`);
-  lines.push(`|---|${results.map(() => '---').join('|')}|`);
-  const per = results.map((r) => checks(r));
-  const whats = [...new Set(per.flat().map((c) => c.what))];
-  for (const what of whats) {
-    const cells = per.map((cs) => {
-      const c = cs.find((x) => x.what === what);
-      return c ? `${c.status} (${c.value})` : 'not run';
-    });
-    lines.push(`| ${what} | ${cells.join(' | ')} |`);
+  for (const dialect of opts.dialects) {
+    lines.push(`## pi-condense ${dialect}`);
+    lines.push('');
+    lines.push(`Against ../shared/reference/pi-condense-${dialect}. Cells: median ms · ratio.`);
+    lines.push('');
+    lines.push(dialectSection(dialect, columns, results));
   }
-  lines.push('');
+  if (load) {
+    lines.push('## Session-file loading (benches/load.js)');
+    lines.push('');
+    for (const l of load) {
+      lines.push(`${l.name}, ${l.runtime}:`);
+      lines.push('');
+      lines.push('```');
+      lines.push(l.text);
+      lines.push('```');
+      lines.push('');
+    }
+  }
   return lines.join('\n');
 }
 
 // ---------------------------------------------------------------------------
 // Main
 
-function otherRuntime() {
-  if (IS_BUN) return { name: 'Node', cmd: 'node', args: [] };
-  const bun = path.join(ROOT, 'node_modules', '.bin', process.platform === 'win32' ? 'bun.cmd' : 'bun');
-  return { name: 'Bun', cmd: fs.existsSync(bun) ? bun : 'bun', args: [] };
-}
-
-function runOther(opts) {
-  const other = otherRuntime();
-  const version = bunVersion(other.cmd);
-  if (!version) {
-    process.stderr.write(`${other.name} is not available (${other.cmd}): its table is skipped\n`);
-    return null;
-  }
-  const tmp = path.join(os.tmpdir(), `condense-bench-${process.pid}-${Date.now()}.json`);
-  const args = [...other.args, __filename, '--single', '--json', tmp, ...opts.names];
-  if (opts.generated) args.push('--generated');
-  const r = spawnSync(other.cmd, args, { stdio: ['ignore', 'ignore', 'inherit'], cwd: ROOT });
-  if (r.status !== 0 || !fs.existsSync(tmp)) {
-    process.stderr.write(`${other.name} run failed (exit ${r.status})\n`);
-    return null;
-  }
-  const data = JSON.parse(fs.readFileSync(tmp, 'utf8'));
-  fs.unlinkSync(tmp);
-  return data;
-}
-
-function main() {
-  const opts = parseArgs(process.argv.slice(2));
-  opts.loadavg = os.loadavg();
+async function main() {
+  const argv = process.argv.slice(2);
+  if (argv[0] === '--child') return child(argv.slice(1));
+  const opts = parseArgs(argv);
+  opts.argv = argv;
+  const { corpusAvailable, loadReference } = require('./corpus.js');
+  const meta = { date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC', loadavg: os.loadavg(), skipped: [] };
   const t0 = Date.now();
-  const here = runHere(opts);
-  if (opts.json) {
-    fs.writeFileSync(opts.json, JSON.stringify(here));
+
+  const present = opts.names.filter((n) => corpusAvailable(n));
+  for (const n of opts.names.filter((x) => !present.includes(x))) meta.skipped.push(`Skipped ${n}: ../shared/corpus/${n}.json is absent.`);
+  if (!present.length) {
+    console.log(`benchmark skipped: no corpus file (${opts.names.join(', ')}) in ../shared/corpus; benches/RESULTS.md left as it is`);
     return;
   }
-  if (opts.single) {
-    const elapsed = (Date.now() - t0) / 1000;
-    console.log(markdown([here], elapsed, opts));
-    return;
+  for (const d of opts.dialects) {
+    if (!(await loadReference(d))) meta.skipped.push(`No reference for ${d} (../shared/reference/pi-condense-${d} is absent): its render rows are skipped, its Buffer results unchecked.`);
   }
-  const there = runOther(opts);
-  const results = [here, there].filter(Boolean).sort((a, b) => (a.runtime === 'Node' ? -1 : b.runtime === 'Node' ? 1 : 0));
-  const elapsed = (Date.now() - t0) / 1000;
-  const md = markdown(results, elapsed, opts);
-  fs.writeFileSync(RESULTS_FILE, md);
+  const versions = {};
+  const runtimes = [];
+  for (const runtime of opts.runtimes) {
+    if (runtimeVersion(runtime)) runtimes.push(runtime);
+    else meta.skipped.push(`${runtime} is not available (${commandFor(runtime).cmd}): its columns are skipped.`);
+  }
+
+  const results = {};
+  for (const name of present) {
+    for (const dialect of opts.dialects) {
+      for (const runtime of runtimes) {
+        process.stderr.write(`[${runtime}] ${name} ${dialect}\n`);
+        const m = await spawnChild(runtime, 'render', name, dialect, opts.sizes);
+        process.stderr.write(`  ${m.failed ? `failed: ${m.failed}` : 'done'} in ${m.seconds.toFixed(0)} s\n`);
+        if (!m.failed) versions[runtime] ??= { version: m.version, backend: m.backend, gc: m.gc };
+        m.rss = await spawnChild(runtime, 'rss', name, dialect, {});
+        ((results[dialect] ??= {})[name] ??= {})[runtime] = m;
+      }
+    }
+  }
+  const load = opts.load && present.length ? runLoad({ ...opts, names: present }, runtimes) : null;
+  meta.seconds = (Date.now() - t0) / 1000;
+  meta.loadavgEnd = os.loadavg();
+
+  const columns = present.flatMap((name) => runtimes.map((runtime) => [name, runtime]));
+  const md = markdown(opts, columns, results, versions, load, meta);
   console.log(md);
-  process.stderr.write(`wrote ${path.relative(process.cwd(), RESULTS_FILE)} in ${elapsed.toFixed(0)} s\n`);
+  const outFile = opts.out ?? (opts.partial ? null : RESULTS_FILE);
+  if (outFile) {
+    fs.writeFileSync(outFile, `${md}\n`);
+    process.stderr.write(`wrote ${path.relative(process.cwd(), outFile)}\n`);
+  } else {
+    process.stderr.write('a partial run: benches/RESULTS.md left as it is (--out FILE to write one)\n');
+  }
 }
 
-main();
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
