@@ -17,9 +17,9 @@ use super::policy::Policy;
 use super::settings::Settings;
 use super::{CallInfo, PolicyReplay, Progress, Render};
 use crate::engine::Engine;
-use crate::record::scan::Source;
 use crate::error::{PruneError, Result};
 use crate::record::array_len;
+use crate::record::scan::Source;
 use crate::script::{Slot, Stats};
 use crate::sessionfile::{CondenseState, ContextView, ModelCall, SessionFile};
 
