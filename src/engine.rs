@@ -173,8 +173,21 @@ impl Engine {
         self.sent.forget_from(from);
     }
 
-    /// Prunes the kept messages.
-    pub fn render(&mut self) -> Result<Rendered> {
+    /// What a render reads.
+    fn view(&self) -> Inputs<'_> {
+        Inputs {
+            log: &self.log,
+            text: &[],
+            state: &self.state,
+            config: &self.config,
+            boundary: self.boundary,
+            dialect: self.dialect,
+        }
+    }
+
+    /// The phases over the kept messages, after dropping the decisions that
+    /// changed indexer answers made stale.
+    fn run_phases(&mut self) -> Result<EditScript> {
         if !self.answered.is_empty() {
             self.memo
                 .forget_stubs_for(&self.answered, &self.log, self.dialect);
@@ -188,7 +201,12 @@ impl Engine {
             boundary: self.boundary,
             dialect: self.dialect,
         };
-        let script = phases::run(&inputs, &mut self.memo)?;
+        phases::run(&inputs, &mut self.memo)
+    }
+
+    /// Prunes the kept messages.
+    pub fn render(&mut self) -> Result<Rendered> {
+        let script = self.run_phases()?;
         let frontier = frontier_of(&self.log, &self.config, self.boundary, self.dialect);
         let mut out = Rendered {
             frontier,
@@ -202,7 +220,9 @@ impl Engine {
         }
         out.pruned = true;
         out.before_chars = self.log.array_len();
-        self.sent.describe(&inputs, &self.memo, &script, &mut out);
+        let mut sent = std::mem::take(&mut self.sent);
+        sent.describe(&self.view(), &self.memo, &script, &mut out);
+        self.sent = sent;
         Ok(out)
     }
 

@@ -8,7 +8,7 @@
 use super::Engine;
 use crate::apply::{slot_len, write_slot};
 use crate::error::Result;
-use crate::phases::{self, Inputs, Memo};
+use crate::phases::{Inputs, Memo};
 use crate::script::{EditScript, Inserted, Slot, Stats};
 
 /// One render's script, with what is needed to measure and write its slots.
@@ -22,22 +22,9 @@ impl Engine {
     /// Renders the kept messages like `render` does, and hands back the
     /// script itself (the JS applier's bookkeeping is left untouched).
     pub fn render_script(&mut self) -> Result<RenderedScript<'_>> {
-        if !self.answered.is_empty() {
-            self.memo
-                .forget_stubs_for(&self.answered, &self.log, self.dialect);
-            self.answered.clear();
-        }
-        let inputs = Inputs {
-            log: &self.log,
-            text: &[],
-            state: &self.state,
-            config: &self.config,
-            boundary: self.boundary,
-            dialect: self.dialect,
-        };
-        let script = phases::run(&inputs, &mut self.memo)?;
+        let script = self.run_phases()?;
         Ok(RenderedScript {
-            inputs,
+            inputs: self.view(),
             memo: &self.memo,
             script,
         })
