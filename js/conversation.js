@@ -79,6 +79,7 @@ class Conversation {
     this.asked = { at: [], key: [], id: [] };
     this.answered = [];
     this.chainsSeen = null;
+    this.resend = false;
   }
 
   close() {
@@ -93,6 +94,10 @@ class Conversation {
 
   /** Forget what was kept: the next render re-reads every message. */
   invalidate() {
+    // Until then the engine keeps its log (a flush still reads it), so the
+    // next sync re-sends even when the fingerprints (none) and the messages
+    // (none) agree.
+    this.resend = true;
     this.prints = new Fingerprints();
     this.asked = { at: [], key: [], id: [] };
     this.answered = [];
@@ -138,9 +143,10 @@ class Conversation {
     const common = Math.min(prints.length, messages.length);
     while (from < common && prints.matches(from, messages[from])) from++;
     if (verify) from = this.verifyFrom(messages, from);
-    if (from === prints.length && from === messages.length) return;
+    if (from === prints.length && from === messages.length && !this.resend) return;
     const text = sliceJson(messages, from);
     this.engine.sync(from, text);
+    this.resend = false;
     prints.truncate(from);
     for (let i = from; i < messages.length; i++) prints.push(messages[i]);
     this.keepAsked(messages, from);
