@@ -245,9 +245,9 @@ export interface PruneSessionOptions {
   thinkingStripBoundaryTimestamp?: number | null;
   dialect?: Dialect;
   /**
-   * Compare every message's JSON text at each render instead of its
-   * fingerprint (README, "What a kept render compares"): exact under any
-   * in-place edit, at the cost of one JSON.stringify of the array per render.
+   * Compare every message's JSON text at each render as well as its
+   * fingerprint (README, "What a kept render sees"): exact under any
+   * in-place edit, at the cost of one JSON.stringify per message per render.
    */
   verify?: boolean;
   diagnostics?: DiagnosticsSink | null;

@@ -88,6 +88,7 @@ class Conversation {
     this.chainsSeen = null;
     // Where the run of slices still being read natively starts (null: none).
     this.pendingFrom = null;
+    this.resend = false;
   }
 
   close() {
@@ -103,6 +104,10 @@ class Conversation {
 
   /** Forget what was kept: the next render re-reads every message. */
   invalidate() {
+    // Until then the engine keeps its log (a flush still reads it), so the
+    // next sync re-sends even when the fingerprints (none) and the messages
+    // (none) agree.
+    this.resend = true;
     this.prints = new Fingerprints();
     this.asked = { at: [], key: [], id: [] };
     this.answered = [];
@@ -148,7 +153,7 @@ class Conversation {
     const common = Math.min(prints.length, messages.length);
     while (from < common && prints.matches(from, messages[from])) from++;
     if (verify) from = this.verifyFrom(messages, from);
-    if (from === prints.length && from === messages.length) return;
+    if (from === prints.length && from === messages.length && !this.resend) return;
     if (messages.length - from <= SLICE) {
       const text = sliceJson(messages, from);
       this.settled(() => this.engine.sync(from, text));
@@ -167,6 +172,7 @@ class Conversation {
         throw err;
       }
     }
+    this.resend = false;
     if (!this.once) {
       prints.truncate(from);
       for (let i = from; i < messages.length; i++) prints.push(messages[i]);
@@ -183,6 +189,19 @@ class Conversation {
     while (n > 0 && at[n - 1] >= from) n--;
     at.length = key.length = id.length = this.answered.length = n;
     if (this.texts) this.texts.length = Math.min(this.texts.length, from);
+  }
+
+  /**
+   * For a render answered without syncing (nothing could change): forgets
+   * the kept messages from the first one `messages` no longer matches, so
+   * the next sync compares with these messages rather than older ones.
+   */
+  forgetChanged(messages) {
+    const prints = this.prints;
+    const common = Math.min(prints.length, messages.length);
+    let i = 0;
+    while (i < common && prints.matches(i, messages[i])) i++;
+    if (i < prints.length) this.forgetFrom(i);
   }
 
   // Runs an engine call that takes slices still being read (render,

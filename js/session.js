@@ -89,8 +89,10 @@ function makeSession(native, pure) {
         return r;
       }
       // Nothing can change: answer before any indexing; the kept log
-      // catches up at the next render or flush.
+      // catches up at the next render or flush, compared with these
+      // messages (a kept session forgets from the first that changed).
       if (!this._verify && !mayChange(messages, this._state, this._config, this._dialect)) {
+        this._conv.forgetChanged(messages);
         this._pending = messages;
         return noOp(messages, this._config, this._boundary, this._dialect);
       }

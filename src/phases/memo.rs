@@ -81,6 +81,15 @@ impl Memo {
     pub fn truncate(&mut self, from: usize, log: &crate::record::Log) {
         self.stubs.truncate(from);
         self.chain.truncate(from);
+        // A synthetic text quoting a re-sent message is built again.
+        for quoting in &mut self.synthetic {
+            if quoting
+                .as_ref()
+                .is_some_and(|(outputs, _)| outputs.iter().any(|o| o.input as usize >= from))
+            {
+                *quoting = None;
+            }
+        }
         self.log_index.truncate(from, log);
         if self.range_plan.as_mut().is_some_and(|p| !p.truncate(from)) {
             self.range_plan = None;
