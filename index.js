@@ -20,6 +20,7 @@ const {
   deliver,
   dialectOf,
   jsonOrNull,
+  stateJsonOrNull,
   sinkOf,
 } = require('./js/args.js');
 
@@ -45,7 +46,7 @@ function prune(messages, options = {}) {
   const sink = sinkOf(o.diagnostics, 'prune');
   const r = native.pruneBytes(
     bytes,
-    jsonOrNull(o.state, 'state'),
+    stateJsonOrNull(o.state),
     jsonOrNull(o.config, 'config'),
     boundaryOf(o, 'prune'),
     dialect,
@@ -72,7 +73,7 @@ class Pruner {
   }
 
   setState(state) {
-    this._native.setState(jsonOrNull(state, 'state'));
+    this._native.setState(stateJsonOrNull(state));
     return this;
   }
 

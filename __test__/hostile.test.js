@@ -345,12 +345,18 @@ test('100 000-deep nesting is a typed error naming the message, and the addon su
   // Deep state or config: a typed error too.
   const deepValue = JSON.parse(`${'['.repeat(5000)}${']'.repeat(5000)}`);
   for (const [what, options] of [
-    ['state', { state: { records: { call_a: { toolName: 'read', args: deepValue } } } }],
+    ['state', { state: { records: {}, shortRefs: { call_a: deepValue } } }],
     ['config', { config: { protection: { protectedTools: deepValue } } }],
   ]) {
     for (const [via, r] of nativeRuns(Buffer.from('[]'), options)) {
       assertTyped(r.error, undefined, new RegExp(what), `deep ${what} (${via})`);
     }
+  }
+  // Except where the render never looks: a record's arguments beside their
+  // path (the reference reads args.path only, and so does the state sent).
+  const deepArgs = { state: { records: { call_a: { toolName: 'read', args: { path: 'a', more: deepValue } } } } };
+  for (const [via, r] of nativeRuns(Buffer.from('[]'), deepArgs)) {
+    assert.equal(r.error, undefined, `deep record arguments (${via})`);
   }
 });
 

@@ -119,6 +119,8 @@ fn main() {
     engine.render().unwrap();
     let render = time(runs, || engine.render().unwrap().order.len());
 
+    let state_bytes = member(&file, "state");
+    let state_ms = time(runs, || State::from_json(state_bytes, dialect).unwrap());
     let mb = messages.len() as f64 / 1e6;
     println!("{path}: {:.2} MB, {} messages", mb, log.len());
     println!("  scan      {scan:8.2} ms  ({:.0} MB/s)", mb / scan * 1e3);
@@ -134,4 +136,8 @@ fn main() {
         mb / (scan + phases + write) * 1e3
     );
     println!("  engine render (kept, nothing new) {render:8.3} ms");
+    println!(
+        "  state     {state_ms:8.2} ms  ({:.2} MB of JSON)",
+        state_bytes.len() as f64 / 1e6
+    );
 }

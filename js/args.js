@@ -5,6 +5,7 @@
 // what was expected.
 
 const codes = require('./codes.js');
+const { stateJson } = require('./state-text.js');
 
 function argumentError(message, cause) {
   const err = new TypeError(message);
@@ -29,6 +30,17 @@ function jsonOrNull(value, what) {
     return JSON.stringify(value);
   } catch (cause) {
     throw argumentError(`${what} cannot be serialized as JSON: ${cause.message}`, cause);
+  }
+}
+
+// The state's JSON text for the native side (records projected to what the
+// render path reads, js/state-text.js); null/undefined mean "absent".
+function stateJsonOrNull(state) {
+  if (state === undefined || state === null) return null;
+  try {
+    return stateJson(state);
+  } catch (cause) {
+    throw argumentError(`state cannot be serialized as JSON: ${cause.message}`, cause);
   }
 }
 
@@ -65,7 +77,7 @@ function deliver(sink, diagnostics) {
   if (sink) for (const d of diagnostics) sink.report(d.kind, d.key, d.detail);
 }
 
-module.exports = { argumentError, asBytes, checkArray, jsonOrNull, boundaryOf, dialectOf, sinkOf, deliver };
+module.exports = { argumentError, asBytes, checkArray, jsonOrNull, stateJsonOrNull, boundaryOf, dialectOf, sinkOf, deliver };
 
 // The config keys each dialect knows (src/config.rs checks the same on the
 // native side; this copy lets a no-op answer without crossing over).

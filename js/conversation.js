@@ -17,6 +17,7 @@ const codes = require('./codes.js');
 const { apply } = require('./applier.js');
 const { serializationError } = require('./pure/errors.js');
 const { Fingerprints } = require('./fingerprint.js');
+const { projectRecord, stateJson } = require('./state-text.js');
 
 function codedError(code, message, props) {
   const err = code === codes.INVALID_ARGUMENT ? new TypeError(message) : new Error(message);
@@ -46,20 +47,6 @@ function sliceJson(messages, from, to = messages.length) {
     }
     throw serializationError(cause, undefined, 'messages');
   }
-}
-
-// What the render path reads of an indexer record (SPEC 3 phase 1 and SPEC
-// 5): the stub fields and, for protection, `args.path`.
-function projectRecord(record) {
-  if (record === null || typeof record !== 'object') return record ?? null;
-  const out = {};
-  if (record.toolName !== undefined) out.toolName = record.toolName;
-  const path = record.args != null ? record.args.path : undefined;
-  if (record.args !== undefined) out.args = typeof path === 'string' ? { path } : {};
-  if (record.spillPath !== undefined) out.spillPath = record.spillPath;
-  if (record.spillBytes !== undefined) out.spillBytes = record.spillBytes;
-  if (record.resultPreview !== undefined) out.resultPreview = record.resultPreview;
-  return out;
 }
 
 const BLOCK_REF = /\{(b\d+)\}/g;
@@ -139,7 +126,7 @@ class Conversation {
   setState(state) {
     let text;
     try {
-      text = JSON.stringify(state ?? null);
+      text = stateJson(state);
     } catch (cause) {
       throw codedError(codes.INVALID_ARGUMENT, `state cannot be serialized as JSON: ${cause.message}`, { cause });
     }
