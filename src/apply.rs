@@ -137,14 +137,85 @@ fn write_edited(out: &mut Vec<u8>, inputs: &Inputs<'_>, slot: &Slot) {
     out.extend_from_slice(&text[close..]);
 }
 
+/// Where each part of the output comes from: a kept message's text, or
+/// bytes written into the plan's scratch (edited messages, stubs, blocks).
+enum Piece {
+    Kept(u32),
+    Written(u32, u32),
+}
+
+/// The pruned array's bytes, planned so that they can be written once into
+/// memory of the exact size (a JS Buffer) rather than built and copied.
+pub struct OutputPlan {
+    pieces: Vec<Piece>,
+    scratch: Vec<u8>,
+    len: usize,
+}
+
+impl OutputPlan {
+    pub fn new(inputs: &Inputs<'_>, memo: &Memo, script: &EditScript) -> Self {
+        let mut pieces = Vec::with_capacity(script.slots.len());
+        let mut scratch = Vec::new();
+        // The brackets and the commas.
+        let mut len = 1 + script.slots.len().max(1);
+        for slot in &script.slots {
+            if slot.op == Op::Keep {
+                let text = inputs.log.records[slot.input as usize].text;
+                len += (text.end - text.start) as usize;
+                pieces.push(Piece::Kept(slot.input));
+            } else {
+                let start = scratch.len();
+                write_slot(&mut scratch, inputs, memo, script, slot);
+                len += scratch.len() - start;
+                pieces.push(Piece::Written(start as u32, scratch.len() as u32));
+            }
+        }
+        OutputPlan {
+            pieces,
+            scratch,
+            len,
+        }
+    }
+
+    /// The output's length in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Writes the output into `dst`, which holds exactly `len()` bytes.
+    pub fn write(&self, inputs: &Inputs<'_>, dst: &mut [u8]) {
+        assert_eq!(
+            dst.len(),
+            self.len,
+            "the output buffer has the planned size"
+        );
+        let mut at = 0;
+        let mut put = |bytes: &[u8]| {
+            dst[at..at + bytes.len()].copy_from_slice(bytes);
+            at += bytes.len();
+        };
+        put(b"[");
+        for (n, piece) in self.pieces.iter().enumerate() {
+            if n > 0 {
+                put(b",");
+            }
+            match *piece {
+                Piece::Kept(i) => put(inputs.message_text(i as usize)),
+                Piece::Written(a, b) => put(&self.scratch[a as usize..b as usize]),
+            }
+        }
+        put(b"]");
+    }
+}
+
 /// Writes the whole pruned array.
 pub fn write_output(out: &mut Vec<u8>, inputs: &Inputs<'_>, memo: &Memo, script: &EditScript) {
-    out.push(b'[');
-    for (n, slot) in script.slots.iter().enumerate() {
-        if n > 0 {
-            out.push(b',');
-        }
-        write_slot(out, inputs, memo, script, slot);
-    }
-    out.push(b']');
+    let plan = OutputPlan::new(inputs, memo, script);
+    let at = out.len();
+    out.resize(at + plan.len(), 0);
+    plan.write(inputs, &mut out[at..]);
 }

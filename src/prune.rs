@@ -3,7 +3,7 @@
 //! read from the caller's bytes without copying them; only messages that
 //! are not `JSON.stringify`'s own spelling are re-serialized.
 
-use crate::apply::{output_len, write_output};
+use crate::apply::{output_len, OutputPlan};
 use crate::config::Config;
 use crate::dialect::Dialect;
 use crate::error::Result;
@@ -14,16 +14,16 @@ use crate::record::Log;
 use crate::script::{Diagnostic, Stats};
 use crate::state::State;
 
-/// The answer of a stateless prune.
+/// The answer of a stateless prune; `B` holds the output bytes.
 #[derive(Debug)]
-pub struct Pruned {
+pub struct Pruned<B = Vec<u8>> {
     pub pruned: bool,
     /// `JSON.stringify(input).length` and of the output; 0 and 0 when
     /// nothing changed (the reference's sentinel).
     pub before_chars: usize,
     pub after_chars: usize,
     /// The pruned array; None when nothing changed.
-    pub messages: Option<Vec<u8>>,
+    pub messages: Option<B>,
     pub frontier: Frontier,
     pub stats: Stats,
     pub diagnostics: Vec<Diagnostic>,
@@ -37,6 +37,21 @@ pub fn prune_bytes(
     boundary: Option<f64>,
     dialect: Dialect,
 ) -> Result<Pruned> {
+    prune_bytes_into(input, state, config, boundary, dialect, |len| {
+        Ok(vec![0u8; len])
+    })
+}
+
+/// As `prune_bytes`, with the output written once into memory `make`
+/// provides for its exact length in bytes (a JS Buffer, say).
+pub fn prune_bytes_into<B: AsMut<[u8]>>(
+    input: &[u8],
+    state: &State,
+    config: &Config,
+    boundary: Option<f64>,
+    dialect: Dialect,
+    make: impl FnOnce(usize) -> Result<B>,
+) -> Result<Pruned<B>> {
     let mut log = Log::default();
     scan_array(input, &mut log, 0, Source::Bytes)?;
     let inputs = Inputs {
@@ -61,8 +76,9 @@ pub fn prune_bytes(
             diagnostics: script.diagnostics,
         });
     }
-    let mut out = Vec::with_capacity(input.len());
-    write_output(&mut out, &inputs, &memo, &script);
+    let plan = OutputPlan::new(&inputs, &memo, &script);
+    let mut out = make(plan.len())?;
+    plan.write(&inputs, out.as_mut());
     Ok(Pruned {
         pruned: true,
         before_chars: log.array_len(),

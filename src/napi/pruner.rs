@@ -5,12 +5,11 @@ use napi::bindgen_prelude::Uint8Array;
 use napi::Env;
 use napi_derive::napi;
 
-use super::stateless::{prune_result, NativePruneResult};
+use super::stateless::{prune_into, prune_result, NativePruneResult};
 use super::{boundary_from, dialect_of, js_error};
 use crate::config::Config;
 use crate::dialect::Dialect;
 use crate::json::Json;
-use crate::prune;
 use crate::state::State;
 
 #[napi]
@@ -54,15 +53,15 @@ impl NativePruner {
     }
 
     #[napi(catch_unwind)]
-    pub fn prune<'env>(
+    pub fn prune(
         &self,
-        env: &'env Env,
+        env: Env,
         messages: Uint8Array,
         thinking_strip_boundary_timestamp: Option<f64>,
-    ) -> napi::Result<NativePruneResult<'env>> {
+    ) -> napi::Result<NativePruneResult> {
         let pruned = boundary_from(thinking_strip_boundary_timestamp)
-            .and_then(|b| prune::prune_bytes(&messages, &self.state, &self.config, b, self.dialect))
-            .map_err(|e| js_error(env, e))?;
-        prune_result(env, pruned, self.dialect)
+            .and_then(|b| prune_into(&env, &messages, &self.state, &self.config, b, self.dialect))
+            .map_err(|e| js_error(&env, e))?;
+        Ok(prune_result(pruned, self.dialect))
     }
 }
