@@ -320,7 +320,10 @@ fn fast<const TRUSTED: bool>(
         };
         relativize(log, &rec, start as u32);
         if rec.role == Role::Assistant {
-            measure_blocks(log, &rec, span);
+            // All ASCII (one unit per byte): every span is as long as its
+            // bytes, no second pass needed.
+            let ascii = rec.len as usize == span.len();
+            measure_blocks(log, &rec, span, ascii);
         }
         log.records.push(rec);
         Some(end)
@@ -346,11 +349,18 @@ fn relativize(log: &mut Log, rec: &MessageRecord, start: u32) {
 
 /// Assistant blocks are measured: stripping thinking and purging arguments
 /// take their lengths off the message's.
-fn measure_blocks(log: &mut Log, rec: &MessageRecord, span: &[u8]) {
+fn measure_blocks(log: &mut Log, rec: &MessageRecord, span: &[u8], ascii: bool) {
+    let len = |r: std::ops::Range<usize>| {
+        if ascii {
+            r.len()
+        } else {
+            utf16_len(&span[r])
+        }
+    };
     for b in &mut log.blocks[rec.blocks.start as usize..rec.blocks.end as usize] {
-        b.span.len = utf16_len(&span[b.span.range()]) as u32;
+        b.span.len = len(b.span.range()) as u32;
         if let Some(a) = &mut b.args {
-            a.len = utf16_len(&span[a.range()]) as u32;
+            a.len = len(a.range()) as u32;
         }
     }
 }
@@ -862,6 +872,9 @@ impl<const TRUSTED: bool> Fast<'_, TRUSTED> {
             }
         }
         let lit = &self.b[start..self.at];
+        if let Some(n) = small_integer(lit) {
+            return Some(n);
+        }
         if TRUSTED {
             return std::str::from_utf8(lit).ok()?.parse().ok();
         }
@@ -870,6 +883,32 @@ impl<const TRUSTED: bool> Fast<'_, TRUSTED> {
         }
         canonical_number(lit)
     }
+}
+
+/// An integer of at most 15 digits spelled as JS spells it (no leading
+/// zero, no `-0`), as most numbers in a conversation are (timestamps,
+/// counts): its value, exactly, without a float parser.
+fn small_integer(lit: &[u8]) -> Option<f64> {
+    let (negative, digits) = match lit.split_first()? {
+        (b'-', rest) => (true, rest),
+        _ => (false, lit),
+    };
+    let (&first, _) = digits.split_first()?;
+    if digits.len() > 15
+        || !(b'1'..=b'9').contains(&first) && digits != b"0"
+        || negative && digits == b"0"
+    {
+        return None;
+    }
+    let mut n = 0u64;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + u64::from(d - b'0');
+    }
+    let v = n as f64;
+    Some(if negative { -v } else { v })
 }
 
 /// What the user's first content element holds as `text`.
@@ -1043,6 +1082,27 @@ mod tests {
             summary(&trusted, json.as_bytes()),
             summary(&checked, json.as_bytes())
         );
+    }
+
+    #[test]
+    fn small_integers_read_as_the_float_parser_reads_them() {
+        for lit in [
+            "0",
+            "7",
+            "-7",
+            "1700000000000",
+            "999999999999999",
+            "-123456789012345",
+        ] {
+            assert_eq!(
+                small_integer(lit.as_bytes()),
+                Some(lit.parse::<f64>().unwrap()),
+                "{lit}"
+            );
+        }
+        for lit in ["-0", "01", "1.5", "1e3", "1234567890123456", "-", "", "1-"] {
+            assert_eq!(small_integer(lit.as_bytes()), None, "{lit}");
+        }
     }
 
     #[test]
