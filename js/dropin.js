@@ -73,6 +73,9 @@ function makeDropIns(native, pure) {
     recoveryGraceTurns = 0,
     thinkingBoundaryTimestamp,
   ) {
+    // Checked before either backend answers, so both throw the same codes.
+    checkArray(messages, 'pruneMessages');
+    checkIndexer(indexer, '2.4.3', 'pruneMessages');
     if (!hasEngine) {
       const r = pure.v24.pruneWithIndexer(
         messages,
@@ -86,8 +89,6 @@ function makeDropIns(native, pure) {
       );
       return { messages: r.messages, pruned: r.pruned, beforeChars: r.beforeChars, afterChars: r.afterChars };
     }
-    checkArray(messages, 'pruneMessages');
-    checkIndexer(indexer, '2.4.3', 'pruneMessages');
     const config = { chainCompression, errorPurge, thinkingStrip, protection, recoveryGraceTurns };
     const r = render('2.4.3', messages, indexer, config, thinkingBoundaryTimestamp);
     return { messages: r.messages, pruned: r.pruned, beforeChars: r.beforeChars, afterChars: r.afterChars };
@@ -100,12 +101,12 @@ function makeDropIns(native, pure) {
    * `diagnostics.report(kind, key, detail)`, in the reference's order.
    */
   function pruneMessages29(messages, indexer, chainCompression, errorPurge, protection, recoveryGraceTurns = 0, diagnostics) {
+    checkArray(messages, 'pruneMessages');
+    checkIndexer(indexer, '2.9.1', 'pruneMessages');
     if (!hasEngine) {
       const r = pure.v29.pruneWithIndexer(messages, indexer, chainCompression, errorPurge, protection, recoveryGraceTurns, diagnostics);
       return { messages: r.messages, pruned: r.pruned, beforeChars: r.beforeChars, afterChars: r.afterChars };
     }
-    checkArray(messages, 'pruneMessages');
-    checkIndexer(indexer, '2.9.1', 'pruneMessages');
     const config = { chainCompression, errorPurge, protection, recoveryGraceTurns };
     const r = render('2.9.1', messages, indexer, config);
     if (diagnostics !== undefined && diagnostics !== null) {

@@ -157,9 +157,12 @@ function computeThinkingBoundary(assistantTimestamps, keepLastTurns, prev) {
   return numberOrNull(pure['2.4.3'].computeThinkingBoundary(assistantTimestamps, keepLastTurns, prev ?? undefined));
 }
 
-/** `JSON.stringify(JSON.parse(bytes)).length`. */
+/**
+ * `JSON.stringify(JSON.parse(bytes)).length` of a messages array: like the
+ * binding, any other JSON value is ERR_CONDENSE_NOT_ARRAY.
+ */
 function sizeOf(messages) {
-  const value = parseBytes(messages, 'messages');
+  const value = parseMessages(messages);
   try {
     return JSON.stringify(value).length;
   } catch (cause) {

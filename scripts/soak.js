@@ -2,22 +2,28 @@
 
 // Soak and memory checks (docs/RELIABILITY.md).
 //
-// `npm run soak` runs, for each runtime (Node, Bun) and each API (`prune`,
-// `Pruner.prune`, `sizeOf`, `pruneMessages`, `PruneSession`), one child
+// `npm run soak` runs, for each runtime (Node, Bun) and each API, one child
 // process that renders the medium corpus SOAK_N times (default 100 000)
 // after a warm-up, as a host does: one call per model request, the event
-// loop turning in between. `PruneSession` renders a growing array: whole
-// conversations, the corpus one message at a time, with a flush every ten
-// renders (see growingSession), and is sampled after each conversation.
-// Every SOAK_N/100 renders it lets the runtime settle (gc, two event-loop
-// turns, gc) and samples the RSS, with the engine's heap and ArrayBuffer
-// figures and the RSS of the addon's allocator arena (see mappingMiB) to
-// tell what grew. Node's children run with glibc's mmap threshold fixed
-// (see childEnv). The RSS after the warm-up (the largest of
-// the first ten samples) and at the end (the largest of the last ten) must
-// be within 5 %; the smallest samples and a least-squares slope are reported
-// too. Single samples are not compared: with the allocator keeping or
-// returning freed blocks, the RSS at rest moves by tens of MiB between two
+// loop turning in between. The APIs: `prune`, `Pruner.prune` and `sizeOf` on
+// the corpus's bytes, `pruneMessages` on its array, and three kept paths
+// over a growing array (whole conversations, the corpus one message at a
+// time): `PruneSession` with a flush every ten renders, and the drop-ins
+// `condense-native/pi-condense-2.4` and `-2.9`, asked with the pure
+// oracle's indexer over the corpus state in each dialect's shape
+// (js/pure/v2.x.js `createIndexer`; benches/corpus.js `stateOf`). Every
+// other conversation of a kept path starts on a new session (the old one
+// closed) or a new indexer (the old one dropped, for the drop-in's WeakMap to
+// let go); the others start over on the same one. The kept paths are sampled
+// after each conversation. Every SOAK_N/100 renders it lets the runtime
+// settle (gc, two event-loop turns, gc) and samples the RSS, with the
+// engine's heap and ArrayBuffer figures and the RSS of the addon's allocator
+// arena (see mappingMiB) to tell what grew. Node's children run with glibc's
+// mmap threshold fixed (see childEnv). The RSS after the warm-up (the
+// largest of the first ten samples) and at the end (the largest of the last
+// ten) must be within 5 %; the smallest samples and a least-squares slope are
+// reported too. Single samples are not compared: with the allocator keeping
+// or returning freed blocks, the RSS at rest moves by tens of MiB between two
 // samples without any trend.
 //
 // Then, per runtime and API, bursts: SOAK_BURSTS (8) times SOAK_BURST renders
@@ -34,7 +40,7 @@
 //   SOAK_BURST=500          renders of a back-to-back burst
 //   SOAK_BURSTS=8           bursts per runtime and API
 //   SOAK_RUNTIMES=node,bun  which runtimes to run
-//   SOAK_APIS=prune,Pruner.prune,sizeOf,pruneMessages,PruneSession
+//   SOAK_APIS=prune,Pruner.prune,sizeOf,pruneMessages,PruneSession,pi-condense-2.4,pi-condense-2.9
 //   SOAK_CORPUS, SOAK_HUGE  corpus files ({messages, state, config, thinkingBoundaryTimestamp})
 //   SOAK_SKIP_SOAK=1, SOAK_SKIP_BURST=1, SOAK_SKIP_PEAK=1
 //   SOAK_MMAP_THRESHOLD=131072  glibc mmap threshold of the Node soak children
@@ -49,6 +55,9 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
+const { forceGc } = require('../benches/timing.js');
+const { stateOf, configOf } = require('../benches/corpus.js');
+
 const ROOT = path.join(__dirname, '..');
 const SHARED = path.join(ROOT, '..', 'shared', 'corpus');
 // The package under test: this checkout, or a copy (SOAK_PACKAGE) so that a
@@ -61,12 +70,10 @@ const WINDOW = 10;
 const isBun = typeof globalThis.Bun !== 'undefined';
 const runtimeName = () => (isBun ? `bun ${globalThis.Bun.version}` : `node ${process.version}`);
 
+// Twice: what Node's first collection finalizes, the second frees.
 function gc() {
-  if (isBun) globalThis.Bun.gc(true);
-  else if (typeof global.gc === 'function') {
-    global.gc();
-    global.gc();
-  }
+  forceGc();
+  forceGc();
 }
 
 const rssMiB = () => process.memoryUsage().rss / 2 ** 20;
@@ -160,13 +167,18 @@ function loadCorpus(file) {
   };
 }
 
-const API_NAMES = ['prune', 'Pruner.prune', 'sizeOf', 'pruneMessages', 'PruneSession'];
+const API_NAMES = ['prune', 'Pruner.prune', 'sizeOf', 'pruneMessages', 'PruneSession', 'pi-condense-2.4', 'pi-condense-2.9'];
+const DROP_INS = { 'pi-condense-2.4': '2.4.3', 'pi-condense-2.9': '2.9.1' };
 
-function corpusApi(name) {
+// `bursts`: the renders run without the event loop turning, so nothing
+// that waits for a finalizer is freed (see growingDropIn).
+function corpusApi(name, { bursts = false } = {}) {
   const { prune, Pruner, sizeOf, pruneMessages, PruneSession } = loadPackage();
-  const { bytes, messages, state, config, boundary } = loadCorpus(process.env.SOAK_CORPUS || path.join(SHARED, 'medium.json'));
+  const corpus = loadCorpus(process.env.SOAK_CORPUS || path.join(SHARED, 'medium.json'));
+  const { bytes, messages, state, config, boundary } = corpus;
   const options = { state, config, thinkingStripBoundaryTimestamp: boundary };
   if (name === 'PruneSession') return { bytes, session: growingSession(PruneSession, messages, options) };
+  if (DROP_INS[name]) return { bytes, session: growingDropIn(DROP_INS[name], corpus, bursts) };
   const pruner = new Pruner(config).setState(state);
   const calls = {
     prune: () => prune(bytes, options),
@@ -178,38 +190,74 @@ function corpusApi(name) {
   return { bytes, call: calls[name] };
 }
 
-// A PruneSession over a growing array, as a host drives one: the
-// conversation grows by one message per render (a fresh array each time,
-// holding the same message objects), and every FLUSH_EVERY renders a turn
-// ends with a flush. A cycle is one whole conversation (the corpus, message
-// by message). Even cycles close the previous PruneSession and start a new
-// one; odd cycles keep the previous one and start over from the first
-// message (the conversation was replaced), so the kept log is cut back and
-// regrown. `cycle()` runs one conversation and returns the fingerprint of
-// its last render; `step` is awaited after every render.
-const FLUSH_EVERY = 10;
-
-function growingSession(PruneSession, messages, options) {
-  let session = null;
+// A kept path over a growing array, as a host drives one: the conversation
+// grows by one message per render (a fresh array each time, holding the
+// same message objects). A cycle is one whole conversation (the corpus,
+// message by message); even cycles start on a new session or indexer, odd
+// cycles keep the previous one and start over from the first message (the
+// conversation was replaced), so the kept log is cut back and regrown.
+// `cycle(step)` runs one conversation, awaiting `step()` after every render,
+// and returns its last render.
+function growing(messages, { fresh, render }) {
   let count = 0;
   return {
     rendersPerCycle: messages.length,
     async cycle(step) {
-      if (count++ % 2 === 0 || session === null) {
-        // A host that is done with a conversation closes its session, which
-        // frees the native log now rather than when the engine finalizes it.
-        if (session !== null) session.close();
-        session = new PruneSession(options);
-      }
+      if (count++ % 2 === 0) fresh();
       let last = null;
       for (let k = 1; k <= messages.length; k++) {
-        last = session.render(messages.slice(0, k));
-        if (k % FLUSH_EVERY === 0) session.flush();
+        last = render(messages.slice(0, k), k);
         await step();
       }
       return last;
     },
   };
+}
+
+// PruneSession: a flush every FLUSH_EVERY renders (a turn ends). A host that
+// is done with a conversation closes its session, which frees the native
+// log now rather than when the engine finalizes it.
+const FLUSH_EVERY = 10;
+
+function growingSession(PruneSession, messages, options) {
+  let session = null;
+  return growing(messages, {
+    fresh() {
+      if (session !== null) session.close();
+      session = new PruneSession(options);
+    },
+    render(prefix, k) {
+      const r = session.render(prefix);
+      if (k % FLUSH_EVERY === 0) session.flush();
+      return r;
+    },
+  });
+}
+
+// A drop-in, with the release's own signature, asked with the pure oracle's
+// indexer over the corpus state in that release's shape. A new indexer
+// replaces the old one, which is dropped as a host drops it: what the
+// drop-in kept for it goes when the engine collects it (a WeakMap) and
+// finalizes the native engine, after the event loop turns. In bursts the
+// loop does not turn, so the old one is released with `invalidate` first,
+// as a batch job would.
+function growingDropIn(dialect, corpus, bursts) {
+  const dropIn = require(path.join(PKG, 'js', dialect === '2.9.1' ? 'pi-condense-2.9.js' : 'pi-condense-2.4.js'));
+  const oracle = require(path.join(PKG, 'js', 'pure', dialect === '2.9.1' ? 'v2.9.js' : 'v2.4.js'));
+  const state = stateOf(corpus, dialect);
+  const config = configOf(corpus, dialect);
+  const args =
+    dialect === '2.9.1'
+      ? [config.chainCompression, config.errorPurge, config.protection, config.recoveryGraceTurns]
+      : [config.chainCompression, config.errorPurge, config.thinkingStrip, config.protection, config.recoveryGraceTurns, corpus.boundary ?? undefined];
+  let indexer = null;
+  return growing(corpus.messages, {
+    fresh() {
+      if (bursts && indexer !== null) dropIn.invalidate(indexer);
+      indexer = oracle.createIndexer(state);
+    },
+    render: (prefix) => dropIn.pruneMessages(prefix, indexer, ...args),
+  });
 }
 
 const fingerprint = (r) => (typeof r === 'number' ? r : `${r.pruned}/${r.beforeChars}/${r.afterChars}/${r.messages && r.messages.length}`);
@@ -303,7 +351,7 @@ async function soakSession(name, { bytes, session }, n, warmup) {
 
 async function burstChild(name) {
   const burst = Number(process.env.SOAK_BURST || 500);
-  const api = corpusApi(name);
+  const api = corpusApi(name, { bursts: true });
   // For the session, a burst is whole conversations run without the event
   // loop turning (only microtasks between renders).
   const none = () => undefined;

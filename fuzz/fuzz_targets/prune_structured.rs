@@ -1,8 +1,8 @@
 //! A structurally valid message array in pi's shapes, built from the fuzzer's
 //! bytes with `arbitrary`, plus a state and config that meet its ids and
-//! timestamps (and sometimes arbitrary JSON instead). No panic; when the call
-//! succeeds the output parses, `afterChars` is its UTF-16 length and
-//! `size_of(output) == afterChars`.
+//! timestamps (and sometimes arbitrary JSON instead), in either dialect. No
+//! panic; when the call succeeds the output parses, `afterChars` is its
+//! UTF-16 length and `size_of(output) == afterChars`.
 
 #![no_main]
 
@@ -16,5 +16,6 @@ fuzz_target!(|data: &[u8]| {
         case.state.as_bytes(),
         case.config.as_bytes(),
         case.boundary,
+        case.dialect,
     );
 });

@@ -2,11 +2,13 @@
 //! in pi's shapes (user, assistant with text/thinking/toolCall blocks,
 //! toolResult, per-batch summary custom messages, synthetic compressed-chain
 //! users), an indexer state and a config that refer to the same ids and
-//! timestamps, and a boundary. A small share of fields get odd values
-//! (numbers or null as ids, strings as contents, lone surrogates, ...), the
-//! way the hostile vectors do.
+//! timestamps, and a boundary, in the shapes of either dialect (2.9.1 keys
+//! records by occurrence, `id@timestamp`, and has no thinking strip). A small
+//! share of fields get odd values (numbers or null as ids, strings as
+//! contents, lone surrogates, ...), the way the hostile vectors do.
 
 use arbitrary::{Result, Unstructured};
+use condense_native::dialect::Dialect;
 
 /// A JSON value as the generator writes it.
 #[derive(Debug, Clone)]
@@ -154,15 +156,28 @@ const RAW_TOKENS: &[&str] = &[
 ];
 
 pub struct Gen<'a, 'b> {
-    u: &'a mut Unstructured<'b>,
+    pub u: &'a mut Unstructured<'b>,
     /// Whether this case gets odd values at all (most cases are clean, so
     /// that most calls reach every phase instead of a throw site).
     hostile: bool,
+    dialect: Dialect,
 }
 
 impl<'a, 'b> Gen<'a, 'b> {
-    fn pct(&mut self, p: u8) -> Result<bool> {
+    pub fn new(u: &'a mut Unstructured<'b>, hostile: bool, dialect: Dialect) -> Self {
+        Gen {
+            u,
+            hostile,
+            dialect,
+        }
+    }
+
+    pub fn pct(&mut self, p: u8) -> Result<bool> {
         Ok(self.u.int_in_range(0u8..=99)? < p)
+    }
+
+    pub fn small(&mut self, max: u32) -> Result<u32> {
+        self.u.int_in_range(0..=max)
     }
 
     /// An odd value here, `p` percent of the time in hostile cases.
@@ -172,10 +187,6 @@ impl<'a, 'b> Gen<'a, 'b> {
 
     fn pick<T: Copy>(&mut self, xs: &[T]) -> Result<T> {
         Ok(*self.u.choose(xs)?)
-    }
-
-    fn small(&mut self, max: u32) -> Result<u32> {
-        self.u.int_in_range(0..=max)
     }
 
     /// Any JSON value, shallow.
@@ -256,7 +267,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     fn long(&mut self) -> Result<String> {
         let n = self.small(700)? as usize;
         let c = self.pick(&['x', '\u{e9}', '\u{1F600}', '"', '\n'])?;
-        Ok(std::iter::repeat(c).take(n).collect())
+        Ok(std::iter::repeat_n(c, n).collect())
     }
 
     /// A tool-call id: mostly from a small pool so that messages and state
@@ -275,12 +286,60 @@ impl<'a, 'b> Gen<'a, 'b> {
         })
     }
 
-    fn id_key(&mut self) -> Result<String> {
+    /// A state key: a bare id, or under 2.9.1 often an occurrence key
+    /// `call_N@T` whose timestamp the generated messages can carry.
+    pub fn id_key(&mut self) -> Result<String> {
         Ok(match self.small(9)? {
             0 if self.hostile => self
                 .pick(&["__proto__", "constructor", "", "5", "t1"])?
                 .to_string(),
+            1..=5 if self.dialect == Dialect::V2_9 => {
+                format!("call_{}@{}", self.small(7)?, self.small(30)?)
+            }
             _ => format!("call_{}", self.small(7)?),
+        })
+    }
+
+    /// An indexer record for `key`; under 2.9.1 it names its id (and the
+    /// result timestamp of an occurrence key), as `keysOf` reads them.
+    pub fn record(&mut self, key: &str) -> Result<J> {
+        let mut r = Vec::new();
+        if self.dialect == Dialect::V2_9 {
+            let (id, ts) = match key.rsplit_once('@') {
+                Some((id, ts)) => (id, ts.parse::<f64>().ok()),
+                None => (key, None),
+            };
+            r.push(("toolCallId".into(), J::s(id)));
+            if let Some(ts) = ts {
+                r.push(("resultTimestamp".into(), J::Num(ts)));
+            }
+        }
+        let name = J::s(self.pick(TOOLS)?);
+        self.field(&mut r, "toolName", name, 3)?;
+        let args = self.args()?;
+        self.field(&mut r, "args", args, 0)?;
+        if self.pct(30)? {
+            r.push((
+                "spillPath".into(),
+                J::s(format!("/tmp/spill/{}.txt", self.small(9)?)),
+            ));
+            if self.u.arbitrary()? {
+                let b = if self.pct(20)? {
+                    J::Null
+                } else {
+                    J::Num(self.number()?)
+                };
+                r.push(("spillBytes".into(), b));
+            }
+            if self.u.arbitrary()? {
+                let p = self.text_j()?;
+                r.push(("resultPreview".into(), p));
+            }
+        }
+        Ok(if self.odd(3)? {
+            self.any(1)?
+        } else {
+            J::Obj(r)
         })
     }
 
@@ -389,7 +448,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         Ok(J::Arr((0..n).map(|_| block(self)).collect::<Result<_>>()?))
     }
 
-    fn message(&mut self) -> Result<J> {
+    pub fn message(&mut self) -> Result<J> {
         let mut o: Vec<(String, J)> = Vec::new();
         match self.small(19)? {
             0..=3 => {
@@ -508,7 +567,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.blocks(max, |g| g.id())
     }
 
-    fn state(&mut self) -> Result<J> {
+    pub fn state(&mut self) -> Result<J> {
         if self.odd(3)? {
             return self.any(3);
         }
@@ -517,34 +576,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         let mut records = Vec::new();
         for _ in 0..n {
             let key = self.id_key()?;
-            let mut r = Vec::new();
-            let name = J::s(self.pick(TOOLS)?);
-            self.field(&mut r, "toolName", name, 3)?;
-            let args = self.args()?;
-            self.field(&mut r, "args", args, 0)?;
-            if self.pct(30)? {
-                r.push((
-                    "spillPath".into(),
-                    J::s(format!("/tmp/spill/{}.txt", self.small(9)?)),
-                ));
-                if self.u.arbitrary()? {
-                    let b = if self.pct(20)? {
-                        J::Null
-                    } else {
-                        J::Num(self.number()?)
-                    };
-                    r.push(("spillBytes".into(), b));
-                }
-                if self.u.arbitrary()? {
-                    let p = self.text_j()?;
-                    r.push(("resultPreview".into(), p));
-                }
-            }
-            let rec = if self.odd(3)? {
-                self.any(1)?
-            } else {
-                J::Obj(r)
-            };
+            let rec = self.record(&key)?;
             records.push((key, rec));
         }
         self.field(&mut o, "records", J::Obj(records), 2)?;
@@ -579,6 +611,10 @@ impl<'a, 'b> Gen<'a, 'b> {
             g.field(&mut c, "startUserTimestamp", start, 0)?;
             let dropped = g.id_list(4)?;
             g.field(&mut c, "droppedToolCallIds", dropped, 2)?;
+            if g.dialect == Dialect::V2_9 && g.u.arbitrary()? {
+                let keys = g.blocks(3, |g| Ok(J::s(g.id_key()?)))?;
+                c.push(("droppedOccurrenceKeys".into(), keys));
+            }
             if g.u.arbitrary()? {
                 let p = g.id_list(2)?;
                 c.push(("protectedToolCallIds".into(), p));
@@ -603,7 +639,11 @@ impl<'a, 'b> Gen<'a, 'b> {
         })?;
         self.field(&mut o, "chains", chains, 2)?;
         let bodies = self.blocks(3, |g| {
-            let ids = g.id_list(3)?;
+            let ids = if g.dialect == Dialect::V2_9 && g.u.arbitrary()? {
+                g.blocks(3, |g| Ok(J::s(g.id_key()?)))?
+            } else {
+                g.id_list(3)?
+            };
             let text = g.text_j()?;
             Ok(J::Obj(vec![
                 ("toolCallIds".into(), ids),
@@ -634,7 +674,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         })
     }
 
-    fn config(&mut self) -> Result<J> {
+    pub fn config(&mut self) -> Result<J> {
         if self.odd(3)? {
             return self.any(3);
         }
@@ -657,7 +697,13 @@ impl<'a, 'b> Gen<'a, 'b> {
             self.field(&mut s, "minArgChars", m, 0)?;
             o.push(("errorPurge".into(), J::Obj(s)));
         }
-        if self.pct(80)? {
+        // 2.9.1 has no thinking strip; a hostile case may pass one anyway
+        // (a typed error).
+        let thinking = match self.dialect {
+            Dialect::V2_4 => self.pct(80)?,
+            Dialect::V2_9 => self.odd(5)?,
+        };
+        if thinking {
             let mut s = vec![("enabled".into(), self.truthy()?)];
             let k = self.num_like()?;
             self.field(&mut s, "keepLastTurns", k, 0)?;
@@ -675,11 +721,23 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.field(&mut o, "recoveryGraceTurns", g, 0)?;
         Ok(J::Obj(o))
     }
+
+    /// A boundary argument (2.4.3's `thinkingBoundaryTimestamp`), odd
+    /// numbers included.
+    pub fn boundary(&mut self) -> Result<Option<f64>> {
+        Ok(match self.small(9)? {
+            0..=4 => None,
+            5..=7 => Some(self.small(30)? as f64),
+            8 => Some(self.number()?),
+            _ => Some(self.pick(&[f64::INFINITY, f64::NEG_INFINITY, f64::NAN, -0.0])?),
+        })
+    }
 }
 
 /// One generated call.
 #[derive(Debug)]
 pub struct Case {
+    pub dialect: Dialect,
     pub messages: String,
     pub state: String,
     pub config: String,
@@ -690,19 +748,20 @@ impl Case {
     pub fn build(data: &[u8]) -> Result<Case> {
         let mut u = Unstructured::new(data);
         let hostile = u.int_in_range(0u8..=99)? < 40;
-        let mut g = Gen { u: &mut u, hostile };
+        let dialect = if u.arbitrary()? {
+            Dialect::V2_9
+        } else {
+            Dialect::V2_4
+        };
+        let mut g = Gen::new(&mut u, hostile, dialect);
         let spaced = g.pct(10)?;
         let n = g.small(40)?;
         let messages = J::Arr((0..n).map(|_| g.message()).collect::<Result<_>>()?);
         let state = g.state()?;
         let config = g.config()?;
-        let boundary = match g.small(9)? {
-            0..=4 => None,
-            5..=7 => Some(g.small(30)? as f64),
-            8 => Some(g.number()?),
-            _ => Some(g.pick(&[f64::INFINITY, f64::NEG_INFINITY, f64::NAN, -0.0])?),
-        };
+        let boundary = g.boundary()?;
         Ok(Case {
+            dialect,
             messages: messages.to_json(spaced),
             state: state.to_json(false),
             config: config.to_json(false),

@@ -1,25 +1,36 @@
 //! Shared code of the fuzz targets: the invariants every `prune_bytes` answer
-//! must satisfy (`check`), an independent strict JSON validator, and the
-//! generator of structurally valid pi sessions (`gen`).
+//! must satisfy (`check`), an independent strict JSON validator, the
+//! generator of structurally valid pi sessions (`gen`), the rebuilding of a
+//! kept engine's render into bytes (`replay`) and the kept-against-stateless
+//! driver (`engine_sync`).
 
+pub mod engine_sync;
 pub mod gen;
+pub mod replay;
 
 use condense_native::config::Config;
+use condense_native::dialect::Dialect;
 use condense_native::error::PruneError;
 use condense_native::prune::{prune_bytes, size_of, Pruned};
 use condense_native::state::State;
 
-/// A realistic indexer state for the `prune_bytes` target: ids `call_0` ..
-/// `call_7` (the generator and the dictionary use the same ones), a spilled
-/// record, aliases, two chains (one with protected ids and a `{bN}`
-/// reference) and per-batch bodies.
+/// Both dialects, in the order the targets run them.
+pub const DIALECTS: [Dialect; 2] = [Dialect::V2_4, Dialect::V2_9];
+
+/// A realistic indexer state for the `prune_bytes` target, read by both
+/// dialects: ids `call_0` .. `call_7` (the generator and the dictionary use
+/// the same ones), 2.9.1 occurrence keys (`call_1@3`, `call_6@7`) beside
+/// legacy bare ones, a spilled record, aliases, two chains (one with
+/// protected ids and a `{bN}` reference) and per-batch bodies.
 pub const FIXED_STATE: &str = r#"{
  "records": {
   "call_0": {"toolName": "read", "args": {"path": "src/a.ts"}},
   "call_1": {"toolName": "bash", "args": {"command": "ls -la"}, "spillPath": "/tmp/spill/1.txt", "spillBytes": 123456, "resultPreview": "total 8\ndrwxr-xr-x"},
   "call_2": {"toolName": "edit", "args": {"path": "docs/x.md"}},
   "call_3": {"toolName": "context_tree_query", "args": {"ref": "t1"}},
-  "__proto__": {"toolName": "read", "args": {"path": "p.ts"}}
+  "__proto__": {"toolName": "read", "args": {"path": "p.ts"}},
+  "call_1@3": {"toolCallId": "call_1", "resultTimestamp": 3, "toolName": "bash", "args": {"command": "ls"}},
+  "call_6@7": {"toolCallId": "call_6", "resultTimestamp": 7, "toolName": "read", "args": {"path": "docs/y.md"}}
  },
  "dedupAliases": {"call_4": "call_0", "call_5": ""},
  "shortRefs": {"call_0": "t1", "call_1": "t2", "call_4": "t1"},
@@ -35,6 +46,7 @@ pub const FIXED_STATE: &str = r#"{
 }"#;
 
 /// Every phase on, with limits low enough for small inputs to reach them.
+/// 2.9.1 has no thinking strip (`fixed_config`).
 pub const FIXED_CONFIG: &str = r#"{
  "chainCompression": {"enabled": true, "stripFinalAssistantThinking": true},
  "errorPurge": {"enabled": true, "cooldownTurns": 1, "minArgChars": 20},
@@ -43,9 +55,22 @@ pub const FIXED_CONFIG: &str = r#"{
  "recoveryGraceTurns": 2
 }"#;
 
+/// `FIXED_CONFIG` as each dialect takes it.
+pub fn fixed_config(dialect: Dialect) -> Config {
+    let mut root = condense_native::json::parse::parse_value(FIXED_CONFIG.as_bytes())
+        .expect("fixed config parses");
+    if let (Dialect::V2_9, condense_native::json::Json::Obj(entries)) = (dialect, &mut root) {
+        entries.retain(|(k, _)| &**k != b"thinkingStrip");
+    }
+    Config::from_value(&root, dialect).expect("fixed config")
+}
+
 /// Checks a typed error: a stable code and a message that says something.
 pub fn check_error(e: &PruneError) {
-    assert!(e.code.starts_with("ERR_CONDENSE_"), "untyped error: {e:?}");
+    assert!(
+        e.code.as_str().starts_with("ERR_CONDENSE_"),
+        "untyped error: {e:?}"
+    );
     assert!(!e.message.is_empty(), "empty error message: {e:?}");
 }
 
@@ -56,22 +81,23 @@ pub fn check(
     state: &[u8],
     config: &[u8],
     boundary: Option<f64>,
+    dialect: Dialect,
 ) -> Option<Pruned> {
-    let state = match State::from_json(state) {
+    let state = match State::from_json(state, dialect) {
         Ok(s) => s,
         Err(e) => {
             check_error(&e);
             return None;
         }
     };
-    let config = match Config::from_json(config) {
+    let config = match Config::from_json(config, dialect) {
         Ok(c) => c,
         Err(e) => {
             check_error(&e);
             return None;
         }
     };
-    check_with(messages, &state, &config, boundary)
+    check_with(messages, &state, &config, boundary, dialect)
 }
 
 pub fn check_with(
@@ -79,9 +105,10 @@ pub fn check_with(
     state: &State,
     config: &Config,
     boundary: Option<f64>,
+    dialect: Dialect,
 ) -> Option<Pruned> {
     let copy = messages.to_vec();
-    let result = prune_bytes(messages, state, config, boundary);
+    let result = prune_bytes(messages, state, config, boundary, dialect);
     assert_eq!(messages, &copy[..], "the input was modified");
     let p = match result {
         Ok(p) => p,
@@ -97,11 +124,16 @@ pub fn check_with(
         before.is_ok(),
         "prune succeeded but size_of failed: {before:?}"
     );
+    // 2.9.1 has no boundary: its frontier is always empty.
+    let used = match dialect {
+        Dialect::V2_4 => boundary,
+        Dialect::V2_9 => None,
+    };
     assert_eq!(
         p.frontier
             .thinking_strip_boundary_timestamp
             .map(f64::to_bits),
-        boundary.map(f64::to_bits)
+        used.map(f64::to_bits)
     );
     if !p.pruned {
         assert!(p.messages.is_none(), "unpruned answer with bytes");
@@ -318,7 +350,13 @@ mod tests {
 
     #[test]
     fn fixed_state_and_config_load() {
-        assert!(State::from_json(FIXED_STATE.as_bytes()).is_ok());
-        assert!(Config::from_json(FIXED_CONFIG.as_bytes()).is_ok());
+        for dialect in DIALECTS {
+            assert!(State::from_json(FIXED_STATE.as_bytes(), dialect).is_ok());
+            let config = fixed_config(dialect);
+            assert_eq!(config.thinking.is_some(), dialect == Dialect::V2_4);
+            assert!(config.chain.is_some() && config.purge.is_some());
+        }
+        // The text itself is 2.4.3's: 2.9.1 refuses its thinking strip.
+        assert!(Config::from_json(FIXED_CONFIG.as_bytes(), Dialect::V2_9).is_err());
     }
 }
