@@ -93,7 +93,8 @@ impl Engine {
     }
 
     pub fn set_boundary(&mut self, boundary: Option<f64>) {
-        if self.boundary != boundary {
+        // Compared bit for bit: -0 after 0 is reported as given.
+        if self.boundary.map(f64::to_bits) != boundary.map(f64::to_bits) {
             self.boundary = boundary;
             self.changed();
         }

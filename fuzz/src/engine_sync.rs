@@ -14,6 +14,7 @@ use condense_native::engine::Engine;
 use condense_native::json::parse::parse_value;
 use condense_native::json::Json;
 use condense_native::prune::prune_bytes;
+use condense_native::record::scan::Source;
 use condense_native::state::State;
 
 use crate::gen::{Gen, J};
@@ -31,6 +32,21 @@ pub fn array_of(messages: &[String]) -> Vec<u8> {
     }
     out.push(b']');
     out
+}
+
+/// `Source::Stringify` (the unchecked scan the JS side's sync uses) when
+/// every message is spelled as `JSON.stringify` would spell it, which is
+/// what that source promises; `Source::Bytes` otherwise.
+fn source_of(messages: &[String]) -> Source {
+    let canonical = |m: &String| {
+        condense_native::json::parse::parse_value(m.as_bytes())
+            .is_ok_and(|v| v.to_json() == m.as_bytes())
+    };
+    if messages.iter().all(canonical) {
+        Source::Stringify
+    } else {
+        Source::Bytes
+    }
 }
 
 /// How far a case got, for judging the generator (`examples/show_case.rs
@@ -106,7 +122,7 @@ impl Mirror {
         }
         let mut next = self.held[..from].to_vec();
         next.extend_from_slice(tail);
-        match self.engine.sync(from, &array_of(tail)) {
+        match self.engine.sync(from, &array_of(tail), source_of(tail)) {
             Ok(()) => self.held = next,
             Err(e) => {
                 self.tally.failed_syncs += 1;

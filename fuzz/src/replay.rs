@@ -16,7 +16,8 @@ use condense_native::engine::Rendered;
 use condense_native::json::parse::parse_value;
 use condense_native::json::Json;
 use condense_native::phases::{Inputs, Memo};
-use condense_native::record::{scan::scan_array, Log};
+use condense_native::record::scan::{scan_array, Source};
+use condense_native::record::Log;
 use condense_native::script::{EditScript, Inserted, Op, Slot};
 use condense_native::state::State;
 
@@ -95,7 +96,7 @@ impl Receiver {
     /// names an edit that was never sent or was evicted.
     pub fn output(&self, r: &Rendered, messages: &[u8], dialect: Dialect) -> (Vec<u8>, usize) {
         let mut log = Log::default();
-        scan_array(messages, &mut log, 0).expect("the engine's messages scan");
+        scan_array(messages, &mut log, 0, Source::Bytes).expect("the engine's messages scan");
         let mut memo = Memo::default();
         let mut script = EditScript::default();
         for &v in &r.order {

@@ -1,12 +1,12 @@
 //! Differences the `engine_sync` target found between the kept engine and
-//! the stateless path, minimized. Each test fails until `src/` changes; run
-//! them with `cargo test --test findings` in `fuzz/` (CI does not: they are
-//! reports for the engine's owner, not guards).
+//! the stateless path, minimized, kept as regression tests (`.ci/run` runs
+//! `cargo test --release` here).
 
 use condense_native::config::Config;
 use condense_native::dialect::Dialect;
 use condense_native::engine::Engine;
 use condense_native::prune::prune_bytes;
+use condense_native::record::scan::Source;
 use condense_native::state::State;
 use condense_native_fuzz::engine_sync::Mirror;
 
@@ -32,8 +32,8 @@ fn chain_conversation(tool: &str, text: &str) -> Vec<String> {
 /// reproduced through the JS API too: `PruneSession.render` of the messages
 /// below, then of the same with message 2 changed, quotes `write` / `old
 /// output` where `pruneMessages` quotes `edit` / `new output`, in both
-/// dialects. Clearing the cached texts that quote a message at `from` or
-/// after in `Memo::truncate` would fix it.
+/// dialects. Fixed: `Memo::truncate` drops the cached texts that quote a
+/// message at `from` or after.
 #[test]
 fn a_re_sent_protected_output_is_quoted_afresh() {
     for dialect in [Dialect::V2_4, Dialect::V2_9] {
@@ -55,8 +55,8 @@ fn a_re_sent_protected_output_is_quoted_afresh() {
 /// equal (`!=` on `Option<f64>`), so -0 after 0 stays 0, and the frontier of
 /// the next render reports 0 where a stateless call with -0 reports -0. The
 /// phases compare timestamps with `<=`, for which the two are the same, so
-/// only the frontier's echo differs; no JS API exposes it today
-/// (`PruneSession` sets its boundary once, the drop-ins return no frontier).
+/// only the frontier's echo differed. Fixed: the boundary is compared bit
+/// for bit.
 #[test]
 fn a_boundary_of_minus_zero_after_zero_is_reported_as_given() {
     let config = Config::from_json(
@@ -68,7 +68,7 @@ fn a_boundary_of_minus_zero_after_zero_is_reported_as_given() {
         br#"[{"role":"assistant","content":[{"type":"thinking","thinking":"t"}],"timestamp":1}]"#;
     let mut engine = Engine::new(Dialect::V2_4);
     engine.set_config(config.clone());
-    engine.sync(0, messages).expect("sync");
+    engine.sync(0, messages, Source::Stringify).expect("sync");
     engine.set_boundary(Some(0.0));
     engine.render().expect("render");
     engine.set_boundary(Some(-0.0));
