@@ -93,6 +93,19 @@ class Pruner {
  * For renders of a growing conversation, a PruneSession or a drop-in keeps
  * the work between calls.
  */
+// One engine per dialect serves the stateless calls, emptied after each:
+// an engine's own memory is freed only when the JS engine finalizes it,
+// after the event loop turns, so one per call would pile up in a loop that
+// does not yield. A call made while another is running (from an indexer or
+// a diagnostics sink) gets its own.
+const spare = { '2.4.3': null, '2.9.1': null };
+
+function spareConversation(dialect) {
+  const conv = spare[dialect];
+  spare[dialect] = null;
+  return conv ?? new Conversation(native, dialect, true);
+}
+
 function pruneMessages(messages, options = {}) {
   checkArray(messages, 'pruneMessages');
   const o = options || {};
@@ -105,7 +118,7 @@ function pruneMessages(messages, options = {}) {
     return oracle.pruneMessages(messages, { state: o.state, config: o.config, thinkingStripBoundaryTimestamp: boundary }, sink ?? undefined);
   }
   if (!mayChange(messages, o.state, o.config, dialect)) return noOp(messages, o.config, boundary, dialect);
-  const conv = new Conversation(native, dialect, true);
+  const conv = spareConversation(dialect);
   try {
     const indexer = oracle.createIndexer(o.state);
     conv.setConfig(o.config);
@@ -118,6 +131,7 @@ function pruneMessages(messages, options = {}) {
     return r;
   } finally {
     conv.close();
+    spare[dialect] = conv;
   }
 }
 

@@ -78,8 +78,12 @@ class Conversation {
     this.resend = false;
   }
 
+  /** Frees what is kept, natively too; the conversation can start over. */
   close() {
     this.engine.close();
+    this.configText = undefined;
+    this.boundary = null;
+    this.resend = false;
     this.prints = new Fingerprints();
     this.texts = null;
     this.edits = new Map();
