@@ -10,6 +10,7 @@
 pub mod intern;
 pub mod scan;
 mod split;
+mod stops;
 
 use std::ops::Range;
 

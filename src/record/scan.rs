@@ -13,7 +13,7 @@
 //! canonical by construction, so the fast path skips the checks there: the
 //! escapes, the numbers' spelling, the keys' order and uniqueness, UTF-8.
 
-use memchr::{memchr, memchr2};
+use super::stops::Stops;
 
 use super::{
     Block, BlockType, Content, Kind, Log, MessageRecord, Refs, Role, Scalar, SummaryRef, TextSpan,
@@ -276,6 +276,7 @@ fn fast<const TRUSTED: bool>(
     let mut f = Fast::<TRUSTED> {
         b: bytes,
         at: start,
+        stops: Stops::default(),
         keys: Vec::new(),
     };
     let read = f.message(log);
@@ -370,6 +371,7 @@ fn measure_blocks(log: &mut Log, rec: &MessageRecord, span: &[u8], ascii: bool) 
 struct Fast<'a, const TRUSTED: bool> {
     b: &'a [u8],
     at: usize,
+    stops: Stops,
     /// Keys of the objects being read, for the uniqueness and order checks.
     keys: Vec<(u32, u32)>,
 }
@@ -832,33 +834,20 @@ impl<const TRUSTED: bool> Fast<'_, TRUSTED> {
     /// A string literal with only the escapes JS writes.
     fn string(&mut self) -> Option<()> {
         self.eat(b'"')?;
-        if TRUSTED {
-            // The first quote not escaped: preceded by an even run of
-            // backslashes.
-            let open = self.at;
-            loop {
-                let i = memchr(b'"', &self.b[self.at..])?;
-                let quote = self.at + i;
-                let run = self.b[open..quote]
-                    .iter()
-                    .rev()
-                    .take_while(|&&c| c == b'\\')
-                    .count();
-                self.at = quote + 1;
-                if run % 2 == 0 {
-                    return Some(());
-                }
-            }
-        }
         loop {
-            let rest = &self.b[self.at..];
-            let i = memchr2(b'"', b'\\', rest)?;
-            self.at += i;
-            if rest[i] == b'"' {
+            let i = self.stops.next(self.b, self.at)?;
+            self.at = i;
+            if self.b[i] == b'"' {
                 self.at += 1;
                 return Some(());
             }
-            self.at += canonical_escape(self.b, self.at)?;
+            // An escape: JS's own spelling passes unchecked; otherwise it
+            // must be one JS would write.
+            self.at += if TRUSTED {
+                2
+            } else {
+                canonical_escape(self.b, self.at)?
+            };
         }
     }
 
