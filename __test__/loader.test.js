@@ -71,7 +71,8 @@ function json(value) {
 // for them and run the pure-JS oracles directly when they are absent. A new
 // native export must either get a fallback or be listed here. Session loading
 // and the replay have no fallback: js/sessionfile.js and js/replay.js throw
-// ERR_CONDENSE_UNSUPPORTED without them.
+// ERR_CONDENSE_UNSUPPORTED without them. wireToJson is the engine's reader
+// of v8.serialize bytes, exposed for __test__/wire.test.js only.
 const NATIVE_ONLY = [
   'NativeEngine',
   'loadSessionAsync',
@@ -81,6 +82,7 @@ const NATIVE_ONLY = [
   'replayAsync',
   'replayBytes',
   'replayFile',
+  'wireToJson',
 ];
 
 test('the fallback exports what the native binding exports', { skip: noNative }, () => {

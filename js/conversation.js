@@ -18,6 +18,7 @@ const { apply } = require('./applier.js');
 const { serializationError } = require('./pure/errors.js');
 const { Fingerprints } = require('./fingerprint.js');
 const { projectRecord, stateJson } = require('./state-text.js');
+const { wireBytes } = require('./wire.js');
 
 function codedError(code, message, props) {
   const err = code === codes.INVALID_ARGUMENT ? new TypeError(message) : new Error(message);
@@ -156,7 +157,9 @@ class Conversation {
       this.pendingFrom = from;
       try {
         for (let a = from; a < messages.length; a += SLICE) {
-          this.engine.syncLater(a, sliceJson(messages, a, Math.min(a + SLICE, messages.length)));
+          const b = Math.min(a + SLICE, messages.length);
+          const wire = this.engine.syncLaterWire ? wireBytes(messages, a, b) : null;
+          if (wire === null || !this.engine.syncLaterWire(a, wire)) this.engine.syncLater(a, sliceJson(messages, a, b));
         }
       } catch (err) {
         this.forgetFrom(from);

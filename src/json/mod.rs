@@ -1,11 +1,13 @@
 //! JavaScript-exact JSON: the text `JSON.stringify` writes and its length in
-//! UTF-16 code units, `JSON.parse` into a value with JS semantics, and the
+//! UTF-16 code units, `JSON.parse` into a value with JS semantics, the same text read from
+//! `v8.serialize`'s bytes, and the
 //! few ECMAScript coercions (`String()`, ToNumber) the phases rely on.
 
 pub mod number;
 pub mod parse;
 pub mod text;
 pub mod utf16;
+pub mod v8_wire;
 pub mod value;
 
 pub use number::{format_number, string_to_number, write_json_number};

@@ -60,6 +60,115 @@ pub fn escape_str(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(&bytes[run..]);
 }
 
+const LANES16: u64 = 0x0001_0001_0001_0001;
+
+/// Whether none of four UTF-16 units needs more than a copy: all are
+/// printable ASCII other than `"` and `\\`. (Bit tricks on one u64: a lane
+/// below 0x20, a lane above 0x7F, a lane equal to a given unit.)
+fn plain4(x: u64) -> bool {
+    let wide = x & (LANES16 * 0xFF80);
+    let control = x.wrapping_sub(LANES16 * 0x20) & !x & (LANES16 * 0x8000);
+    let q = x ^ (LANES16 * u64::from(b'"'));
+    let quote = q.wrapping_sub(LANES16) & !q & (LANES16 * 0x8000);
+    let b = x ^ (LANES16 * u64::from(b'\\'));
+    let backslash = b.wrapping_sub(LANES16) & !b & (LANES16 * 0x8000);
+    wide | control | quote | backslash == 0
+}
+
+/// Bit i set when byte i of the block is not printable ASCII or is `"` or
+/// `\\` (the bytes a Latin-1 string cannot copy as they are).
+#[cfg(target_arch = "x86_64")]
+fn latin1_specials(block: &[u8; 16]) -> u32 {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    // SAFETY: SSE2 is part of x86-64; the load reads the 16 bytes of `block`.
+    unsafe {
+        let v = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
+        // Signed: bytes from 0x80 on compare below 0x20 too.
+        let low_or_high = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
+        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+        let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+        _mm_movemask_epi8(_mm_or_si128(low_or_high, _mm_or_si128(quote, backslash))) as u32
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn latin1_specials(block: &[u8; 16]) -> u32 {
+    let mut mask = 0;
+    for (i, &b) in block.iter().enumerate() {
+        if b >= 0x80 || NEEDS_ESCAPE[b as usize] {
+            mask |= 1 << i;
+        }
+    }
+    mask
+}
+
+/// Appends the canonical text of a JS string held as Latin-1 (one byte per
+/// code unit, as V8 keeps strings with no unit above 0xFF): bytes from 0x80
+/// on become two UTF-8 bytes.
+pub fn escape_latin1(out: &mut Vec<u8>, bytes: &[u8]) {
+    out.reserve(bytes.len());
+    let mut run = 0;
+    let special = |out: &mut Vec<u8>, run: &mut usize, i: usize| {
+        let b = bytes[i];
+        out.extend_from_slice(&bytes[*run..i]);
+        if b >= 0x80 {
+            out.extend_from_slice(&[0xC0 | (b >> 6), 0x80 | (b & 0x3F)]);
+        } else {
+            escape_byte(out, b);
+        }
+        *run = i + 1;
+    };
+    let blocks = bytes.chunks_exact(16);
+    let tail = blocks.len() * 16;
+    for (k, block) in blocks.enumerate() {
+        let mut mask = latin1_specials(block.try_into().unwrap_or(&[0; 16]));
+        while mask != 0 {
+            special(out, &mut run, 16 * k + mask.trailing_zeros() as usize);
+            mask &= mask - 1;
+        }
+    }
+    for i in tail..bytes.len() {
+        if bytes[i] >= 0x80 || NEEDS_ESCAPE[bytes[i] as usize] {
+            special(out, &mut run, i);
+        }
+    }
+    out.extend_from_slice(&bytes[run..]);
+}
+
+/// Appends the canonical text of a JS string held as UTF-16 little-endian
+/// bytes (an even number of them).
+pub fn escape_utf16le(out: &mut Vec<u8>, bytes: &[u8]) {
+    let unit = |i: usize| u16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]]);
+    let n = bytes.len() / 2;
+    out.reserve(n);
+    let mut i = 0;
+    while i < n {
+        if let Some(chunk) = bytes.get(2 * i..2 * i + 8) {
+            if plain4(u64::from_le_bytes(chunk.try_into().unwrap_or_default())) {
+                out.extend_from_slice(&[chunk[0], chunk[2], chunk[4], chunk[6]]);
+                i += 4;
+                continue;
+            }
+        }
+        let u = unit(i);
+        let c = match u {
+            0xD800..=0xDBFF if i + 1 < n && (0xDC00..=0xDFFF).contains(&unit(i + 1)) => {
+                let low = unit(i + 1);
+                i += 1;
+                let cp = 0x10000 + ((u32::from(u) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
+                char::from_u32(cp).map_or(UnitOrChar::Lone(u), UnitOrChar::Char)
+            }
+            0xD800..=0xDFFF => UnitOrChar::Lone(u),
+            _ => char::from_u32(u32::from(u)).map_or(UnitOrChar::Lone(u), UnitOrChar::Char),
+        };
+        escape_unit_or_char(out, c);
+        i += 1;
+    }
+}
+
 /// The canonical text of a Rust string.
 pub fn text_of(s: &str) -> Vec<u8> {
     let mut out = Vec::with_capacity(s.len());

@@ -5,11 +5,11 @@
 //! JSON text) and evictions.
 
 use crate::record::scan::Source;
-use napi::bindgen_prelude::{Either, Int32ArraySlice, Null, Uint32ArraySlice};
+use napi::bindgen_prelude::{Buffer, Either, Int32ArraySlice, Null, Uint32ArraySlice, Uint8Array};
 use napi::Env;
 use napi_derive::napi;
 
-use super::background::BackgroundSyncs;
+use super::background::{BackgroundSyncs, SliceText};
 use super::{
     boundary_from, diagnostics_json, dialect_of, js_error, nullable, utf16_to_utf8, NativeFrontier,
     NativeStats, StringUnits,
@@ -226,7 +226,24 @@ impl NativeEngine {
         from: u32,
         #[napi(ts_arg_type = "string")] messages_json: StringUnits,
     ) {
-        self.background.start(from as usize, messages_json.0);
+        self.background
+            .start(from as usize, SliceText::Utf16(messages_json.0));
+    }
+
+    /// As `syncLater`, for messages as `v8.serialize` wrote them: checks
+    /// the bytes (skipping over strings) and copies them here; turning them
+    /// into their JSON text and reading it happen on another thread.
+    /// Returns false, and keeps nothing, for a value whose JSON text cannot
+    /// be told from these bytes (see `json::v8_wire`): the caller sends
+    /// `JSON.stringify`'s text instead.
+    #[napi(catch_unwind)]
+    pub fn sync_later_wire(&mut self, from: u32, wire: Uint8Array) -> bool {
+        if !crate::json::v8_wire::wire_is_json(&wire) {
+            return false;
+        }
+        self.background
+            .start(from as usize, SliceText::Wire(wire.to_vec()));
+        true
     }
 
     #[napi(catch_unwind)]
@@ -269,4 +286,12 @@ impl NativeEngine {
             .map_err(|e| js_error(&env, e))?;
         Ok(self.inner.len() as u32)
     }
+}
+
+/// The JSON text the engine reads from `v8.serialize` bytes (null where it
+/// declines them and JS sends `JSON.stringify`'s text instead). Internal:
+/// the tests hold it against `JSON.stringify` (`__test__/wire.test.js`).
+#[napi(catch_unwind)]
+pub fn wire_to_json(wire: Uint8Array) -> Option<Buffer> {
+    crate::json::v8_wire::wire_to_json(&wire).map(Buffer::from)
 }
