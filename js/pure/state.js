@@ -50,23 +50,61 @@ function chainRegistry(state) {
 // The texts of the bodies (in order) whose ids meet `ids`, each text once,
 // joined by a blank line. `ids` is used as the reference uses it: `""` when
 // its length is 0, else `new Set(ids)` (a string is its characters).
-function perBatchSummaryText(state, ids) {
+// `index` (from bodyIndex) finds the bodies by id instead of testing every
+// body against every id list: chains x bodies was the cost on long sessions.
+function perBatchSummaryText(state, ids, index) {
   if (ids === null || ids === undefined) stateError('chain entry id list', 'an array', ids);
   if (ids.length === 0) return '';
   if (typeof ids[Symbol.iterator] !== 'function') stateError('chain entry id list', 'an array', ids);
   const wanted = new Set(ids);
   const bodies = Array.isArray(state?.summaryBodies) ? state.summaryBodies : [];
+  let picked;
+  if (index !== null) {
+    const found = new Set();
+    for (const id of wanted) for (const n of index.get(id) ?? []) found.add(n);
+    picked = [...found].sort((a, b) => a - b);
+  } else {
+    picked = [];
+    bodies.forEach((body, n) => {
+      if (body === null || body === undefined) stateError(`summaryBodies[${n}]`, 'an object', body);
+      const bodyIds = body.toolCallIds;
+      if (typeof bodyIds?.some !== 'function') stateError(`summaryBodies[${n}].toolCallIds`, 'an array', bodyIds);
+      if (bodyIds.some((id) => wanted.has(id))) picked.push(n);
+    });
+  }
   const texts = [];
   const seen = new Set();
-  bodies.forEach((body, n) => {
-    if (body === null || body === undefined) stateError(`summaryBodies[${n}]`, 'an object', body);
-    const bodyIds = body.toolCallIds;
-    if (typeof bodyIds?.some !== 'function') stateError(`summaryBodies[${n}].toolCallIds`, 'an array', bodyIds);
-    if (!bodyIds.some((id) => wanted.has(id)) || seen.has(body.text)) return;
-    seen.add(body.text);
-    texts.push(body.text);
-  });
+  for (const n of picked) {
+    const text = bodies[n].text;
+    if (seen.has(text)) continue;
+    seen.add(text);
+    texts.push(text);
+  }
   return texts.join('\n\n');
+}
+
+// For perBatchSummaryText: each id (by SameValueZero, as a Set compares) to
+// the indices of the bodies listing it, ascending. Null when a body is not
+// an object with an array of ids, so the scan throws its error as before.
+function bodyIndex(state) {
+  const bodies = Array.isArray(state?.summaryBodies) ? state.summaryBodies : [];
+  const index = new Map();
+  for (let n = 0; n < bodies.length; n++) {
+    const body = bodies[n];
+    if (body === null || typeof body !== 'object' || !Array.isArray(body.toolCallIds)) return null;
+    for (const id of body.toolCallIds) {
+      const at = index.get(id);
+      if (at === undefined) index.set(id, [n]);
+      else if (at[at.length - 1] !== n) at.push(n);
+    }
+  }
+  return index;
+}
+
+// bodyIndex(state), built on first use.
+function bodiesOf(state) {
+  let index;
+  return () => (index === undefined ? (index = bodyIndex(state)) : index);
 }
 
 // Both dialects resolve a record the same way up to the legacy rung, then
@@ -92,6 +130,7 @@ function createIndexer243(state) {
   const resolve = resolver(records, dedupAliases, tableOf(state, 'refAliases'), null);
   let chains;
   const registry = () => (chains ??= chainRegistry(state));
+  const bodies = bodiesOf(state);
   return {
     isSummarized: (id) => has(records, id) || has(dedupAliases, id),
     getRecord(id) {
@@ -100,7 +139,7 @@ function createIndexer243(state) {
     },
     getShortRefForToolCallId: (id) => get(shortRefs, id),
     getChainEntries: () => registry().entries(),
-    getPerBatchSummaryTextForToolCallIds: (ids) => perBatchSummaryText(state, ids),
+    getPerBatchSummaryTextForToolCallIds: (ids) => perBatchSummaryText(state, ids, bodies()),
     findChainEntryByBlockId: (blockId) => registry().byBlockId(blockId),
   };
 }
@@ -133,6 +172,7 @@ function createIndexer291(state) {
   const resolve = resolver(records, dedupAliases, tableOf(state, 'refAliases'), keysOf);
   let chains;
   const registry = () => (chains ??= chainRegistry(state));
+  const bodies = bodiesOf(state);
   return {
     isSummarized: (key) => has(records, key) || has(dedupAliases, key),
     hasLegacyBareRecord: (id) => has(records, id) && keysOf(id)?.length === 1,
@@ -142,7 +182,7 @@ function createIndexer291(state) {
     },
     getShortRefForToolCallId: (key) => get(shortRefs, key),
     getChainEntries: () => registry().entries(),
-    getPerBatchSummaryTextForToolCallIds: (ids) => perBatchSummaryText(state, ids),
+    getPerBatchSummaryTextForToolCallIds: (ids) => perBatchSummaryText(state, ids, bodies()),
     findChainEntryByBlockId: (blockId) => registry().byBlockId(blockId),
   };
 }
