@@ -216,7 +216,7 @@ impl NativeEngine {
         r.map_err(|e| js_error(&env, e))
     }
 
-    /// As `sync`, but the text is converted and read on rayon's pool while
+    /// As `sync`, but the text is converted and read on the sync thread while
     /// the caller goes on; the next call that reads the conversation
     /// (`render`, `flush`, `sync`, `length`) waits for it and reports its
     /// errors. Copies the string's UTF-16 units on the calling thread.
