@@ -88,7 +88,7 @@ fn outcome(v: &Json) -> Result<Json, ()> {
 
 #[napi]
 impl NativeEngine {
-    #[napi(constructor)]
+    #[napi(constructor, catch_unwind)]
     pub fn new(env: Env, dialect: Option<String>) -> napi::Result<Self> {
         let dialect = dialect_of(dialect).map_err(|e| js_error(&env, e))?;
         Ok(NativeEngine {
@@ -273,7 +273,7 @@ impl NativeEngine {
 
     /// Frees the kept conversation now, not when the engine finalizes the
     /// object (which waits for the event loop to turn).
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn close(&mut self) {
         self.background.clear();
         self.inner = Engine::new(self.inner.dialect());

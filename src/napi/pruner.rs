@@ -22,7 +22,7 @@ pub struct NativePruner {
 #[napi]
 impl NativePruner {
     /// Starts with an empty state and config; the JS layer sets both.
-    #[napi(constructor)]
+    #[napi(constructor, catch_unwind)]
     pub fn new(env: Env, dialect: Option<String>) -> napi::Result<Self> {
         let dialect = dialect_of(dialect).map_err(|e| js_error(&env, e))?;
         Ok(NativePruner {

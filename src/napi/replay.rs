@@ -35,7 +35,7 @@ pub struct NativeReplayProgress {
 
 #[napi]
 impl NativeReplayProgress {
-    #[napi(constructor)]
+    #[napi(constructor, catch_unwind)]
     pub fn new() -> Self {
         NativeReplayProgress {
             inner: Arc::new(Progress::default()),
