@@ -12,7 +12,7 @@
 // targets beside the rows, every mismatch with the reference) go to stdout
 // and, for a full run, to benches/RESULTS.md.
 //
-//   npm run bench                       everything; writes benches/RESULTS.md
+//   npm run bench                       everything (with --load); writes benches/RESULTS.md
 //   npm run bench -- --quick            small and medium, 5 renders (development)
 //   npm run bench -- --only large       one corpus file (repeat or comma-separate)
 //   npm run bench -- --dialect 2.9.1    one dialect
