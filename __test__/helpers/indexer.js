@@ -160,6 +160,19 @@ function fillIndexer(reference, dialect, state) {
 
 // The reference's pruneMessages on a conformance case, with its own
 // signature; null config sections are passed as undefined (the README).
+// The state the indexer holds, read from its tables (as a host that keeps
+// pi-condense's indexer would hand it to the state-based API).
+function stateOfIndexer(indexer) {
+  return {
+    records: Object.fromEntries(indexer.index),
+    dedupAliases: Object.fromEntries(indexer.dedupAliasToOriginal),
+    shortRefs: Object.fromEntries(indexer.toolCallIdToAlias),
+    refAliases: Object.fromEntries(indexer.aliasToToolCallId),
+    chains: [...indexer.chainRegistry.values()],
+    summaryBodies: indexer.summaryBodies,
+  };
+}
+
 function referenceArgs(dialect, c, indexer, sink) {
   const config = c.config ?? {};
   const section = (name) => config[name] ?? undefined;
@@ -177,4 +190,4 @@ function referenceArgs(dialect, c, indexer, sink) {
   ];
 }
 
-module.exports = { loadReference, fillIndexer, referenceArgs, SKIP_MESSAGE };
+module.exports = { loadReference, fillIndexer, referenceArgs, stateOfIndexer, SKIP_MESSAGE };
