@@ -27,7 +27,7 @@ const pure = { '2.4.3': require('../js/pure/v2.4.js'), '2.9.1': require('../js/p
 const dropIns = { '2.4.3': require('../js/pi-condense-2.4.js'), '2.9.1': require('../js/pi-condense-2.9.js') };
 const { Fingerprints } = require('../js/fingerprint.js');
 const { Host, DETECTED, applyToIndexer } = require('./helpers/changes.js');
-const { loadReference, fillIndexer, SKIP_MESSAGE } = require('./helpers/indexer.js');
+const { loadReference, fillIndexer, releaseArgs, SKIP_MESSAGE } = require('./helpers/indexer.js');
 const { outcome, assertSameRender } = require('./helpers/render-outcome.js');
 
 const skip = fs.existsSync(path.join(__dirname, '..', '..', 'shared', 'reference')) ? false : SKIP_MESSAGE;
@@ -158,10 +158,7 @@ for (const dialect of ['2.4.3', '2.9.1']) {
 
   // The drop-ins take a config and (2.4.3) a boundary at every call.
   const dropInKinds = kindsFor(v24 ? { config: 2, boundary: 2 } : { config: 2 });
-  const dropInArgs = (host, indexer, sink) =>
-    v24
-      ? [indexer, host.config.chainCompression, host.config.errorPurge, host.config.thinkingStrip, host.config.protection, host.config.recoveryGraceTurns, host.boundary ?? undefined]
-      : [indexer, host.config.chainCompression, host.config.errorPurge, host.config.protection, host.config.recoveryGraceTurns, sink];
+  const dropInArgs = (host, indexer, sink) => releaseArgs(dialect, indexer, host.config, host.boundary ?? undefined, sink);
 
   // The indexer a drop-in is handed, over the host's state object (mutated
   // in place): what js/pure's createIndexer answers, rebuilt after each op,

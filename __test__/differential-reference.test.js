@@ -20,7 +20,7 @@ const path = require('node:path');
 
 const v24 = require('../js/pure/v2.4.js');
 const v29 = require('../js/pure/v2.9.js');
-const { loadReference, stateOfIndexer: stateOf, SKIP_MESSAGE } = require('./helpers/indexer.js');
+const { loadReference, releaseArgs, stateOfIndexer: stateOf, SKIP_MESSAGE } = require('./helpers/indexer.js');
 const { outcome, assertSameRender: assertSame } = require('./helpers/render-outcome.js');
 const { simulate } = require('./helpers/conversation.js');
 
@@ -44,52 +44,14 @@ const assertSameRender = (got, want, label) => assertSame(got, want, label, { te
 // Both entries of one dialect, with the release's signature order.
 const DIALECTS = {
   '2.4.3': {
-    withIndexer: (messages, indexer, config, boundary) =>
-      v24.pruneWithIndexer(
-        messages,
-        indexer,
-        config.chainCompression,
-        config.errorPurge,
-        config.thinkingStrip,
-        config.protection,
-        config.recoveryGraceTurns,
-        boundary,
-      ),
-    reference: (ref, messages, indexer, config, boundary) =>
-      ref.pruneMessages(
-        messages,
-        indexer,
-        config.chainCompression,
-        config.errorPurge,
-        config.thinkingStrip,
-        config.protection,
-        config.recoveryGraceTurns,
-        boundary,
-      ),
+    withIndexer: (messages, indexer, config, boundary) => v24.pruneWithIndexer(messages, ...releaseArgs('2.4.3', indexer, config, boundary)),
+    reference: (ref, messages, indexer, config, boundary) => ref.pruneMessages(messages, ...releaseArgs('2.4.3', indexer, config, boundary)),
     withState: (messages, state, config, boundary) =>
       v24.pruneMessages(messages, { state, config, thinkingStripBoundaryTimestamp: boundary }),
   },
   '2.9.1': {
-    withIndexer: (messages, indexer, config, _boundary, sink) =>
-      v29.pruneWithIndexer(
-        messages,
-        indexer,
-        config.chainCompression,
-        config.errorPurge,
-        config.protection,
-        config.recoveryGraceTurns,
-        sink,
-      ),
-    reference: (ref, messages, indexer, config, _boundary, sink) =>
-      ref.pruneMessages(
-        messages,
-        indexer,
-        config.chainCompression,
-        config.errorPurge,
-        config.protection,
-        config.recoveryGraceTurns,
-        sink,
-      ),
+    withIndexer: (messages, indexer, config, _boundary, sink) => v29.pruneWithIndexer(messages, ...releaseArgs('2.9.1', indexer, config, undefined, sink)),
+    reference: (ref, messages, indexer, config, _boundary, sink) => ref.pruneMessages(messages, ...releaseArgs('2.9.1', indexer, config, undefined, sink)),
     withState: (messages, state, config, _boundary, sink) => v29.pruneMessages(messages, { state, config }, sink),
   },
 };

@@ -20,19 +20,13 @@ const path = require('node:path');
 
 const api = require('..');
 const dropIns = { '2.4.3': require('../js/pi-condense-2.4.js'), '2.9.1': require('../js/pi-condense-2.9.js') };
-const { loadReference, stateOfIndexer: stateOf, SKIP_MESSAGE } = require('./helpers/indexer.js');
+const { loadReference, releaseArgs: args, stateOfIndexer: stateOf, SKIP_MESSAGE } = require('./helpers/indexer.js');
 const { outcome, assertSameRender: assertSame } = require('./helpers/render-outcome.js');
 const { simulate } = require('./helpers/conversation.js');
 
 const SEED = process.env.SEED ? Number(process.env.SEED) : 20261202;
 const CONVERSATIONS = process.env.CONVERSATIONS ? Number(process.env.CONVERSATIONS) : 60;
 const skip = fs.existsSync(path.join(__dirname, '..', '..', 'shared', 'reference')) ? false : SKIP_MESSAGE;
-
-function args(dialect, indexer, config, boundary, sink) {
-  return dialect === '2.9.1'
-    ? [indexer, config.chainCompression, config.errorPurge, config.protection, config.recoveryGraceTurns, sink]
-    : [indexer, config.chainCompression, config.errorPurge, config.thinkingStrip, config.protection, config.recoveryGraceTurns, boundary];
-}
 
 for (const dialect of ['2.4.3', '2.9.1']) {
   test(`${dialect}: the drop-in, a session and stateless pruneMessages equal the reference at every render`, { skip }, async (t) => {
