@@ -303,30 +303,33 @@ export interface CondenseError extends Error {
 }
 
 /**
- * Prunes a JSON array of pi messages held in a Buffer; the caller's bytes
- * are never modified. Cost: one pass over the bytes on the calling thread
- * (messages already in JSON.stringify's spelling are read in place), one
- * write of the output, and a JSON.stringify plus conversion of `state` and
- * `config` on every call; keeps nothing. Render after render, use `Pruner`.
+ * Prunes a JSON array of pi messages held in a Buffer (never modified).
+ * Cost per call, all on the calling thread: one pass over the bytes
+ * (JSON.stringify's spelling is read in place), one write of the output,
+ * and JSON.stringify plus native conversion of `state` and `config` (no
+ * cache). Keeps nothing. Render after render, hold a `Pruner`.
  */
 export declare function prune(messages: Uint8Array, options?: PruneOptions | null): PruneResult;
 
 /**
- * Prunes a JS array of pi messages. Cost: one JSON.stringify of the array
- * (handed over as UTF-16), a look-up in `state` of each tool result present
- * (the state is not serialized), and fresh objects only for edited
- * messages; a no-op is answered by a walk over the array without
- * serializing anything. Keeps nothing: for a conversation rendered again
- * and again, a `PruneSession` or a drop-in costs what changed.
+ * Prunes a JS array of pi messages. Cost per call: the messages are sent
+ * once; over 256 they go in slices of 256 (`v8.serialize` bytes in Node,
+ * JSON.stringify text in Bun or for values that are not plain objects and
+ * arrays), read on one background thread while JS serializes the next; up
+ * to 256 go as JSON.stringify text, read on the calling thread. The state
+ * is not serialized: it is asked about each tool result present. Only
+ * edited messages are new objects; a no-op is a walk with no serialization.
+ * Keeps one emptied engine per dialect, nothing of the call: for renders of
+ * a growing conversation, a `PruneSession` or a drop-in sends what changed.
  */
 export declare function pruneMessages(messages: Message[], options?: PruneOptions | null): ArrayPruneResult;
 
 /**
  * pi-condense 2.4.3's `pruneMessages` (also `condense-native/pi-condense-2.4`):
- * same arguments, same result. Keeps the conversation per indexer object
- * between calls (a WeakMap): a call compares each message's fingerprint,
- * asks the indexer about the tool results present, and re-reads only what
- * changed.
+ * same arguments, same result. Keeps a native conversation per indexer
+ * object (a WeakMap). A call walks every message's fingerprint, sends the
+ * messages from the first changed one (as `pruneMessages` sends them), asks
+ * the indexer about each kept tool result and sends only changed answers.
  */
 export declare function pruneMessagesCompat(
   messages: Message[],
@@ -342,26 +345,35 @@ export declare function pruneMessagesCompat(
 /**
  * The 2.4.3 state `prune`, `Pruner` and `PruneSession` take, read from a
  * pi-condense indexer for these messages (it is asked only about tool-call
- * ids that occur in them). Cost: three indexer calls per tool result.
+ * ids that occur in them). Cost: one indexer call per tool result, three
+ * per summarized one, one per chain without `rangeSummaryText`; copies no
+ * message, keeps nothing. Call it at flushes, not per render.
  */
 export declare function stateFromIndexer(messages: Message[], indexer: CondenseIndexer): PruneState;
 
 /**
  * One conversation rendered again and again. Keeps its messages natively
- * (about the size of their JSON) and re-reads only from the first message
- * whose fingerprint changed; the state is converted at `setState` only.
- * A render that cannot change anything answers without crossing over.
+ * (about the size of their JSON) and their fingerprints (js/fingerprint.js);
+ * the state is serialized at `setState` only (and by the constructor).
+ * The hot path for a host that holds the state object.
  */
 export declare class PruneSession {
   constructor(options?: PruneSessionOptions);
-  /** New state (at flushes): one JSON.stringify and conversion. */
+  /** New state (at flushes): one JSON.stringify and native conversion. */
   setState(state: PruneState | null | undefined): this;
+  /**
+   * Cost: a fingerprint walk over every message, then the messages from the
+   * first changed one sent as `pruneMessages` sends them (with `verify`, one
+   * JSON.stringify per message too). A render that cannot change anything
+   * is answered by a walk, sending nothing.
+   */
   render(messages: Message[]): ArrayPruneResult;
-  /** Forgets what was kept: the next render re-reads every message. */
+  /** Forgets what was kept: the next render sends every message again. */
   invalidate(): this;
   /**
    * Advances the 2.4.3 thinking boundary over the last render's messages
-   * plus the optional closing message; returns the snapshot to persist.
+   * plus the optional closing message (one JSON.stringify); returns the
+   * snapshot to persist. Sends first what a no-op render left unsent.
    */
   flush(closingMessage?: Message): FrontierSnapshot;
   /**
@@ -374,19 +386,26 @@ export declare class PruneSession {
 }
 
 /**
- * Keeps the converted config and state between `prune` calls on Buffers;
- * a prune then costs one read of the bytes and one write of the output.
+ * Keeps the converted config and state natively between `prune` calls on
+ * Buffers: the hot path for a host that holds its messages as JSON bytes.
  */
 export declare class Pruner {
   constructor(config?: PruneConfig | null, options?: { dialect?: Dialect } | null);
+  /** One JSON.stringify and native conversion, kept until the next call. */
   setConfig(config: PruneConfig | null | undefined): this;
+  /** One JSON.stringify and native conversion (at flushes), kept. */
   setState(state: PruneState | null | undefined): this;
+  /**
+   * One pass over the bytes and one write of the output, on the calling
+   * thread; nothing is converted again.
+   */
   prune(messages: Uint8Array, options?: PrunerPruneOptions | null): PruneResult;
 }
 
 /**
  * SPEC 6: the boundary a flush computes; undefined where the reference
- * returns undefined (too few turns and no previous boundary).
+ * returns undefined (too few turns and no previous boundary). Copies the
+ * timestamps once; calling thread, keeps nothing.
  */
 export declare function computeThinkingBoundary(
   assistantTimestamps: number[],
@@ -394,7 +413,10 @@ export declare function computeThinkingBoundary(
   prev?: number | null,
 ): number | undefined;
 
-/** `JSON.stringify(JSON.parse(bytes)).length`: one pass over the bytes. */
+/**
+ * `JSON.stringify(JSON.parse(bytes)).length`: one pass over the bytes on
+ * the calling thread, nothing copied or kept.
+ */
 export declare function sizeOf(messages: Uint8Array): number;
 
 /**
@@ -446,10 +468,10 @@ export interface LoadedSession {
 
 /**
  * Reads a pi session file (a path, file URL, or its bytes, read in place)
- * the way pi 1.6.0 opens it, without writing to it. Runs on the calling
- * thread: native parsing (in parallel for files over 1 MiB), then
- * `JSON.parse` of the messages, which dominates for large files (numbers in
- * benches/load.js). Errors carry `code` (`ERR_CONDENSE_INVALID_SESSION`,
+ * the way pi 1.6.0 opens it, without writing to it. Blocks the calling
+ * thread: native parsing (lines parsed on rayon's pool for files of 1 MiB
+ * or more), then `JSON.parse` of the three result texts, which dominates
+ * for large files (benches/load.js). Keeps nothing. Errors carry `code` (`ERR_CONDENSE_INVALID_SESSION`,
  * `ERR_CONDENSE_TOO_DEEP`, `ERR_CONDENSE_INVALID_ARGUMENT`,
  * `ERR_CONDENSE_IO`), `file` and, when a line is at fault, `line`.
  */
@@ -461,7 +483,8 @@ export declare function loadSession(
 /**
  * `loadSession` with the file read and the native load on the libuv pool
  * (bytes are copied first, so the caller may reuse its buffer). The JSON
- * parse of the result still runs on the JS thread when the promise settles.
+ * parse of the result still runs on the JS thread when the promise settles:
+ * use it to keep a server responsive, not to save CPU.
  */
 export declare function loadSessionAsync(
   pathOrBuffer: string | URL | Uint8Array,
@@ -581,8 +604,9 @@ export interface ReplayResult {
  * Replays every model call of a pi session file's active branch: for each,
  * the context pi sent (the handler view at the call's leaf) rendered with
  * the pi-condense state in force then (SESSIONS.md C.3), once per policy,
- * on a kept native engine. Runs natively on the calling thread and returns
- * one parsed JSON result. Errors carry `code`, `file` and, when a line is at
+ * on a kept native engine. Blocks the calling thread (file lines parsed on
+ * rayon's pool from 1 MiB), then one `JSON.parse` of the result; keeps
+ * nothing. `replayAsync` runs the same off the JS thread. Errors carry `code`, `file` and, when a line is at
  * fault, `line`.
  */
 export declare function replay(

@@ -35,8 +35,8 @@ function withDiagnostics(r, sink) {
 /**
  * Prunes the JSON array of pi messages in a Buffer (never modified).
  * Reads the bytes once on the calling thread; converts `state` and `config`
- * (JSON.stringify) on every call: a host pruning render after render should
- * hold a `Pruner`. `messages` in the result is a new Buffer, or null when
+ * (JSON.stringify, then natively, no cache) on every call: a host pruning
+ * render after render should hold a `Pruner`. `messages` in the result is a new Buffer, or null when
  * nothing changed.
  */
 function prune(messages, options = {}) {
@@ -86,12 +86,13 @@ class Pruner {
 }
 
 /**
- * Prunes a JS array (stateless): one JSON.stringify of the messages, no
- * serialization of the state (the ids present are looked up in it), a
- * no-op answered without serializing anything. Untouched messages in the
- * result are the caller's own objects; a no-op returns the caller's array.
- * For renders of a growing conversation, a PruneSession or a drop-in keeps
- * the work between calls.
+ * Prunes a JS array (stateless). The messages are sent once (Conversation
+ * `sync`: long runs in slices, as v8.serialize bytes in Node, read on a
+ * background thread); the state is not serialized (the ids present are
+ * looked up in it); a no-op is answered without serializing anything.
+ * Untouched messages in the result are the caller's own objects; a no-op
+ * returns the caller's array. For renders of a growing conversation, a
+ * PruneSession or a drop-in keeps the work between calls.
  */
 // One engine per dialect serves the stateless calls, emptied after each:
 // an engine's own memory is freed only when the JS engine finalizes it,

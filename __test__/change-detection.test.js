@@ -27,7 +27,8 @@ const pure = { '2.4.3': require('../js/pure/v2.4.js'), '2.9.1': require('../js/p
 const dropIns = { '2.4.3': require('../js/pi-condense-2.4.js'), '2.9.1': require('../js/pi-condense-2.9.js') };
 const { Fingerprints } = require('../js/fingerprint.js');
 const { Host, DETECTED, applyToIndexer } = require('./helpers/changes.js');
-const { loadReference, fillIndexer, SKIP_MESSAGE } = require('./helpers/indexer.js');
+const { loadReference, fillIndexer, releaseArgs, SKIP_MESSAGE } = require('./helpers/indexer.js');
+const { outcome, assertSameRender } = require('./helpers/render-outcome.js');
 
 const skip = fs.existsSync(path.join(__dirname, '..', '..', 'shared', 'reference')) ? false : SKIP_MESSAGE;
 const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : 20261213;
@@ -43,35 +44,10 @@ const INDEXER = { record: 4, recordReplaced: 2, dedup: 2, shortRef: 2, chain: 3,
 const UNDETECTED = { undetected: 3 };
 const kindsFor = (settings) => ({ ...MESSAGES, ...EDITS, ...INDEXER, ...UNDETECTED, ...settings });
 
-function outcome(fn) {
-  const reports = [];
-  const sink = { report: (kind, key, detail) => reports.push({ kind, key, detail }) };
-  try {
-    return { value: fn(sink), reports };
-  } catch (error) {
-    return { error, reports };
-  }
-}
-
 // got: a kept render; want: the stateless one. `exactCodes`: both are this
 // project's, so an error must carry the same code.
-function assertSame(got, want, label, exactCodes) {
-  if (want.error) {
-    assert.ok(got.error, `${label}: the stateless render throws (${want.error.message}), the kept one answers`);
-    if (exactCodes) assert.equal(got.error.code, want.error.code, `${label}: ${got.error.message}`);
-    else assert.match(String(got.error.code), /^ERR_CONDENSE_/, `${label}: ${got.error.message}`);
-    return 'error';
-  }
-  assert.ok(!got.error, `${label}: the kept render throws ${got.error && got.error.stack}`);
-  assert.equal(got.value.pruned, want.value.pruned, `${label}: pruned`);
-  assert.equal(got.value.beforeChars, want.value.beforeChars, `${label}: beforeChars`);
-  assert.equal(got.value.afterChars, want.value.afterChars, `${label}: afterChars`);
-  assert.equal(JSON.stringify(got.value.messages), JSON.stringify(want.value.messages), `${label}: messages`);
-  assert.deepStrictEqual(got.reports, want.reports, `${label}: diagnostics`);
-  if (got.value.diagnostics) assert.deepStrictEqual(got.value.diagnostics, want.value.diagnostics, `${label}: diagnostics`);
-  if (got.value.stats) assert.deepStrictEqual(got.value.stats, want.value.stats, `${label}: stats`);
-  return want.value.pruned ? 'pruned' : 'unchanged';
-}
+const assertSame = (got, want, label, exactCodes) =>
+  assertSameRender(got, want, label, { wanted: 'the stateless render', tested: 'the kept render', exactCodes, fullResult: true });
 
 const differs = (a, b) =>
   Boolean(a.error) !== Boolean(b.error) ||
@@ -182,10 +158,7 @@ for (const dialect of ['2.4.3', '2.9.1']) {
 
   // The drop-ins take a config and (2.4.3) a boundary at every call.
   const dropInKinds = kindsFor(v24 ? { config: 2, boundary: 2 } : { config: 2 });
-  const dropInArgs = (host, indexer, sink) =>
-    v24
-      ? [indexer, host.config.chainCompression, host.config.errorPurge, host.config.thinkingStrip, host.config.protection, host.config.recoveryGraceTurns, host.boundary ?? undefined]
-      : [indexer, host.config.chainCompression, host.config.errorPurge, host.config.protection, host.config.recoveryGraceTurns, sink];
+  const dropInArgs = (host, indexer, sink) => releaseArgs(dialect, indexer, host.config, host.boundary ?? undefined, sink);
 
   // The indexer a drop-in is handed, over the host's state object (mutated
   // in place): what js/pure's createIndexer answers, rebuilt after each op,

@@ -20,25 +20,13 @@ const path = require('node:path');
 
 const v24 = require('../js/pure/v2.4.js');
 const v29 = require('../js/pure/v2.9.js');
-const { loadReference, SKIP_MESSAGE } = require('./helpers/indexer.js');
+const { loadReference, releaseArgs, stateOfIndexer: stateOf, SKIP_MESSAGE } = require('./helpers/indexer.js');
+const { outcome, assertSameRender: assertSame } = require('./helpers/render-outcome.js');
 const { simulate } = require('./helpers/conversation.js');
 
 const SEED = process.env.SEED ? Number(process.env.SEED) : 20260601;
 const CONVERSATIONS = process.env.CONVERSATIONS ? Number(process.env.CONVERSATIONS) : 150;
 const skip = fs.existsSync(path.join(__dirname, '..', '..', 'shared', 'reference')) ? false : SKIP_MESSAGE;
-
-// The state the indexer holds, read from its tables (as a host that keeps
-// pi-condense's indexer would hand it to the state-based API).
-function stateOf(indexer) {
-  return {
-    records: Object.fromEntries(indexer.index),
-    dedupAliases: Object.fromEntries(indexer.dedupAliasToOriginal),
-    shortRefs: Object.fromEntries(indexer.toolCallIdToAlias),
-    refAliases: Object.fromEntries(indexer.aliasToToolCallId),
-    chains: [...indexer.chainRegistry.values()],
-    summaryBodies: indexer.summaryBodies,
-  };
-}
 
 // Results a 2.9 render finds through the legacy bare-id rung (their own key
 // is not summarized, their id has a legacy-only record).
@@ -51,79 +39,19 @@ function legacyRungs(messages, indexer) {
   ).length;
 }
 
-function outcome(fn) {
-  const reports = [];
-  const sink = { report: (kind, key, detail) => reports.push({ kind, key, detail }) };
-  try {
-    return { value: fn(sink), reports };
-  } catch (error) {
-    return { error, reports };
-  }
-}
-
-function assertSameRender(got, want, label) {
-  if (want.error) {
-    assert.ok(got.error, `${label}: the reference throws (${want.error.message}), the oracle answers`);
-    assert.match(String(got.error.code), /^ERR_CONDENSE_/, `${label}: ${got.error.message}`);
-    return;
-  }
-  assert.ok(!got.error, `${label}: the oracle throws ${got.error && got.error.message}`);
-  assert.equal(got.value.pruned, want.value.pruned, `${label}: pruned`);
-  assert.equal(got.value.beforeChars, want.value.beforeChars, `${label}: beforeChars`);
-  assert.equal(got.value.afterChars, want.value.afterChars, `${label}: afterChars`);
-  assert.equal(JSON.stringify(got.value.messages), JSON.stringify(want.value.messages), `${label}: messages`);
-  assert.deepStrictEqual(got.reports, want.reports, `${label}: diagnostics`);
-}
+const assertSameRender = (got, want, label) => assertSame(got, want, label, { tested: 'the oracle' });
 
 // Both entries of one dialect, with the release's signature order.
 const DIALECTS = {
   '2.4.3': {
-    withIndexer: (messages, indexer, config, boundary) =>
-      v24.pruneWithIndexer(
-        messages,
-        indexer,
-        config.chainCompression,
-        config.errorPurge,
-        config.thinkingStrip,
-        config.protection,
-        config.recoveryGraceTurns,
-        boundary,
-      ),
-    reference: (ref, messages, indexer, config, boundary) =>
-      ref.pruneMessages(
-        messages,
-        indexer,
-        config.chainCompression,
-        config.errorPurge,
-        config.thinkingStrip,
-        config.protection,
-        config.recoveryGraceTurns,
-        boundary,
-      ),
+    withIndexer: (messages, indexer, config, boundary) => v24.pruneWithIndexer(messages, ...releaseArgs('2.4.3', indexer, config, boundary)),
+    reference: (ref, messages, indexer, config, boundary) => ref.pruneMessages(messages, ...releaseArgs('2.4.3', indexer, config, boundary)),
     withState: (messages, state, config, boundary) =>
       v24.pruneMessages(messages, { state, config, thinkingStripBoundaryTimestamp: boundary }),
   },
   '2.9.1': {
-    withIndexer: (messages, indexer, config, _boundary, sink) =>
-      v29.pruneWithIndexer(
-        messages,
-        indexer,
-        config.chainCompression,
-        config.errorPurge,
-        config.protection,
-        config.recoveryGraceTurns,
-        sink,
-      ),
-    reference: (ref, messages, indexer, config, _boundary, sink) =>
-      ref.pruneMessages(
-        messages,
-        indexer,
-        config.chainCompression,
-        config.errorPurge,
-        config.protection,
-        config.recoveryGraceTurns,
-        sink,
-      ),
+    withIndexer: (messages, indexer, config, _boundary, sink) => v29.pruneWithIndexer(messages, ...releaseArgs('2.9.1', indexer, config, undefined, sink)),
+    reference: (ref, messages, indexer, config, _boundary, sink) => ref.pruneMessages(messages, ...releaseArgs('2.9.1', indexer, config, undefined, sink)),
     withState: (messages, state, config, _boundary, sink) => v29.pruneMessages(messages, { state, config }, sink),
   },
 };

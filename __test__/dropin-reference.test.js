@@ -20,53 +20,13 @@ const path = require('node:path');
 
 const api = require('..');
 const dropIns = { '2.4.3': require('../js/pi-condense-2.4.js'), '2.9.1': require('../js/pi-condense-2.9.js') };
-const { loadReference, SKIP_MESSAGE } = require('./helpers/indexer.js');
+const { loadReference, releaseArgs: args, stateOfIndexer: stateOf, SKIP_MESSAGE } = require('./helpers/indexer.js');
+const { outcome, assertSameRender: assertSame } = require('./helpers/render-outcome.js');
 const { simulate } = require('./helpers/conversation.js');
 
 const SEED = process.env.SEED ? Number(process.env.SEED) : 20261202;
 const CONVERSATIONS = process.env.CONVERSATIONS ? Number(process.env.CONVERSATIONS) : 60;
 const skip = fs.existsSync(path.join(__dirname, '..', '..', 'shared', 'reference')) ? false : SKIP_MESSAGE;
-
-function stateOf(indexer) {
-  return {
-    records: Object.fromEntries(indexer.index),
-    dedupAliases: Object.fromEntries(indexer.dedupAliasToOriginal),
-    shortRefs: Object.fromEntries(indexer.toolCallIdToAlias),
-    refAliases: Object.fromEntries(indexer.aliasToToolCallId),
-    chains: [...indexer.chainRegistry.values()],
-    summaryBodies: indexer.summaryBodies,
-  };
-}
-
-function outcome(fn) {
-  const reports = [];
-  const sink = { report: (kind, key, detail) => reports.push({ kind, key, detail }) };
-  try {
-    return { value: fn(sink), reports };
-  } catch (error) {
-    return { error, reports };
-  }
-}
-
-function assertSame(got, want, label) {
-  if (want.error) {
-    assert.ok(got.error, `${label}: the reference throws (${want.error.message}), condense-native answers`);
-    assert.match(String(got.error.code), /^ERR_CONDENSE_/, `${label}: ${got.error.message}`);
-    return;
-  }
-  assert.ok(!got.error, `${label}: ${got.error && got.error.stack}`);
-  assert.equal(got.value.pruned, want.value.pruned, `${label}: pruned`);
-  assert.equal(got.value.beforeChars, want.value.beforeChars, `${label}: beforeChars`);
-  assert.equal(got.value.afterChars, want.value.afterChars, `${label}: afterChars`);
-  assert.equal(JSON.stringify(got.value.messages), JSON.stringify(want.value.messages), `${label}: messages`);
-  assert.deepStrictEqual(got.reports, want.reports, `${label}: diagnostics`);
-}
-
-function args(dialect, indexer, config, boundary, sink) {
-  return dialect === '2.9.1'
-    ? [indexer, config.chainCompression, config.errorPurge, config.protection, config.recoveryGraceTurns, sink]
-    : [indexer, config.chainCompression, config.errorPurge, config.thinkingStrip, config.protection, config.recoveryGraceTurns, boundary];
-}
 
 for (const dialect of ['2.4.3', '2.9.1']) {
   test(`${dialect}: the drop-in, a session and stateless pruneMessages equal the reference at every render`, { skip }, async (t) => {

@@ -14,23 +14,14 @@ const { spawnSync } = require('node:child_process');
 
 const fallback = require('../js/fallback.js');
 const { loadVectors } = require('./helpers/vectors');
+const { localNative } = require('./helpers/local-native.js');
 
 const ROOT = path.join(__dirname, '..');
 const LOADER = path.join(ROOT, 'loader.js');
 const WARNING = 'CONDENSE_NATIVE_FALLBACK';
 
 // The native binding as the loader finds it, or null where no build is here.
-function loadNative() {
-  const saved = process.env.CONDENSE_NATIVE_FORCE_FALLBACK;
-  delete process.env.CONDENSE_NATIVE_FORCE_FALLBACK;
-  try {
-    const loaded = require('../loader.js');
-    return loaded.backend === 'native' ? loaded : null;
-  } finally {
-    if (saved !== undefined) process.env.CONDENSE_NATIVE_FORCE_FALLBACK = saved;
-  }
-}
-const native = loadNative();
+const native = localNative();
 const noNative = native ? false : 'no native build loads here (run npm run build)';
 
 const vectors = loadVectors();

@@ -21,6 +21,7 @@ const os = require('node:os');
 const path = require('node:path');
 const crypto = require('node:crypto');
 const { spawnSync } = require('node:child_process');
+const { localNative } = require('./helpers/local-native.js');
 
 const ROOT = path.join(__dirname, '..');
 const LOADER = path.join(ROOT, 'loader.js');
@@ -37,17 +38,6 @@ function findOnPath(name) {
 const QEMU = findOnPath('qemu-x86_64');
 const NODE = typeof Bun !== 'undefined' ? findOnPath('node') : process.execPath;
 const RUSTC = findOnPath('rustc');
-
-function localNative() {
-  const saved = process.env.CONDENSE_NATIVE_FORCE_FALLBACK;
-  delete process.env.CONDENSE_NATIVE_FORCE_FALLBACK;
-  try {
-    const loaded = require(LOADER);
-    return loaded.backend === 'native' ? loaded : null;
-  } finally {
-    if (saved !== undefined) process.env.CONDENSE_NATIVE_FORCE_FALLBACK = saved;
-  }
-}
 
 const native = process.platform === 'linux' && process.arch === 'x64' ? localNative() : null;
 const skip =

@@ -68,6 +68,24 @@ function configOf(corpus, dialect) {
   return rest;
 }
 
+/**
+ * The pi-condense drop-in of the package in `pkg` for a corpus: the module,
+ * the package's pure oracle (whose `createIndexer` the drop-in is asked
+ * with), the corpus state in the dialect's shape, and the arguments that
+ * follow `indexer` in the release's own signature (`boundary` is 2.4.3's
+ * last one). For the memory test's child and the soak script.
+ */
+function dropInOf(pkg, corpus, dialect, boundary) {
+  const dropIn = require(path.join(pkg, 'js', dialect === '2.9.1' ? 'pi-condense-2.9.js' : 'pi-condense-2.4.js'));
+  const oracle = require(path.join(pkg, 'js', 'pure', dialect === '2.9.1' ? 'v2.9.js' : 'v2.4.js'));
+  const config = configOf(corpus, dialect);
+  const args =
+    dialect === '2.9.1'
+      ? [config.chainCompression, config.errorPurge, config.protection, config.recoveryGraceTurns]
+      : [config.chainCompression, config.errorPurge, config.thinkingStrip, config.protection, config.recoveryGraceTurns, boundary];
+  return { dropIn, oracle, state: stateOf(corpus, dialect), args };
+}
+
 /** pi-condense's ToolCallIndexer of `dialect` holding `state`, or null without ../shared. */
 async function realIndexer(dialect, state) {
   const reference = await loadReference(dialect);
@@ -126,4 +144,4 @@ function flush(indexer, state, dialect, messages, maxResults = 6) {
   return batch.length;
 }
 
-module.exports = { NAMES, CORPUS_DIR, corpusAvailable, loadCorpus, stateOf, configOf, realIndexer, flush, loadReference };
+module.exports = { NAMES, CORPUS_DIR, corpusAvailable, loadCorpus, stateOf, configOf, dropInOf, realIndexer, flush, loadReference };

@@ -16,6 +16,8 @@ const os = require('node:os');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 
+const { peakRssMiB } = require('./peak-rss.js');
+
 const ROOT = path.join(__dirname, '..');
 const runtime = process.versions.bun ? `bun ${process.versions.bun}` : `node ${process.versions.node}`;
 
@@ -101,16 +103,7 @@ async function rss(which, file) {
   } else {
     require('..');
   }
-  // VmHWM (Linux) is this process's own peak; resourceUsage().maxRSS is
-  // not reliable in a child under every runtime.
-  let kb = process.resourceUsage().maxRSS;
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync('/proc/self/status', 'utf8'));
-    if (m) kb = Number(m[1]);
-  } catch {
-    // not Linux
-  }
-  console.log((kb / 1024).toFixed(0));
+  console.log(peakRssMiB());
 }
 
 main().catch((e) => {

@@ -22,6 +22,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync, execFileSync } = require('node:child_process');
 
+const { peakRssMiB } = require('./peak-rss.js');
+
 const ROOT = path.join(__dirname, '..');
 const REFERENCE = path.join(ROOT, '..', 'shared', 'reference', 'pi-condense-2.4.3');
 const runtime = process.versions.bun ? `bun ${process.versions.bun}` : `node ${process.versions.node}`;
@@ -131,14 +133,7 @@ function rss(which, file) {
   const { replay } = require('..');
   if (which === 'config') replay(file, { policies: ['config'] });
   if (which === 'all') replay(file);
-  let kb = process.resourceUsage().maxRSS;
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync('/proc/self/status', 'utf8'));
-    if (m) kb = Number(m[1]);
-  } catch {
-    // not Linux
-  }
-  console.log((kb / 1024).toFixed(0));
+  console.log(peakRssMiB());
 }
 
 async function main() {

@@ -4,45 +4,17 @@
 // caller's own objects. An untouched message is the caller's object itself;
 // an edited or inserted one is built afresh at every render (so a later
 // handler that edits the result in place never reaches another render's).
-// The opcodes and the shapes below are the JavaScript copy of src/script.rs
-// (`Op`, the stub envelope, the purge marker, the synthetic block); the
-// edit descriptions are written by `write_description` in src/engine.rs.
+// The opcodes are the JavaScript copy of src/script.rs `Op`; the shapes
+// (the stub envelope, the purge marker, the synthetic block) are the JS
+// oracle's own (js/pure/rules.js, js/pure/purge.js), whose Rust copies are
+// in src/script.rs. The edit descriptions are written by
+// `write_description` in src/engine.rs.
+
+const { stubMessage, syntheticBlock } = require('./pure/rules.js');
+const { purgedArguments } = require('./pure/purge.js');
 
 // src/script.rs `Op`.
 const OP = Object.freeze({ KEEP: 0, STUB: 1, EDIT: 2, INSERT: 3 });
-
-/** The purge marker (src/script.rs `purge_marker`). */
-function purgedArguments(size) {
-  return { _purged: `<purged-errored-args size="${size}"/>` };
-}
-
-/**
- * The stub that replaces tool result `src` (src/script.rs `write_stub`):
- * exactly these keys in this order, the copied ones only when present.
- */
-function stubMessage(src, text) {
-  const id = src.toolCallId;
-  const name = src.toolName;
-  const ts = src.timestamp;
-  if (id !== undefined && name !== undefined && ts !== undefined) {
-    // The usual tool result: one literal, one shape for every stub.
-    return { role: 'toolResult', toolCallId: id, toolName: name, content: [{ type: 'text', text }], isError: false, timestamp: ts };
-  }
-  const stub = { role: 'toolResult' };
-  if (id !== undefined) stub.toolCallId = id;
-  if (name !== undefined) stub.toolName = name;
-  stub.content = [{ type: 'text', text }];
-  stub.isError = false;
-  if (ts !== undefined) stub.timestamp = ts;
-  return stub;
-}
-
-/** A synthetic chain block (src/script.rs `write_inserted`). */
-function syntheticBlock(text, timestamp, hasTimestamp) {
-  const block = { role: 'user', content: [{ type: 'text', text }] };
-  if (hasTimestamp) block.timestamp = timestamp;
-  return block;
-}
 
 /** `src` with some tool-call arguments purged and/or its thinking removed. */
 function editedMessage(src, strip, purged) {
@@ -52,6 +24,8 @@ function editedMessage(src, strip, purged) {
     content = content.slice();
     for (const [j, size] of purged) content[j] = { ...content[j], arguments: purgedArguments(size) };
   }
+  // The engine decided the strip (js/pure/rules.js withoutThinking is the
+  // oracle's rule); this only carries it out.
   if (strip) content = content.filter((b) => b.type !== 'thinking');
   return { ...src, content };
 }

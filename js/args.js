@@ -79,11 +79,12 @@ function deliver(sink, diagnostics) {
 
 module.exports = { argumentError, asBytes, checkArray, jsonOrNull, stateJsonOrNull, boundaryOf, dialectOf, sinkOf, deliver };
 
-// The config keys each dialect knows (src/config.rs checks the same on the
-// native side; this copy lets a no-op answer without crossing over).
+// The config keys each dialect knows, as the oracles list them
+// (src/config.rs checks the same on the native side; checking here lets a
+// no-op answer without crossing over).
 const CONFIG_KEYS = {
-  '2.4.3': ['chainCompression', 'errorPurge', 'thinkingStrip', 'protection', 'recoveryGraceTurns'],
-  '2.9.1': ['chainCompression', 'errorPurge', 'protection', 'recoveryGraceTurns'],
+  '2.4.3': require('./pure/v2.4.js').CONFIG_KEYS,
+  '2.9.1': require('./pure/v2.9.js').CONFIG_KEYS,
 };
 
 function checkConfig(config, dialect, where) {

@@ -16,6 +16,7 @@
 const codes = require('./codes.js');
 const { apply } = require('./applier.js');
 const { serializationError } = require('./pure/errors.js');
+const { BLOCK_REF_RE } = require('./pure/rules.js');
 const { Fingerprints } = require('./fingerprint.js');
 const { projectRecord, stateJson } = require('./state-text.js');
 const { wireBytes } = require('./wire.js');
@@ -49,8 +50,6 @@ function sliceJson(messages, from, to = messages.length) {
     throw serializationError(cause, undefined, 'messages');
   }
 }
-
-const BLOCK_REF = /\{(b\d+)\}/g;
 
 class Conversation {
   /**
@@ -332,8 +331,8 @@ class Conversation {
     const looked = new Set();
     for (const s of summaries) {
       if (typeof s.v !== 'string') continue;
-      for (const match of s.v.matchAll(BLOCK_REF)) {
-        const blockId = match[1];
+      for (const match of s.v.matchAll(BLOCK_REF_RE)) {
+        const blockId = `b${match[1]}`;
         if (looked.has(blockId)) continue;
         looked.add(blockId);
         let found;

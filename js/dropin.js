@@ -11,18 +11,13 @@
 const { Conversation } = require('./conversation.js');
 const { argumentError, checkArray } = require('./args.js');
 
-// The methods each release's render path calls on its indexer.
+const pureDialects = { v24: require('./pure/v2.4.js'), v29: require('./pure/v2.9.js') };
+
+// The methods each release's render path calls on its indexer (the oracles'
+// lists).
 const INDEXER_METHODS = {
-  '2.4.3': ['isSummarized', 'getRecord', 'getShortRefForToolCallId', 'getChainEntries', 'getPerBatchSummaryTextForToolCallIds', 'findChainEntryByBlockId'],
-  '2.9.1': [
-    'isSummarized',
-    'hasLegacyBareRecord',
-    'getRecord',
-    'getShortRefForToolCallId',
-    'getChainEntries',
-    'getPerBatchSummaryTextForToolCallIds',
-    'findChainEntryByBlockId',
-  ],
+  '2.4.3': pureDialects.v24.INDEXER_METHODS,
+  '2.9.1': pureDialects.v29.INDEXER_METHODS,
 };
 
 function makeDropIns(native, pure) {
@@ -177,9 +172,6 @@ function sizeMessages(messages) {
 
 // One set of drop-ins per process, shared by index.js and the
 // pi-condense-2.x subpath modules.
-const dropIns = makeDropIns(require('../loader.js'), {
-  v24: require('./pure/v2.4.js'),
-  v29: require('./pure/v2.9.js'),
-});
+const dropIns = makeDropIns(require('../loader.js'), pureDialects);
 
 module.exports = { dropIns, stateFromIndexer, sizeMessages, INDEXER_METHODS };

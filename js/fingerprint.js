@@ -14,6 +14,10 @@
 // what the role and the block type say is there (a missing property is
 // slower to read than a present one), and keeps what it read as columns
 // (typed arrays for numbers and codes, plain arrays for strings).
+//
+// Defined once, here: the engine keeps no fingerprints, so there is no Rust
+// copy. __test__/helpers/changes.js lists the edits it must see and those
+// it may miss (__test__/change-detection.test.js).
 
 // Roles and block types the phases tell apart, as codes; anything else is
 // OTHER with the value itself kept beside.

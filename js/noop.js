@@ -13,8 +13,10 @@ function hasEntries(o) {
   return false;
 }
 
-// 2.9.1's sweep removes tool results whose call is not open: a conversation
-// where every result answers an open call of the assistant before it.
+// 2.9.1's sweep removes tool results whose call is not open (the rule is
+// `orphanSweep` in js/pure/v2.9.js and src/phases/sweep.rs): this only
+// recognises a conversation where every result answers an open call of the
+// assistant before it, and says "maybe" otherwise.
 function mayHaveOrphans(messages) {
   let open = null;
   for (const m of messages) {

@@ -10,9 +10,11 @@ import type {
 } from '../index.js';
 
 /**
- * pi-condense 2.4.3's `pruneMessages`: same arguments, same result. Keeps the
- * conversation per indexer object between calls (a WeakMap) and re-reads
- * only what changed; see the README for what a kept render compares.
+ * pi-condense 2.4.3's `pruneMessages`: same arguments, same result. Keeps a
+ * native conversation per indexer object (a WeakMap). A call walks every
+ * message's fingerprint, sends the messages from the first changed one (as
+ * the root `pruneMessages` sends them), asks the indexer about each kept
+ * tool result and sends only changed answers (README: what a render compares).
  */
 export declare function pruneMessages(
   messages: Message[],
@@ -25,8 +27,11 @@ export declare function pruneMessages(
   thinkingBoundaryTimestamp?: number | null,
 ): CompatPruneResult;
 
-/** `JSON.stringify(messages).length`, as the reference's `sizeMessages`. */
+/** `JSON.stringify(messages).length`, as the reference's `sizeMessages`: one serialization per call. */
 export declare function sizeMessages(messages: Message[]): number;
 
-/** Forgets what was kept for `indexer`; its next render re-reads everything. */
+/**
+ * Frees the native conversation kept for `indexer` now; its next render
+ * sends every message again and asks the indexer everything again.
+ */
 export declare function invalidate(indexer: object): void;

@@ -25,8 +25,10 @@ export interface CondenseIndexer29 {
 /**
  * pi-condense 2.9.1's `pruneMessages`: same arguments, same result; reports
  * go to `diagnostics.report(kind, key, detail)` in the reference's order.
- * Keeps the conversation per indexer object between calls (a WeakMap) and
- * re-reads only what changed.
+ * Keeps a native conversation per indexer object (a WeakMap). A call walks
+ * every message's fingerprint, sends the messages from the first changed one
+ * (as the root `pruneMessages` sends them), asks the indexer about each kept
+ * tool result and sends only changed answers.
  */
 export declare function pruneMessages(
   messages: Message[],
@@ -38,8 +40,11 @@ export declare function pruneMessages(
   diagnostics?: DiagnosticsSink | null,
 ): CompatPruneResult;
 
-/** `JSON.stringify(messages).length`, as the reference's `sizeMessages`. */
+/** `JSON.stringify(messages).length`, as the reference's `sizeMessages`: one serialization per call. */
 export declare function sizeMessages(messages: Message[]): number;
 
-/** Forgets what was kept for `indexer`; its next render re-reads everything. */
+/**
+ * Frees the native conversation kept for `indexer` now; its next render
+ * sends every message again and asks the indexer everything again.
+ */
 export declare function invalidate(indexer: object): void;

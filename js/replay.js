@@ -7,7 +7,9 @@
 // fields are documented in src/replay/report.rs and index.d.ts); this layer
 // checks the options, parses the result, polls the progress counter of an
 // async replay, and turns a failure into an Error with a stable `code`, the
-// file `line` and the file name.
+// file `line` and the file name (js/filearg.js, shared with loadSession).
+
+const { fileInputOf, requireBinding, throwIfFailed } = require('./filearg.js');
 
 const POLICIES = ['none', 'config', 'no-thinking-strip', 'live-thinking-strip', '2.9.1'];
 const NUMBERS = ['charsPerToken', 'inputPrice', 'cacheWriteMultiplier', 'cacheReadMultiplier', 'cacheTtlSeconds'];
@@ -50,35 +52,11 @@ function makeReplayApi(native, { argumentError }) {
     }
   }
 
-  function inputOf(pathOrBuffer, where) {
-    if (typeof pathOrBuffer === 'string') return { path: pathOrBuffer, name: pathOrBuffer };
-    if (pathOrBuffer instanceof URL) {
-      const { fileURLToPath } = require('node:url');
-      const path = fileURLToPath(pathOrBuffer);
-      return { path, name: path };
-    }
-    if (pathOrBuffer instanceof Uint8Array) return { bytes: pathOrBuffer, name: '<buffer>' };
-    throw argumentError(`${where}: expected a file path, a file URL or a Buffer/Uint8Array`);
-  }
-
-  function requireNative(where) {
-    if (typeof native.replayBytes !== 'function') {
-      const err = new Error(`${where} needs the native binding, which did not load on this platform`);
-      err.code = 'ERR_CONDENSE_UNSUPPORTED';
-      throw err;
-    }
-  }
+  const inputOf = (pathOrBuffer, where) => fileInputOf(pathOrBuffer, where, argumentError);
+  const requireNative = (where) => requireBinding(native, 'replayBytes', where);
 
   function settle(result, name) {
-    if (result.errorCode) {
-      const line = result.errorLine ?? undefined;
-      const where = line === undefined ? name : `${name}:${line}`;
-      const err = new Error(`${where}: ${result.errorMessage}`);
-      err.code = result.errorCode;
-      if (line !== undefined) err.line = line;
-      err.file = name;
-      throw err;
-    }
+    throwIfFailed(result, name);
     return JSON.parse(result.json);
   }
 

@@ -5,7 +5,9 @@
 // rebuilt from the file, and the frontier. The binding returns three JSON
 // texts; this layer parses them (that parse is most of the JS-side cost, see
 // benches/load.js) and turns a failure into an Error with a stable `code`,
-// the file `line` and the file name.
+// the file `line` and the file name (js/filearg.js, shared with replay).
+
+const { fileInputOf, requireBinding, throwIfFailed } = require('./filearg.js');
 
 const DIALECTS = new Set(['2.4.3', '2.9.1']);
 
@@ -23,35 +25,11 @@ function makeSessionFileApi(native, { argumentError }) {
     return { leafId: leafId ?? null, dialect: dialect ?? null };
   }
 
-  function inputOf(pathOrBuffer, where) {
-    if (typeof pathOrBuffer === 'string') return { path: pathOrBuffer, name: pathOrBuffer };
-    if (pathOrBuffer instanceof URL) {
-      const { fileURLToPath } = require('node:url');
-      const path = fileURLToPath(pathOrBuffer);
-      return { path, name: path };
-    }
-    if (pathOrBuffer instanceof Uint8Array) return { bytes: pathOrBuffer, name: '<buffer>' };
-    throw argumentError(`${where}: expected a file path, a file URL or a Buffer/Uint8Array`);
-  }
-
-  function requireNative(where) {
-    if (typeof native.loadSessionBytes !== 'function') {
-      const err = new Error(`${where} needs the native binding, which did not load on this platform`);
-      err.code = 'ERR_CONDENSE_UNSUPPORTED';
-      throw err;
-    }
-  }
+  const inputOf = (pathOrBuffer, where) => fileInputOf(pathOrBuffer, where, argumentError);
+  const requireNative = (where) => requireBinding(native, 'loadSessionBytes', where);
 
   function settle(result, name) {
-    if (result.errorCode) {
-      const line = result.errorLine ?? undefined;
-      const where = line === undefined ? name : `${name}:${line}`;
-      const err = new Error(`${where}: ${result.errorMessage}`);
-      err.code = result.errorCode;
-      if (line !== undefined) err.line = line;
-      err.file = name;
-      throw err;
-    }
+    throwIfFailed(result, name);
     return {
       messages: JSON.parse(result.messages),
       state: JSON.parse(result.state),

@@ -56,7 +56,7 @@ const os = require('node:os');
 const path = require('node:path');
 
 const { forceGc } = require('../benches/timing.js');
-const { stateOf, configOf } = require('../benches/corpus.js');
+const { dropInOf } = require('../benches/corpus.js');
 
 const ROOT = path.join(__dirname, '..');
 const SHARED = path.join(ROOT, '..', 'shared', 'corpus');
@@ -242,14 +242,7 @@ function growingSession(PruneSession, messages, options) {
 // loop does not turn, so the old one is released with `invalidate` first,
 // as a batch job would.
 function growingDropIn(dialect, corpus, bursts) {
-  const dropIn = require(path.join(PKG, 'js', dialect === '2.9.1' ? 'pi-condense-2.9.js' : 'pi-condense-2.4.js'));
-  const oracle = require(path.join(PKG, 'js', 'pure', dialect === '2.9.1' ? 'v2.9.js' : 'v2.4.js'));
-  const state = stateOf(corpus, dialect);
-  const config = configOf(corpus, dialect);
-  const args =
-    dialect === '2.9.1'
-      ? [config.chainCompression, config.errorPurge, config.protection, config.recoveryGraceTurns]
-      : [config.chainCompression, config.errorPurge, config.thinkingStrip, config.protection, config.recoveryGraceTurns, corpus.boundary ?? undefined];
+  const { dropIn, oracle, state, args } = dropInOf(PKG, corpus, dialect, corpus.boundary ?? undefined);
   let indexer = null;
   return growing(corpus.messages, {
     fresh() {

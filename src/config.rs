@@ -188,6 +188,7 @@ impl Protection {
 
     /// SPEC 5: by tool name (`includes`), else by `args.path` (backslashes
     /// as slashes) against the globs. Err where the reference throws.
+    /// JS oracle's copy: `isProtected` in js/pure/rules.js.
     pub fn protects(
         &self,
         tool_name: Option<&Json>,

@@ -1,6 +1,7 @@
 //! The flush-gated thinking boundary (SPEC 6): the rule a flush applies,
 //! and the frontier a render reports (the boundary in force, and what a
-//! flush would store now). 2.9.1 has no boundary.
+//! flush would store now). 2.9.1 has no boundary. The JS oracle's copy of
+//! the rule is `computeThinkingBoundary` in js/pure/v2.4.js.
 
 use crate::config::Config;
 use crate::dialect::Dialect;

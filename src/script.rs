@@ -7,7 +7,9 @@
 //! Both rely on one invariant: applying the script to the input gives
 //! exactly the array the reference returns. The shapes a slot turns into
 //! (the stub envelope, the purge marker, the synthetic block) are defined
-//! here, once for Rust; `js/applier.js` is their JavaScript copy.
+//! here, once for Rust; their JavaScript copies are the oracle's
+//! (`stubMessage` and `syntheticBlock` in js/pure/rules.js,
+//! `purgedArguments` in js/pure/purge.js), which `js/applier.js` calls.
 
 use crate::json::text::write_quoted;
 use crate::json::{utf16_len, Json};
@@ -142,7 +144,8 @@ impl EditScript {
 
 // The shapes, spelled once.
 
-/// The purge marker's value text: `<purged-errored-args size="N"/>`.
+/// The purge marker's value text: `<purged-errored-args size="N"/>`
+/// (JS: `purgedArguments` in js/pure/purge.js).
 pub fn purge_marker(len: u32) -> Vec<u8> {
     format!("{{\"_purged\":\"<purged-errored-args size=\\\"{len}\\\"/>\"}}").into_bytes()
 }
@@ -186,7 +189,8 @@ pub fn scalar_json(s: &Scalar, syms: &crate::record::Interner) -> Option<Vec<u8>
 
 /// The stub that replaces tool result `rec` (SPEC 3, phase 1): exactly
 /// `role, toolCallId, toolName, content, isError, timestamp`, in that
-/// order, the three copied ones only when present.
+/// order, the three copied ones only when present (JS: `stubMessage` in
+/// js/pure/rules.js).
 pub fn write_stub(
     out: &mut Vec<u8>,
     rec: &MessageRecord,
@@ -209,7 +213,8 @@ pub fn write_stub(
     out.push(b'}');
 }
 
-/// The synthetic chain block (SPEC 3, phase 3 step 4).
+/// The synthetic chain block (SPEC 3, phase 3 step 4; JS: `syntheticBlock`
+/// in js/pure/rules.js).
 pub fn write_inserted(out: &mut Vec<u8>, block: &Inserted) {
     out.extend_from_slice(br#"{"role":"user","content":[{"type":"text","text":"#);
     write_quoted(out, &block.text);

@@ -4,7 +4,8 @@
 //! ordinary key, a non-string key never matches. The state comes either as
 //! the addon's state object (`from_value`) or, for the pi-condense drop-in,
 //! as the answers of the host's own indexer (`Chains::Given` and the
-//! per-message answers of `engine::Answers`).
+//! per-message answers of `engine::Answers`). The JS oracle's copy of the
+//! look-up rules is js/pure/state.js (`createIndexer243`, `createIndexer291`).
 
 use crate::config::same_value_zero;
 use crate::dialect::Dialect;

@@ -158,23 +158,43 @@ function fillIndexer(reference, dialect, state) {
   return { indexer, direct };
 }
 
+// The state the indexer holds, read from its tables (as a host that keeps
+// pi-condense's indexer would hand it to the state-based API).
+function stateOfIndexer(indexer) {
+  return {
+    records: Object.fromEntries(indexer.index),
+    dedupAliases: Object.fromEntries(indexer.dedupAliasToOriginal),
+    shortRefs: Object.fromEntries(indexer.toolCallIdToAlias),
+    refAliases: Object.fromEntries(indexer.aliasToToolCallId),
+    chains: [...indexer.chainRegistry.values()],
+    summaryBodies: indexer.summaryBodies,
+  };
+}
+
+/**
+ * The arguments after `messages` of a release's pruneMessages (the
+ * reference's, the drop-ins', the oracles' pruneWithIndexer), in its own
+ * order: 2.4.3 ends with the boundary, 2.9.1 with the diagnostics sink.
+ */
+function releaseArgs(dialect, indexer, config, boundary, sink) {
+  return dialect === '2.9.1'
+    ? [indexer, config.chainCompression, config.errorPurge, config.protection, config.recoveryGraceTurns, sink]
+    : [indexer, config.chainCompression, config.errorPurge, config.thinkingStrip, config.protection, config.recoveryGraceTurns, boundary];
+}
+
 // The reference's pruneMessages on a conformance case, with its own
 // signature; null config sections are passed as undefined (the README).
 function referenceArgs(dialect, c, indexer, sink) {
   const config = c.config ?? {};
   const section = (name) => config[name] ?? undefined;
-  if (dialect === '2.9.1') {
-    return [indexer, section('chainCompression'), section('errorPurge'), section('protection'), config.recoveryGraceTurns, sink];
-  }
-  return [
-    indexer,
-    section('chainCompression'),
-    section('errorPurge'),
-    section('thinkingStrip'),
-    section('protection'),
-    config.recoveryGraceTurns,
-    c.thinkingBoundaryTimestamp ?? undefined,
-  ];
+  const sections = {
+    chainCompression: section('chainCompression'),
+    errorPurge: section('errorPurge'),
+    thinkingStrip: section('thinkingStrip'),
+    protection: section('protection'),
+    recoveryGraceTurns: config.recoveryGraceTurns,
+  };
+  return releaseArgs(dialect, indexer, sections, c.thinkingBoundaryTimestamp ?? undefined, sink);
 }
 
-module.exports = { loadReference, fillIndexer, referenceArgs, SKIP_MESSAGE };
+module.exports = { loadReference, fillIndexer, referenceArgs, releaseArgs, stateOfIndexer, SKIP_MESSAGE };

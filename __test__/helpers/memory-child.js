@@ -22,7 +22,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { stateOf, configOf } = require('../../benches/corpus.js');
+const { dropInOf } = require('../../benches/corpus.js');
 
 const PKG = process.env.PKG || path.join(__dirname, '..', '..');
 const SAMPLE = path.join(__dirname, '..', '..', 'sample', 'session.json');
@@ -91,14 +91,7 @@ function apiOf(name, mode) {
   }
   const dialect = { 'pi-condense-2.4': '2.4.3', 'pi-condense-2.9': '2.9.1' }[name];
   if (!dialect) throw new Error(`unknown API ${name}`);
-  const dropIn = require(path.join(PKG, 'js', dialect === '2.9.1' ? 'pi-condense-2.9.js' : 'pi-condense-2.4.js'));
-  const oracle = require(path.join(PKG, 'js', 'pure', dialect === '2.9.1' ? 'v2.9.js' : 'v2.4.js'));
-  const state = stateOf(corpus, dialect);
-  const config = configOf(corpus, dialect);
-  const args =
-    dialect === '2.9.1'
-      ? [config.chainCompression, config.errorPurge, config.protection, config.recoveryGraceTurns]
-      : [config.chainCompression, config.errorPurge, config.thinkingStrip, config.protection, config.recoveryGraceTurns, options.thinkingStripBoundaryTimestamp ?? undefined];
+  const { dropIn, oracle, state, args } = dropInOf(PKG, corpus, dialect, options.thinkingStripBoundaryTimestamp ?? undefined);
   let indexer = oracle.createIndexer(state);
   return {
     renders: prefixes.length,

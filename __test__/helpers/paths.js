@@ -15,7 +15,7 @@
 // process compares backends that one process cannot hold together.
 
 const path = require('node:path');
-const { loadReference, fillIndexer } = require('./indexer.js');
+const { loadReference, fillIndexer, releaseArgs } = require('./indexer.js');
 
 const ROOT = path.join(__dirname, '..', '..');
 
@@ -36,10 +36,7 @@ const clone = (v) => JSON.parse(JSON.stringify(v));
 const half = (messages) => (Array.isArray(messages) ? messages.slice(0, Math.floor(messages.length / 2)) : messages);
 
 function dropInArgs(c, indexer) {
-  const cfg = c.config ?? {};
-  return c.dialect === '2.9.1'
-    ? [indexer, cfg.chainCompression, cfg.errorPurge, cfg.protection, cfg.recoveryGraceTurns]
-    : [indexer, cfg.chainCompression, cfg.errorPurge, cfg.thinkingStrip, cfg.protection, cfg.recoveryGraceTurns, c.boundary ?? undefined];
+  return releaseArgs(c.dialect, indexer, c.config ?? {}, c.boundary ?? undefined);
 }
 
 /**

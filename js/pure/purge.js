@@ -10,6 +10,8 @@
 const { messageError, stringifyPart } = require('./errors.js');
 
 // The marker that replaces purged arguments; `length` is that of their JSON.
+// Rust counterpart: src/script.rs (purge_marker); js/applier.js builds the
+// engine's purges with this function too.
 function purgedArguments(length) {
   return { _purged: `<purged-errored-args size="${length}"/>` };
 }
@@ -56,4 +58,4 @@ function errorPurge(messages, config, stats) {
   return out ?? messages;
 }
 
-module.exports = { errorPurge };
+module.exports = { errorPurge, purgedArguments };

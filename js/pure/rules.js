@@ -23,8 +23,9 @@ const GRACE_TOOL = 'context_tree_query';
 const DASH = '\u2014';
 
 // ---------------------------------------------------------------------------
-// Stub (SPEC §3 phase 1). Rust counterpart: src/phases/stub.rs (stub_text,
-// stub_message).
+// Stub (SPEC §3 phase 1). Rust counterparts: src/phases/stub.rs (stub_text)
+// and src/script.rs (write_stub, the envelope). The envelope below is also
+// what js/applier.js builds from the engine's edit script.
 
 function stubText(record, ref) {
   // quirk 11 (2.4.3) / 8 (2.9): spillPath is tested for truthiness, and the
@@ -46,6 +47,13 @@ function stubText(record, ref) {
 // original lacks is omitted (the reference writes `undefined`, which JSON
 // drops).
 function stubMessage(msg, text) {
+  const id = msg.toolCallId;
+  const name = msg.toolName;
+  const ts = msg.timestamp;
+  if (id !== undefined && name !== undefined && ts !== undefined) {
+    // The usual tool result: one literal, one shape for every stub.
+    return { role: 'toolResult', toolCallId: id, toolName: name, content: [{ type: 'text', text }], isError: false, timestamp: ts };
+  }
   const stub = { role: 'toolResult' };
   if (msg.toolCallId !== undefined) stub.toolCallId = msg.toolCallId;
   if (msg.toolName !== undefined) stub.toolName = msg.toolName;
@@ -145,12 +153,15 @@ function isProtected(protection, toolName, args) {
 }
 
 // ---------------------------------------------------------------------------
-// Synthetic chain blocks (SPEC §3 phase 3, steps 1 and 4). Rust counterpart:
-// src/phases/chain.rs (existing_block_ids, protected_outputs, synthetic,
-// substitute_block_refs).
+// Synthetic chain blocks (SPEC §3 phase 3, steps 1 and 4). Rust
+// counterparts: src/record/scan.rs (chain_block_id) and
+// src/phases/log_index.rs (the blocks already present),
+// src/phases/synthetic.rs (protected_output, synthetic_text,
+// substitute_block_refs), src/script.rs (write_inserted, the envelope).
 
 const EXISTING_BLOCK_RE = /^<compressed-chain id="([^"]+)"/;
-// No `u` flag: \d is ASCII digits only (quirk 17 / 12).
+// No `u` flag: \d is ASCII digits only (quirk 17 / 12). js/conversation.js
+// finds the references to look up with it too.
 const BLOCK_REF_RE = /\{b(\d+)\}/g;
 
 // Block ids of synthetic blocks already in the array. quirk 7 / 3: reads
@@ -217,9 +228,15 @@ function syntheticMessage(entry, summary, lookup, outputs) {
     protectedPart += `\n\n<protected-output tool="${tool}">\n${body}\n</protected-output>`;
   }
   const block = `<compressed-chain id="${entry.blockId}" tools="${tools}">\n${resolved}${protectedPart}\n</compressed-chain>`;
-  const message = { role: 'user', content: [{ type: 'text', text: block }] };
-  if (entry.compressedAt !== undefined) message.timestamp = entry.compressedAt;
-  return message;
+  return syntheticBlock(block, entry.compressedAt, entry.compressedAt !== undefined);
+}
+
+// The synthetic block's envelope around its text (also built by
+// js/applier.js from the engine's edit script; src/script.rs write_inserted).
+function syntheticBlock(text, timestamp, hasTimestamp) {
+  const block = { role: 'user', content: [{ type: 'text', text }] };
+  if (hasTimestamp) block.timestamp = timestamp;
+  return block;
 }
 
 function isPerBatchSummary(msg) {
@@ -239,7 +256,8 @@ function summaryRefHits(msg, index, hits) {
 }
 
 // ---------------------------------------------------------------------------
-// Thinking. Rust counterpart: src/phases/mod.rs (without_thinking).
+// Thinking. Rust counterparts: src/phases/synthetic.rs (has_thinking),
+// src/script.rs (strip_thinking), the strip itself in src/apply.rs.
 
 function checkBlocks(content, index) {
   content.forEach((block, j) => {
@@ -328,6 +346,8 @@ module.exports = {
   protectedOutputText,
   chainSummaries,
   syntheticMessage,
+  syntheticBlock,
+  BLOCK_REF_RE,
   isPerBatchSummary,
   summaryRefHits,
   hasThinking,

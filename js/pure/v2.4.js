@@ -32,6 +32,10 @@ const {
 const { errorPurge } = require('./purge.js');
 const { createIndexer243 } = require('./state.js');
 
+// The config keys of this dialect (SPEC.md §2.3); js/args.js checks a
+// host's config against them. Rust counterpart: src/config.rs.
+const CONFIG_KEYS = ['chainCompression', 'errorPurge', 'thinkingStrip', 'protection', 'recoveryGraceTurns'];
+
 const INDEXER_METHODS = [
   'isSummarized',
   'getRecord',
@@ -66,8 +70,9 @@ function stubReplace(messages, indexer, protection, recoveryGraceTurns, stats) {
 }
 
 // ---------------------------------------------------------------------------
-// Phase 3: chain range prune by id sets (SPEC.md §3). Rust counterpart:
-// src/phases/chain.rs.
+// Phase 3: chain range prune by id sets (SPEC.md §3). Rust counterparts:
+// src/phases/chain_ids.rs, with the synthetic block in
+// src/phases/synthetic.rs.
 
 // Is an assistant one of a dropped chain's calls? `(content ?? [])` is
 // filtered, so it must be an array and every block must be an object.
@@ -297,4 +302,5 @@ module.exports = {
   computeThinkingBoundary,
   createIndexer: createIndexer243,
   INDEXER_METHODS,
+  CONFIG_KEYS,
 };

@@ -43,11 +43,12 @@ const INDEXER_METHODS = [
   'findChainEntryByBlockId',
 ];
 
-// The config keys of this dialect (SPEC-2.9.md §2.5).
+// The config keys of this dialect (SPEC-2.9.md §2.5); js/args.js checks a
+// host's config against them too. Rust counterpart: src/config.rs.
 const CONFIG_KEYS = ['chainCompression', 'errorPurge', 'protection', 'recoveryGraceTurns'];
 
 // ---------------------------------------------------------------------------
-// Occurrence keys (SPEC-2.9.md §2.2)
+// Occurrence keys (SPEC-2.9.md §2.2). Rust counterpart: src/phases/keys.rs.
 
 // occKey(id, ts): the id itself when ts is undefined, else `${id}@${ts}`
 // with String() conversion of both.
@@ -72,7 +73,8 @@ function bare(key, fail) {
 
 // ---------------------------------------------------------------------------
 // Phase 1: stub-replace keyed by occurrence (SPEC-2.9.md §3). Rust
-// counterpart: src/phases/stub.rs (2.4.3 only so far).
+// counterpart: src/phases/stub.rs (both dialects; the keys in
+// src/phases/keys.rs).
 
 function stubReplace(messages, indexer, protection, recoveryGraceTurns, stats) {
   const grace = graceKeys(messages, recoveryGraceTurns, occurrenceKeyOf);
@@ -99,7 +101,7 @@ function stubReplace(messages, indexer, protection, recoveryGraceTurns, stats) {
 
 // ---------------------------------------------------------------------------
 // Phase 3: positional chain range prune (SPEC-2.9.md §3). Rust counterpart:
-// none yet (src/phases/chain.rs is 2.4.3's).
+// src/phases/chain_ranges.rs (the synthetic block: src/phases/synthetic.rs).
 
 // The range (s, f) of an entry: exactly one user at its start timestamp,
 // exactly one assistant at its final timestamp (strict equality, roles
@@ -282,7 +284,8 @@ function chainRangePrune(messages, indexer, entries, chainCompression, report, s
 }
 
 // ---------------------------------------------------------------------------
-// Phase 4: orphan sweep (SPEC-2.9.md §3, §4.1). Rust counterpart: none yet.
+// Phase 4: orphan sweep (SPEC-2.9.md §3, §4.1). Rust counterpart:
+// src/phases/sweep.rs.
 
 // The calls an assistant opens: `(content ?? [])` is filtered, so it must be
 // an array of objects; a block without `id` opens undefined.
@@ -427,4 +430,5 @@ module.exports = {
   occKey,
   bare: (key) => bare(key, (value) => stateError('key', 'a string', value)),
   INDEXER_METHODS,
+  CONFIG_KEYS,
 };

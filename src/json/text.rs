@@ -25,7 +25,10 @@ static NEEDS_ESCAPE: [bool; 256] = {
     t
 };
 
-fn escape_byte(out: &mut Vec<u8>, b: u8) {
+/// Appends `JSON.stringify`'s escape of one byte it escapes (a control,
+/// `"` or `\`): the short escapes `\" \\ \b \f \n \r \t`, else `\u00xx`.
+/// Also the session-file writer's (`sessionfile::json::wtf8::write_json`).
+pub fn escape_byte(out: &mut Vec<u8>, b: u8) {
     match b {
         b'"' => out.extend_from_slice(b"\\\""),
         b'\\' => out.extend_from_slice(b"\\\\"),

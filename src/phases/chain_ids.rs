@@ -3,7 +3,8 @@
 //! summaries that cite one; the chain's final assistant loses its thinking;
 //! a synthetic block follows the user message that started the chain. The
 //! reference rebuilds the array whenever this phase runs, so the call
-//! counts as changed even when no message differs.
+//! counts as changed even when no message differs. The JS oracle's copy is
+//! `chainRangePrune` in js/pure/v2.4.js.
 //!
 //! What a message is to this phase depends on the state alone, so the sets
 //! are built once per state (`ChainSets`) and each message's `ChainFact`

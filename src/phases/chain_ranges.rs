@@ -3,7 +3,8 @@
 //! timestamp and exactly one later assistant its final one; then everything
 //! between them that is an assistant, a tool result or a per-batch summary
 //! goes. Ranges that nest inside another are refused. Every refusal, and
-//! every range whose ids differ from the ones recorded, is reported.
+//! every range whose ids differ from the ones recorded, is reported. The JS
+//! oracle's copy is `chainRangePrune` in js/pure/v2.9.js.
 
 use super::keys::{bare, message_key, occurrence_key, MessageKey};
 use super::log_index::LogIndex;

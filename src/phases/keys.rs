@@ -1,6 +1,7 @@
 //! 2.9.1's occurrence keys (SPEC-2.9 2.2): a tool result is keyed by its
 //! id and its own timestamp, `id@ts`, because providers reuse ids within a
-//! conversation; `bare` turns a key back into an id.
+//! conversation; `bare` turns a key back into an id. The JS oracle's copies
+//! are `occKey`, `occurrenceKeyOf` and `bare` in js/pure/v2.9.js.
 
 use super::text::write_scalar;
 use crate::json::format_number;

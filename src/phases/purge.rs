@@ -2,6 +2,7 @@
 //! call whose result failed long enough ago, and that are long enough,
 //! become a short marker (`script::purge_marker`). It reads phase 1's
 //! output, so a stubbed result (whose `isError` is false) hides its error.
+//! The JS oracle's copy of the rule is `errorPurge` in js/pure/purge.js.
 
 use super::Inputs;
 use crate::config::PurgeConfig;

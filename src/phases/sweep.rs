@@ -2,7 +2,8 @@
 //! tool result whose call is not open, so every such result goes: each
 //! assistant opens exactly its own calls, each result answers one, and any
 //! other element closes them all. It always runs, and reports what it
-//! removed once per call (SPEC-2.9 4.1).
+//! removed once per call (SPEC-2.9 4.1). The JS oracle's copy is
+//! `orphanSweep` in js/pure/v2.9.js.
 
 use sha1::{Digest, Sha1};
 

@@ -1,7 +1,9 @@
 //! What both dialects' chain phases share: the synthetic block that stands
 //! for a compressed chain (SPEC 3, phase 3 step 4), the text of a tool
 //! result it quotes as a protected output, JavaScript's iteration and Set
-//! semantics over the entries' id lists.
+//! semantics over the entries' id lists. The JS oracle's copies are in
+//! js/pure/rules.js (`protectedOutputText`, `syntheticMessage`,
+//! `substituteBlockRefs`, `hasThinking`).
 
 use super::memo::Memo;
 use super::text::write_scalar;

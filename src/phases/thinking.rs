@@ -1,7 +1,8 @@
 //! Phase 4 of 2.4.3 (SPEC 3): old thinking is stripped. With the
 //! flush-gated boundary every assistant older than it (JS `<`) loses its
 //! thinking blocks; without one, the live count keeps the last
-//! `keepLastTurns` assistants' thinking. 2.9.1 has no such phase.
+//! `keepLastTurns` assistants' thinking. 2.9.1 has no such phase. The JS
+//! oracle's copy is `thinkingStrip` in js/pure/v2.4.js.
 
 use super::text::to_number;
 use super::Inputs;

@@ -8,6 +8,8 @@
 
 use std::borrow::Cow;
 
+use crate::json::text::{escape_byte, escape_unit_or_char, UnitOrChar};
+
 /// The string value of a JSON string body (the bytes between the quotes,
 /// already validated by the parser). Borrowed when it holds no escape.
 pub fn decode(raw: &[u8], escaped: bool) -> Cow<'_, [u8]> {
@@ -85,15 +87,14 @@ pub fn push_code_point(out: &mut Vec<u8>, cp: u32) {
     }
 }
 
-const HEX: &[u8; 16] = b"0123456789abcdef";
-
 fn needs_care(b: u8) -> bool {
     b < 0x20 || b == b'"' || b == b'\\' || b == 0xED
 }
 
 /// Appends `s` (WTF-8) as `JSON.stringify` writes a string: `"` and `\`
 /// escaped, the short escapes for `\b \f \n \r \t`, other controls as
-/// `\u00xx`, lone surrogates as `\udxxx`, everything else literal.
+/// `\u00xx`, lone surrogates as `\udxxx`, everything else literal. The
+/// escapes themselves are the addon's JSON writer's (`json::text`).
 pub fn write_json(out: &mut Vec<u8>, s: &[u8]) {
     out.reserve(s.len() + 2);
     out.push(b'"');
@@ -110,11 +111,8 @@ pub fn write_json(out: &mut Vec<u8>, s: &[u8]) {
             // surrogate.
             if s.get(i + 1).is_some_and(|&c| c >= 0xA0) && i + 2 < s.len() {
                 out.extend_from_slice(&s[run..i]);
-                let unit = 0xD000 | (u32::from(s[i + 1] & 0x3F) << 6) | u32::from(s[i + 2] & 0x3F);
-                out.extend_from_slice(b"\\u");
-                for shift in [12, 8, 4, 0] {
-                    out.push(HEX[((unit >> shift) & 15) as usize]);
-                }
+                let unit = 0xD000 | (u16::from(s[i + 1] & 0x3F) << 6) | u16::from(s[i + 2] & 0x3F);
+                escape_unit_or_char(out, UnitOrChar::Lone(unit));
                 i += 3;
                 run = i;
             } else {
@@ -123,23 +121,7 @@ pub fn write_json(out: &mut Vec<u8>, s: &[u8]) {
             continue;
         }
         out.extend_from_slice(&s[run..i]);
-        match b {
-            b'"' => out.extend_from_slice(b"\\\""),
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            8 => out.extend_from_slice(b"\\b"),
-            12 => out.extend_from_slice(b"\\f"),
-            b'\n' => out.extend_from_slice(b"\\n"),
-            b'\r' => out.extend_from_slice(b"\\r"),
-            b'\t' => out.extend_from_slice(b"\\t"),
-            _ => out.extend_from_slice(&[
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[(b >> 4) as usize],
-                HEX[(b & 15) as usize],
-            ]),
-        }
+        escape_byte(out, b);
         i += 1;
         run = i;
     }
