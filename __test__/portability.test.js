@@ -1,7 +1,8 @@
 'use strict';
 // Portability of the x86-64 binary: it is built for the baseline x86-64 CPU
-// (no target-cpu), and simd-json picks AVX2, SSE4.2 or its scalar code at run
-// time. Node runs under QEMU user mode with CPU models that lack AVX/AVX2
+// (no target-cpu; the scan's own vector code is SSE2, part of that baseline),
+// and the crates that use wider instructions (memchr, simdutf8) pick them at
+// run time. Node runs under QEMU user mode with CPU models that lack AVX/AVX2
 // (Nehalem) and SSE4.2 too (Core 2 Duo); the addon must load there and give
 // the same results as on the host CPU, for the sample session and every
 // conformance vector.
