@@ -63,7 +63,12 @@ pub fn wire_is_json(wire: &[u8]) -> bool {
 }
 
 fn read<T: Text>(wire: &[u8], out: &mut T) -> Option<()> {
-    let mut r = Reader { b: wire, at: 0 };
+    let mut r = Reader {
+        b: wire,
+        at: 0,
+        keys: Vec::new(),
+        spans: Vec::new(),
+    };
     if r.byte()? != VERSION || !VERSIONS.contains(&r.varint()?) {
         return None;
     }
@@ -127,7 +132,17 @@ impl Text for NoText {
 struct Reader<'a> {
     b: &'a [u8],
     at: usize,
+    /// The quoted key texts of the objects being read (nested objects
+    /// stack), and each key's span in it: V8 writes each key once, index
+    /// keys first in ascending order (JSON.stringify's order); bytes that do
+    /// otherwise are declined, as JSON would write them differently.
+    keys: Vec<u8>,
+    spans: Vec<(usize, usize)>,
 }
+
+/// Objects with more keys than this are left to JSON.stringify's text
+/// (the duplicate check is a linear scan).
+const MAX_KEYS: usize = 256;
 
 /// What a value wrote: JSON text, or nothing (undefined, an array hole),
 /// which the container writes its own way.
@@ -195,13 +210,14 @@ impl Reader<'_> {
             TRUE => out.extend(b"true"),
             FALSE => out.extend(b"false"),
             INT32 => {
-                let z = self.varint()?;
-                let n = ((z >> 1) as i64) ^ -((z & 1) as i64);
+                // Zigzag-coded int32; a wider value is not V8's.
+                let z = u32::try_from(self.varint()?).ok()?;
+                let n = i64::from(z >> 1) ^ -i64::from(z & 1);
                 out.extend(itoa_i64(n, &mut [0; 20]));
             }
             UINT32 => {
-                let n = self.varint()?;
-                out.extend(itoa_i64(i64::try_from(n).ok()?, &mut [0; 20]));
+                let n = u32::try_from(self.varint()?).ok()?;
+                out.extend(itoa_i64(i64::from(n), &mut [0; 20]));
             }
             DOUBLE => {
                 let raw: [u8; 8] = self.bytes(8)?.try_into().ok()?;
@@ -260,15 +276,48 @@ impl Reader<'_> {
     }
 
     fn object<T: Text>(&mut self, out: &mut T, depth: usize) -> Option<()> {
+        let key_base = self.keys.len();
+        let span_base = self.spans.len();
+        let read = self.members(out, depth);
+        self.keys.truncate(key_base);
+        self.spans.truncate(span_base);
+        read
+    }
+
+    fn members<T: Text>(&mut self, out: &mut T, depth: usize) -> Option<()> {
         out.push(b'{');
+        let span_base = self.spans.len();
         let mut first = true;
         let mut count = 0u64;
+        let mut last_index: Option<u64> = None;
+        let mut named = false;
         while self.peek_tag()? != END_OBJECT {
+            // The key's text, in the key stack (written even when only
+            // checking, so both modes decline the same bytes).
+            let start = self.keys.len();
+            let mut keys = std::mem::take(&mut self.keys);
+            let read = self.key(&mut keys);
+            self.keys = keys;
+            read?;
+            let key = start..self.keys.len();
+            if self.spans.len() - span_base >= MAX_KEYS
+                || self.spans[span_base..]
+                    .iter()
+                    .any(|&(s, e)| self.keys[s..e] == self.keys[key.clone()])
+            {
+                return None;
+            }
+            match array_index(&self.keys[key.start + 1..key.end - 1]) {
+                Some(i) if named || last_index.is_some_and(|l| l >= i) => return None,
+                Some(i) => last_index = Some(i),
+                None => named = true,
+            }
+            self.spans.push((key.start, key.end));
             let mark = out.len();
             if !first {
                 out.push(b',');
             }
-            self.key(out)?;
+            out.extend(&self.keys[key]);
             out.push(b':');
             count += 1;
             match self.value(out, depth + 1)? {
@@ -314,6 +363,11 @@ impl Reader<'_> {
     /// when their elements are not kept packed, as after `structuredClone`).
     fn sparse_array<T: Text>(&mut self, out: &mut T, depth: usize) -> Option<()> {
         let length = self.varint()?;
+        // Holes cost no bytes here but a `null` each in JSON: more of them
+        // than bytes left is not an array pi hands over (and unbounded).
+        if length > (self.b.len() - self.at) as u64 {
+            return None;
+        }
         out.push(b'[');
         let mut next = 0u64;
         let mut pairs = 0u64;
@@ -352,10 +406,10 @@ impl Reader<'_> {
     fn index(&mut self) -> Option<u64> {
         match self.tag()? {
             INT32 => {
-                let z = self.varint()?;
-                (z & 1 == 0).then_some(z >> 1)
+                let z = u32::try_from(self.varint()?).ok()?;
+                (z & 1 == 0).then_some(u64::from(z >> 1))
             }
-            UINT32 => self.varint(),
+            UINT32 => u32::try_from(self.varint()?).ok().map(u64::from),
             DOUBLE => {
                 let raw: [u8; 8] = self.bytes(8)?.try_into().ok()?;
                 let v = f64::from_le_bytes(raw);
@@ -364,6 +418,22 @@ impl Reader<'_> {
             _ => None,
         }
     }
+}
+
+/// The value of a key's text (unquoted) when it is an array index as JS
+/// orders keys: `0` or digits without a leading zero, below 2^32 - 1.
+fn array_index(text: &[u8]) -> Option<u64> {
+    if text.is_empty() || text.len() > 10 || (text.len() > 1 && text[0] == b'0') {
+        return None;
+    }
+    let mut v = 0u64;
+    for &b in text {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + u64::from(b - b'0');
+    }
+    (v < 4_294_967_295).then_some(v)
 }
 
 /// Decimal digits of an integer (the spelling JS gives integers in the
@@ -432,6 +502,16 @@ mod tests {
     #[test]
     fn numbers_as_javascript_writes_them() {
         assert_eq!(json(&[b'I', 3]).as_deref(), Some("-2"));
+        // int32's extremes; a varint wider than 32 bits is not V8's.
+        assert_eq!(
+            json(&[b'I', 0xFF, 0xFF, 0xFF, 0xFF, 0x0F]).as_deref(),
+            Some("-2147483648")
+        );
+        assert_eq!(
+            json(&[b'U', 0xFF, 0xFF, 0xFF, 0xFF, 0x0F]).as_deref(),
+            Some("4294967295")
+        );
+        assert_eq!(json(&[b'I', 0x80, 0x80, 0x80, 0x80, 0x10]), None);
         let nan = [&[b'N'][..], &f64::NAN.to_le_bytes()].concat();
         assert_eq!(json(&nan).as_deref(), Some("null"));
         let neg_zero = [&[b'N'][..], &(-0.0f64).to_le_bytes()].concat();
@@ -469,6 +549,11 @@ mod tests {
             None
         );
         assert_eq!(json(&[b'a', 1, b'I', 2, b'T', b'@', 1, 1]), None);
+        // A length far beyond the bytes (a billion holes).
+        assert_eq!(
+            json(&[b'a', 0x80, 0x94, 0xEB, 0xDC, 0x03, b'@', 0, 0x80, 0x94, 0xEB, 0xDC, 0x03]),
+            None
+        );
     }
 
     #[test]
@@ -485,6 +570,32 @@ mod tests {
         assert_eq!(wire_to_json(&[0xFF, 16, b'T']), None);
         // Top-level undefined (JSON.stringify returns undefined).
         assert_eq!(json(b"_"), None);
+    }
+
+    #[test]
+    fn declines_keys_v8_never_writes() {
+        // A key twice; an index key after a named one; indices descending.
+        let twice = [b'o', b'"', 1, b'a', b'T', b'"', 1, b'a', b'F', b'{', 2];
+        assert_eq!(json(&twice), None);
+        let late = [b'o', b'"', 1, b'b', b'T', b'I', 0, b'F', b'{', 2];
+        assert_eq!(json(&late), None);
+        let down = [b'o', b'I', 4, b'T', b'I', 2, b'F', b'{', 2];
+        assert_eq!(json(&down), None);
+        // The same key in two objects, and nested objects, are fine.
+        let nested = [
+            b'o', b'"', 1, b'a', b'o', b'"', 1, b'a', b'T', b'{', 1, b'"', 1, b'b', b'0', b'{', 2,
+        ];
+        assert_eq!(
+            json(&nested).as_deref(),
+            Some(r#"{"a":{"a":true},"b":null}"#)
+        );
+        let indices = [
+            b'o', b'I', 2, b'T', b'I', 20, b'F', b'"', 1, b'z', b'0', b'{', 3,
+        ];
+        assert_eq!(
+            json(&indices).as_deref(),
+            Some(r#"{"1":true,"10":false,"z":null}"#)
+        );
     }
 
     #[test]
