@@ -78,8 +78,13 @@ fn plain4(x: u64) -> bool {
     wide | control | quote | backslash == 0
 }
 
-/// Bit i set when byte i of the block is not printable ASCII or is `"` or
-/// `\\` (the bytes a Latin-1 string cannot copy as they are).
+/// A Latin-1 unit a string cannot copy as it is: not printable ASCII, or
+/// `"` or `\\`.
+fn latin1_special(b: u8) -> bool {
+    b >= 0x80 || NEEDS_ESCAPE[b as usize]
+}
+
+/// Bit i set when byte i of the block is [`latin1_special`].
 #[cfg(target_arch = "x86_64")]
 fn latin1_specials(block: &[u8; 16]) -> u32 {
     use std::arch::x86_64::{
@@ -101,7 +106,7 @@ fn latin1_specials(block: &[u8; 16]) -> u32 {
 fn latin1_specials(block: &[u8; 16]) -> u32 {
     let mut mask = 0;
     for (i, &b) in block.iter().enumerate() {
-        if b >= 0x80 || NEEDS_ESCAPE[b as usize] {
+        if latin1_special(b) {
             mask |= 1 << i;
         }
     }
@@ -133,8 +138,8 @@ pub fn escape_latin1(out: &mut Vec<u8>, bytes: &[u8]) {
             mask &= mask - 1;
         }
     }
-    for i in tail..bytes.len() {
-        if bytes[i] >= 0x80 || NEEDS_ESCAPE[bytes[i] as usize] {
+    for (i, &b) in bytes.iter().enumerate().skip(tail) {
+        if latin1_special(b) {
             special(out, &mut run, i);
         }
     }
@@ -156,19 +161,19 @@ pub fn escape_utf16le(out: &mut Vec<u8>, bytes: &[u8]) {
                 continue;
             }
         }
-        let u = unit(i);
-        let c = match u {
-            0xD800..=0xDBFF if i + 1 < n && (0xDC00..=0xDFFF).contains(&unit(i + 1)) => {
-                let low = unit(i + 1);
-                i += 1;
-                let cp = 0x10000 + ((u32::from(u) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
-                char::from_u32(cp).map_or(UnitOrChar::Lone(u), UnitOrChar::Char)
-            }
-            0xD800..=0xDFFF => UnitOrChar::Lone(u),
-            _ => char::from_u32(u32::from(u)).map_or(UnitOrChar::Lone(u), UnitOrChar::Char),
+        // One character (a surrogate pair takes the next unit) or a lone
+        // surrogate, as std decodes UTF-16.
+        let pair = (i + 1 < n).then(|| unit(i + 1));
+        let c = match char::decode_utf16(std::iter::once(unit(i)).chain(pair)).next() {
+            Some(Ok(c)) => UnitOrChar::Char(c),
+            Some(Err(e)) => UnitOrChar::Lone(e.unpaired_surrogate()),
+            None => break,
         };
         escape_unit_or_char(out, c);
-        i += 1;
+        i += match c {
+            UnitOrChar::Char(c) => c.len_utf16(),
+            UnitOrChar::Lone(_) => 1,
+        };
     }
 }
 

@@ -275,6 +275,16 @@ impl Reader<'_> {
         }
     }
 
+    /// The next key's quoted text, appended to the key stack (written even
+    /// when only checking, so both modes decline the same bytes); its span.
+    fn key_text(&mut self) -> Option<std::ops::Range<usize>> {
+        let start = self.keys.len();
+        let mut keys = std::mem::take(&mut self.keys);
+        let read = self.key(&mut keys);
+        self.keys = keys;
+        read.map(|()| start..self.keys.len())
+    }
+
     fn object<T: Text>(&mut self, out: &mut T, depth: usize) -> Option<()> {
         let key_base = self.keys.len();
         let span_base = self.spans.len();
@@ -292,14 +302,7 @@ impl Reader<'_> {
         let mut last_index: Option<u64> = None;
         let mut named = false;
         while self.peek_tag()? != END_OBJECT {
-            // The key's text, in the key stack (written even when only
-            // checking, so both modes decline the same bytes).
-            let start = self.keys.len();
-            let mut keys = std::mem::take(&mut self.keys);
-            let read = self.key(&mut keys);
-            self.keys = keys;
-            read?;
-            let key = start..self.keys.len();
+            let key = self.key_text()?;
             if self.spans.len() - span_base >= MAX_KEYS
                 || self.spans[span_base..]
                     .iter()
@@ -356,9 +359,7 @@ impl Reader<'_> {
         out.push(b']');
         Some(())
     }
-}
 
-impl Reader<'_> {
     /// An array written as its index/value pairs (V8 writes arrays that way
     /// when their elements are not kept packed, as after `structuredClone`).
     fn sparse_array<T: Text>(&mut self, out: &mut T, depth: usize) -> Option<()> {
@@ -376,10 +377,7 @@ impl Reader<'_> {
             if index < next || index >= length {
                 return None;
             }
-            while next < index {
-                out.extend(if next == 0 { b"null" } else { b",null" });
-                next += 1;
-            }
+            holes(out, &mut next, index);
             if next > 0 {
                 out.push(b',');
             }
@@ -394,29 +392,30 @@ impl Reader<'_> {
         if self.varint()? != pairs || self.varint()? != length {
             return None;
         }
-        while next < length {
-            out.extend(if next == 0 { b"null" } else { b",null" });
-            next += 1;
-        }
+        holes(out, &mut next, length);
         out.push(b']');
         Some(())
     }
 
-    /// An array index written as a key (a named property gives None).
+    /// An array index written as a key: a number whose key text is an
+    /// index (a string key or any other number gives None).
     fn index(&mut self) -> Option<u64> {
-        match self.tag()? {
-            INT32 => {
-                let z = u32::try_from(self.varint()?).ok()?;
-                (z & 1 == 0).then_some(u64::from(z >> 1))
-            }
-            UINT32 => u32::try_from(self.varint()?).ok().map(u64::from),
-            DOUBLE => {
-                let raw: [u8; 8] = self.bytes(8)?.try_into().ok()?;
-                let v = f64::from_le_bytes(raw);
-                (v >= 0.0 && v.fract() == 0.0 && v < 4294967295.0).then_some(v as u64)
-            }
-            _ => None,
+        if !matches!(self.peek_tag()?, INT32 | UINT32 | DOUBLE) {
+            return None;
         }
+        let key = self.key_text()?;
+        let index = array_index(&self.keys[key.start + 1..key.end - 1]);
+        self.keys.truncate(key.start);
+        index
+    }
+}
+
+/// `null` for each missing element of a sparse array from `*next` up to
+/// `upto`, comma-separated as the elements around them are.
+fn holes<T: Text>(out: &mut T, next: &mut u64, upto: u64) {
+    while *next < upto {
+        out.extend(if *next == 0 { b"null" } else { b",null" });
+        *next += 1;
     }
 }
 

@@ -27,7 +27,6 @@ struct Slice {
     scanned: Receiver<Outcome>,
 }
 
-/// The slices sent and not yet taken, in the order they were sent.
 /// A slice of messages: the UTF-16 units of `JSON.stringify`'s text, or
 /// `v8.serialize`'s bytes that `json::v8_wire::wire_is_json` took (turned
 /// into the same text on the background thread).
@@ -36,6 +35,7 @@ pub enum SliceText {
     Wire(Vec<u8>),
 }
 
+/// The slices sent and not yet taken, in the order they were sent.
 #[derive(Default)]
 pub struct BackgroundSyncs {
     slices: Vec<Slice>,
