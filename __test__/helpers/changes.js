@@ -41,6 +41,15 @@ const eachBlock = (type) => (m) =>
     .map((b, j) => (isObject(b) && (type === undefined || b.type === type) ? j : -1))
     .filter((j) => j >= 0);
 const whole = (pred) => (m) => (isObject(m) && pred(m) ? [null] : []);
+// The length of a `type` block's string `field`: cut short or grown.
+const blockLength = (type, field) => ({
+  where: eachBlock(type),
+  edit(g, m, host, b) {
+    const block = m.content[b];
+    const t = typeof block[field] === 'string' ? block[field] : '';
+    block[field] = t.length > 0 && pct(g, 40) ? t.slice(0, g(fc.nat, t.length - 1)) : `${t}${pick(g, WORDS)}`;
+  },
+});
 
 const DETECTED = {
   role: {
@@ -126,22 +135,8 @@ const DETECTED = {
       block.type = pick(g, BLOCK_TYPES.filter((t) => t !== block.type));
     },
   },
-  textLength: {
-    where: eachBlock('text'),
-    edit(g, m, host, b) {
-      const block = m.content[b];
-      const t = typeof block.text === 'string' ? block.text : '';
-      block.text = t.length > 0 && pct(g, 40) ? t.slice(0, g(fc.nat, t.length - 1)) : `${t}${pick(g, WORDS)}`;
-    },
-  },
-  thinkingLength: {
-    where: eachBlock('thinking'),
-    edit(g, m, host, b) {
-      const block = m.content[b];
-      const t = typeof block.thinking === 'string' ? block.thinking : '';
-      block.thinking = t.length > 0 && pct(g, 40) ? t.slice(0, g(fc.nat, t.length - 1)) : `${t}${pick(g, WORDS)}`;
-    },
-  },
+  textLength: blockLength('text', 'text'),
+  thinkingLength: blockLength('thinking', 'thinking'),
   toolCallBlockId: {
     where: eachBlock('toolCall'),
     edit(g, m, host, b) {
