@@ -20,6 +20,7 @@
 
 use super::number::write_json_number;
 use super::text::{escape_latin1, escape_utf16le};
+use super::value::array_index;
 
 /// Deeper values are left to `JSON.stringify`'s text (the engine's own
 /// depth limit then applies to it).
@@ -310,7 +311,7 @@ impl Reader<'_> {
             {
                 return None;
             }
-            match array_index(&self.keys[key.start + 1..key.end - 1]) {
+            match array_index(&self.keys[key.start + 1..key.end - 1]).map(u64::from) {
                 Some(i) if named || last_index.is_some_and(|l| l >= i) => return None,
                 Some(i) => last_index = Some(i),
                 None => named = true,
@@ -404,7 +405,7 @@ impl Reader<'_> {
             return None;
         }
         let key = self.key_text()?;
-        let index = array_index(&self.keys[key.start + 1..key.end - 1]);
+        let index = array_index(&self.keys[key.start + 1..key.end - 1]).map(u64::from);
         self.keys.truncate(key.start);
         index
     }
@@ -417,22 +418,6 @@ fn holes<T: Text>(out: &mut T, next: &mut u64, upto: u64) {
         out.extend(if *next == 0 { b"null" } else { b",null" });
         *next += 1;
     }
-}
-
-/// The value of a key's text (unquoted) when it is an array index as JS
-/// orders keys: `0` or digits without a leading zero, below 2^32 - 1.
-fn array_index(text: &[u8]) -> Option<u64> {
-    if text.is_empty() || text.len() > 10 || (text.len() > 1 && text[0] == b'0') {
-        return None;
-    }
-    let mut v = 0u64;
-    for &b in text {
-        if !b.is_ascii_digit() {
-            return None;
-        }
-        v = v * 10 + u64::from(b - b'0');
-    }
-    (v < 4_294_967_295).then_some(v)
 }
 
 /// Decimal digits of an integer (the spelling JS gives integers in the

@@ -130,20 +130,9 @@ pub fn write_json(out: &mut Vec<u8>, s: &[u8]) {
 }
 
 /// The key as an array index (a canonical decimal below 2^32 - 1), which JS
-/// objects list before every other key, in ascending order.
-pub fn array_index(key: &[u8]) -> Option<u32> {
-    if key.is_empty() || key.len() > 10 || (key.len() > 1 && key[0] == b'0') {
-        return None;
-    }
-    let mut v: u64 = 0;
-    for &d in key {
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        v = v * 10 + u64::from(d - b'0');
-    }
-    (v < u64::from(u32::MAX)).then_some(v as u32)
-}
+/// objects list before every other key, in ascending order: the rule the
+/// addon's JSON reader already has (digits are ASCII in WTF-8 too).
+pub use crate::json::value::array_index;
 
 /// The UTF-16 code units of a WTF-8 string.
 pub fn to_utf16(s: &[u8]) -> Vec<u16> {
