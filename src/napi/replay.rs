@@ -176,3 +176,25 @@ pub fn replay_async(
         progress: progress.map_or_else(|| Arc::new(Progress::default()), |p| p.inner.clone()),
     })
 }
+
+/// The Anthropic request body (`{system?, messages}`) pi-ai 1.6.0 would
+/// send for pi agent messages (pi's system message first) to `model` (a
+/// pi-ai catalog object) with `retention` `short`, `long` or `none`: the
+/// replay's block model, for the differential test against pi-ai's
+/// `onPayload` (`__test__/wire-payload.test.js`). Internal: not in
+/// index.js. Returns the JSON text, or an error message prefixed `error: `.
+#[napi(catch_unwind)]
+pub fn replay_wire_payload(messages_json: String, model_json: String, retention: String) -> String {
+    use crate::json::parse::parse_value;
+    use crate::replay::wire::{payload, CallModel};
+    let messages = match parse_value(messages_json.as_bytes()) {
+        Ok(crate::json::Json::Arr(m)) => m,
+        _ => return "error: messages must be a JSON array".into(),
+    };
+    let Ok(model) = parse_value(model_json.as_bytes()) else {
+        return "error: model must be JSON".into();
+    };
+    let model = CallModel::from_json(&model);
+    let out = payload(&messages, &model, &retention).to_json();
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}

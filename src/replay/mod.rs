@@ -28,19 +28,31 @@
 //! Policies run one after another, each on its own kept engine, so only
 //! one engine's copy of the conversation is alive at a time.
 
+mod bill;
+mod cache;
+mod calibration;
+mod calls;
+mod catalog;
 mod cost;
 mod digest;
 mod indexer;
 mod invariant;
 mod options;
 mod policy;
+mod pricer;
 mod report;
+mod request;
 mod settings;
 mod walk;
+pub mod wire;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+pub use bill::{BillTotals, CacheModel, CallClass, Cause};
+pub use calibration::Calibration;
+pub use catalog::Catalog;
 pub use cost::{CostModel, Totals};
+pub use pricer::Priced;
 pub use digest::{prefix_hash, Digest};
 pub use invariant::Violation;
 pub use policy::Policy;
@@ -79,6 +91,17 @@ pub struct ReplayOptions {
     pub cost: CostModel,
     /// Keep every render's measurements (else only the totals).
     pub keep_renders: bool,
+    pub cache_model: CacheModel,
+    /// 1 h retention (`PI_CACHE_RETENTION=long`).
+    pub long_retention: bool,
+    /// The model of every call (`provider/id`), instead of the session's.
+    pub model: Option<wire::CallModel>,
+    /// The policy in force when the session was recorded.
+    pub recorded_policy: Policy,
+    /// pi-ai's catalog, as js/catalog.js reads it.
+    pub catalog: Catalog,
+    /// A fixed chars-per-token (no calibration).
+    pub chars_per_token: Option<f64>,
 }
 
 impl Default for ReplayOptions {
@@ -88,6 +111,12 @@ impl Default for ReplayOptions {
             settings: Settings::default(),
             cost: CostModel::default(),
             keep_renders: false,
+            cache_model: CacheModel::Provider,
+            long_retention: false,
+            model: None,
+            recorded_policy: Policy::None,
+            catalog: Catalog::default(),
+            chars_per_token: None,
         }
     }
 }
@@ -133,6 +162,8 @@ pub struct Render {
     pub output_hash: u64,
     /// What each phase changed.
     pub stats: Stats,
+    /// The call as the provider bills it.
+    pub priced: Option<Priced>,
 }
 
 /// One policy over the whole session.
@@ -148,6 +179,28 @@ pub struct PolicyReplay {
     pub violation_count: usize,
     /// The first violations, in order.
     pub violations: Vec<Violation>,
+    /// USD, tokens, classes and causes over the calls.
+    pub bill: BillTotals,
+    /// Per call, as billed.
+    pub priced: Vec<Priced>,
+    /// Size points (the calibration pass only).
+    pub points: Vec<calibration::SizePoint>,
+}
+
+/// How well the model matched the usage pi recorded, under the policy in
+/// force when the session was recorded.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Reconciliation {
+    pub recorded_policy: &'static str,
+    /// Calls with recorded usage compared.
+    pub calls: usize,
+    /// Share of those whose class matches the recorded one.
+    pub class_match: f64,
+    pub recorded_cost_usd: f64,
+    pub predicted_cost_usd: f64,
+    /// `matched`, `unreconciled` or `noUsage`.
+    pub status: &'static str,
+    pub reason: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -155,6 +208,13 @@ pub struct Replay {
     pub calls: Vec<CallInfo>,
     pub policies: Vec<PolicyReplay>,
     pub cost: CostModel,
+    pub cache_model: CacheModel,
+    pub long_retention: bool,
+    pub calibration: Calibration,
+    /// Per calibrated model key: its `provider/id` and whether the catalog
+    /// knows it.
+    pub models: Vec<(u64, String, bool)>,
+    pub reconciliation: Reconciliation,
 }
 
 impl Replay {
@@ -167,6 +227,16 @@ impl Replay {
             .map(|q| self.cost.cost(&q.totals));
         match none {
             Some(n) if n > 0.0 => self.cost.cost(&p.totals) / n,
+            _ => f64::NAN,
+        }
+    }
+}
+
+impl Replay {
+    /// A policy's USD over `none`'s (NaN when `none` costs nothing).
+    pub fn usd_vs_none(&self, p: &PolicyReplay) -> f64 {
+        match self.policies.iter().find(|q| q.policy == Policy::None) {
+            Some(n) if n.bill.cost_usd > 0.0 => p.bill.cost_usd / n.bill.cost_usd,
             _ => f64::NAN,
         }
     }
@@ -212,7 +282,27 @@ pub fn replay(
         p.total
             .store((calls.len() * policies.len()) as u64, Ordering::Relaxed);
     }
-    let walk = walk::Walk {
+    let meta = calls::call_meta(
+        &file,
+        &path.entries,
+        &calls,
+        options.model.as_ref(),
+        &options.catalog,
+    );
+    let mut models: Vec<(u64, String, bool)> = Vec::new();
+    for m in &meta {
+        if !models.iter().any(|(k, _, _)| *k == m.model_key) {
+            let name = format!(
+                "{}/{}",
+                String::from_utf8_lossy(&m.model.provider),
+                String::from_utf8_lossy(&m.model.id)
+            );
+            let known = options.catalog.get(&m.model.provider, &m.model.id).is_some();
+            models.push((m.model_key, name, known));
+        }
+    }
+    let uncalibrated = Calibration::fit(&[], options.chars_per_token);
+    let mut walk = walk::Walk {
         file: &file,
         path: &path.entries,
         calls: &calls,
@@ -221,16 +311,131 @@ pub fn replay(
         cost: &options.cost,
         keep_renders: options.keep_renders,
         progress,
+        meta: &meta,
+        catalog: &options.catalog,
+        calibration: &uncalibrated,
+        long: options.long_retention,
+        cache_model: options.cache_model,
     };
+    let calibration = if options.cache_model == CacheModel::Provider {
+        let measured = walk.run(options.recorded_policy, walk::Pass::Measure)?;
+        Calibration::fit(&measured.points, options.chars_per_token)
+    } else {
+        let mut c = Calibration::fit(&[], Some(options.cost.chars_per_token));
+        for (k, _, _) in &models {
+            c.by_model.insert(*k, c.factor(*k));
+        }
+        c
+    };
+    walk.calibration = &calibration;
     let mut results = Vec::with_capacity(policies.len());
     for &p in &policies {
-        results.push(walk.run(p)?);
+        results.push(walk.run(p, walk::Pass::Price)?);
+    }
+    if !policies.contains(&options.recorded_policy) {
+        let r = walk.run(options.recorded_policy, walk::Pass::Price)?;
+        results.push(r);
+    }
+    let recorded = results
+        .iter()
+        .find(|r| r.policy == options.recorded_policy)
+        .map(|r| reconcile(r, &meta, &options.catalog, options.long_retention, &calibration))
+        .unwrap_or_default();
+    if !policies.contains(&options.recorded_policy) {
+        results.pop();
     }
     Ok(Replay {
         calls: infos,
         policies: results,
         cost: options.cost,
+        cache_model: options.cache_model,
+        long_retention: options.long_retention,
+        calibration,
+        models,
+        reconciliation: recorded,
     })
+}
+
+/// The class a call's recorded usage shows, given the previous recorded
+/// call on the same model.
+fn recorded_class(
+    usage: &calls::Usage,
+    previous: Option<&calls::Usage>,
+    preamble_tokens: f64,
+) -> CallClass {
+    let Some(p) = previous else {
+        return CallClass::First;
+    };
+    let tail = p.cache_read + p.cache_write;
+    let tolerance = 0.02 * tail + 16.0;
+    if usage.cache_read + tolerance >= tail && usage.cache_read > 0.0 {
+        CallClass::Append
+    } else if usage.cache_read <= preamble_tokens * 1.1 + 16.0 {
+        CallClass::Rewrite
+    } else {
+        CallClass::Partial
+    }
+}
+
+/// Compares the recorded policy's priced calls with the usage pi recorded.
+fn reconcile(
+    r: &PolicyReplay,
+    meta: &[calls::CallMeta],
+    catalog: &Catalog,
+    long: bool,
+    calibration: &Calibration,
+) -> Reconciliation {
+    let mut out = Reconciliation {
+        recorded_policy: r.policy.name(),
+        status: "noUsage",
+        ..Reconciliation::default()
+    };
+    let mut matched = 0usize;
+    let mut any_cache = false;
+    let mut previous: crate::hash::HashMap<u64, calls::Usage> = Default::default();
+    for (k, p) in r.priced.iter().enumerate() {
+        let m = &meta[k];
+        let Some(u) = m.usage else { continue };
+        any_cache |= u.cache_read > 0.0 || u.cache_write > 0.0;
+        let f = calibration.factor(m.model_key);
+        let preamble = f.preamble_tokens.unwrap_or(
+            (m.preamble.tools_chars + m.preamble.system_chars) as f64 * f.tokens_per_char,
+        );
+        let mut class = recorded_class(&u, previous.get(&m.model_key), preamble);
+        if p.class == CallClass::Expired && class == CallClass::Rewrite {
+            class = CallClass::Expired;
+        }
+        previous.insert(m.model_key, u);
+        out.calls += 1;
+        if class == p.class {
+            matched += 1;
+        }
+        let rules = catalog::rules_for(&m.model, long);
+        out.recorded_cost_usd += bill::price(
+            catalog.get(&m.model.provider, &m.model.id),
+            u.input,
+            u.cache_read,
+            u.cache_write,
+            long,
+            rules.write_premium,
+        );
+        out.predicted_cost_usd += p.bill.cost_usd;
+    }
+    if out.calls == 0 {
+        return out;
+    }
+    out.class_match = matched as f64 / out.calls as f64;
+    out.status = "matched";
+    if let Some(why) = &calibration.unreconciled {
+        out.status = "unreconciled";
+        out.reason = Some(why.clone());
+    } else if !any_cache {
+        out.status = "unreconciled";
+        out.reason = Some(
+            "the recorded usage shows no cache reads or writes at all: a proxy or a provider without prompt caching".into(),
+        );
+    }
+    out
 }
 
 #[cfg(test)]

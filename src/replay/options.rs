@@ -8,7 +8,8 @@ use crate::error::{PruneError, Result};
 use crate::json::parse::parse_value;
 use crate::json::Json;
 
-use super::{CostModel, Policy, ReplayOptions, Settings};
+use super::wire::CallModel;
+use super::{CacheModel, Catalog, CostModel, Policy, ReplayOptions, Settings};
 
 fn number(root: &Json, name: &str, default: f64, positive: bool) -> Result<f64> {
     match root.get(name) {
@@ -77,11 +78,69 @@ impl ReplayOptions {
             Some(Json::Bool(true)) => true,
             Some(_) => return Err(PruneError::bad_argument("renders must be a boolean")),
         };
+        let text = |name: &str| -> Result<Option<String>> {
+            match root.get(name) {
+                None | Some(Json::Null) => Ok(None),
+                Some(Json::Str(t)) => Ok(Some(crate::json::text::to_string_lossy(t))),
+                Some(_) => Err(PruneError::bad_argument(format!("{name} must be a string"))),
+            }
+        };
+        let cache_model = match text("cacheModel")?.as_deref() {
+            None | Some("provider") => CacheModel::Provider,
+            Some("prefix") => CacheModel::Prefix,
+            Some(_) => {
+                return Err(PruneError::bad_argument(
+                    "cacheModel must be 'provider' or 'prefix'",
+                ))
+            }
+        };
+        let long_retention = match text("retention")?.as_deref() {
+            None | Some("short") => false,
+            Some("long") => true,
+            Some(_) => return Err(PruneError::bad_argument("retention must be 'short' or 'long'")),
+        };
+        let model = match text("model")? {
+            None => None,
+            Some(m) => {
+                let Some((provider, id)) = m.split_once('/') else {
+                    return Err(PruneError::bad_argument(
+                        "model must be 'provider/id' (e.g. 'anthropic/claude-sonnet-4-5')",
+                    ));
+                };
+                Some(CallModel {
+                    provider: provider.as_bytes().into(),
+                    id: id.as_bytes().into(),
+                    api: Box::default(),
+                    images: true,
+                    effort: false,
+                    empty_signature: false,
+                })
+            }
+        };
+        let recorded_policy = match text("recordedPolicy")? {
+            None => Policy::None,
+            Some(p) => Policy::parse(&p)?,
+        };
+        let chars_per_token = match root.get("charsPerToken") {
+            None | Some(Json::Null) => None,
+            Some(_) => Some(cost.chars_per_token),
+        };
+        let catalog = match root.get("catalog") {
+            None | Some(Json::Null) => Catalog::default(),
+            Some(c @ Json::Obj(_)) => Catalog::from_json(c),
+            Some(_) => return Err(PruneError::bad_argument("catalog must be an object")),
+        };
         Ok(ReplayOptions {
             policies,
             settings: Settings::new(root.get("config").cloned())?,
             cost,
             keep_renders,
+            cache_model,
+            long_retention,
+            model,
+            recorded_policy,
+            catalog,
+            chars_per_token,
         })
     }
 }

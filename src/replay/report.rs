@@ -111,6 +111,48 @@ fn policy(out: &mut Vec<u8>, replay: &Replay, p: &PolicyReplay, renders: bool) {
     num(out, m.cost(t));
     field(out, "costVsNone");
     num(out, replay.cost_vs_none(p));
+    let b = &p.bill;
+    field(out, "costUsd");
+    num(out, b.cost_usd);
+    field(out, "costUsdVsNone");
+    num(out, replay.usd_vs_none(p));
+    field(out, "billedInputTokens");
+    num(out, b.input_tokens);
+    field(out, "billedCacheReadTokens");
+    num(out, b.cache_read_tokens);
+    field(out, "billedCacheWriteTokens");
+    num(out, b.cache_write_tokens);
+    field(out, "warms");
+    num(out, b.warms as f64);
+    field(out, "warmCostUsd");
+    num(out, b.warm_cost_usd);
+    field(out, "callClasses");
+    out.push(b'{');
+    for (i, name) in ["first", "append", "partial", "rewrite", "expired"].iter().enumerate() {
+        field(out, name);
+        num(out, b.classes[i] as f64);
+    }
+    out.push(b'}');
+    field(out, "causes");
+    out.push(b'[');
+    let mut causes = b.causes.clone();
+    causes.sort_by(|x, y| y.cost_usd.total_cmp(&x.cost_usd));
+    for (i, c) in causes.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.push(b'{');
+        field(out, "cause");
+        string(out, &c.label);
+        field(out, "calls");
+        num(out, c.calls as f64);
+        field(out, "tokensWritten");
+        num(out, c.tokens_written);
+        field(out, "costUsd");
+        num(out, c.cost_usd);
+        out.push(b'}');
+    }
+    out.push(b']');
     field(out, "invariant");
     out.push(b'{');
     field(out, "flushGated");
@@ -185,6 +227,37 @@ fn policy(out: &mut Vec<u8>, replay: &Replay, p: &PolicyReplay, renders: bool) {
             }
             field(out, "stats");
             stats(out, &r.stats, v29);
+            if let Some(pr) = &r.priced {
+                for (name, v) in [
+                    ("inputTokens", pr.bill.input_tokens),
+                    ("cacheReadTokens", pr.bill.cache_read_tokens),
+                    ("cacheWriteTokens", pr.bill.cache_write_tokens),
+                    ("costUsd", pr.bill.cost_usd),
+                    ("cacheReadMessages", f64::from(pr.read_messages)),
+                ] {
+                    field(out, name);
+                    num(out, v);
+                }
+                field(out, "callClass");
+                string(out, pr.class.name());
+                field(out, "rewriteCause");
+                match &pr.cause {
+                    None => out.extend_from_slice(b"null"),
+                    Some(c) => {
+                        out.push(b'{');
+                        field(out, "cause");
+                        string(out, c.kind);
+                        field(out, "flush");
+                        out.extend_from_slice(if c.flush { b"true" } else { b"false" });
+                        field(out, "gapSeconds");
+                        match c.gap_ms {
+                            Some(g) => num(out, g / 1000.0),
+                            None => out.extend_from_slice(b"null"),
+                        }
+                        out.push(b'}');
+                    }
+                }
+            }
             out.push(b'}');
         }
         out.push(b']');
@@ -212,6 +285,74 @@ pub fn to_json(replay: &Replay, renders: bool) -> Vec<u8> {
         field(&mut out, name);
         num(&mut out, v);
     }
+    out.push(b'}');
+    field(&mut out, "cacheModel");
+    string(
+        &mut out,
+        match replay.cache_model {
+            super::CacheModel::Provider => "provider",
+            super::CacheModel::Prefix => "prefix",
+        },
+    );
+    field(&mut out, "retention");
+    string(&mut out, if replay.long_retention { "long" } else { "short" });
+    field(&mut out, "models");
+    out.push(b'[');
+    for (i, (key, name, known)) in replay.models.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        let f = replay.calibration.factor(*key);
+        out.push(b'{');
+        field(&mut out, "model");
+        string(&mut out, name);
+        field(&mut out, "inCatalog");
+        out.extend_from_slice(if *known { b"true" } else { b"false" });
+        field(&mut out, "charsPerToken");
+        num(&mut out, 1.0 / f.tokens_per_char);
+        field(&mut out, "preambleTokens");
+        match f.preamble_tokens {
+            Some(t) => num(&mut out, t),
+            None => out.extend_from_slice(b"null"),
+        }
+        field(&mut out, "calibration");
+        string(&mut out, f.source);
+        field(&mut out, "calls");
+        num(&mut out, f.calls as f64);
+        field(&mut out, "fitError");
+        match f.fit_error {
+            Some(e) => num(&mut out, e),
+            None => out.extend_from_slice(b"null"),
+        }
+        out.push(b'}');
+    }
+    out.push(b']');
+    let rc = &replay.reconciliation;
+    field(&mut out, "recorded");
+    out.push(b'{');
+    field(&mut out, "policy");
+    string(&mut out, rc.recorded_policy);
+    field(&mut out, "status");
+    string(&mut out, rc.status);
+    field(&mut out, "reason");
+    opt_string(&mut out, rc.reason.as_deref());
+    field(&mut out, "calls");
+    num(&mut out, rc.calls as f64);
+    field(&mut out, "classMatch");
+    num(&mut out, rc.class_match);
+    field(&mut out, "recordedCostUsd");
+    num(&mut out, rc.recorded_cost_usd);
+    field(&mut out, "predictedCostUsd");
+    num(&mut out, rc.predicted_cost_usd);
+    field(&mut out, "costError");
+    num(
+        &mut out,
+        if rc.recorded_cost_usd > 0.0 {
+            rc.predicted_cost_usd / rc.recorded_cost_usd - 1.0
+        } else {
+            f64::NAN
+        },
+    );
     out.push(b'}');
     field(&mut out, "policies");
     out.push(b'[');

@@ -9,7 +9,12 @@
 
 use xxhash_rust::xxh3::xxh3_64;
 
+use super::bill::{price, CacheModel, CallBill, CallClass};
+use super::calibration::Calibration;
+use super::calls::CallMeta;
+use super::catalog::Catalog;
 use super::cost::{CostModel, Totals};
+use super::pricer::{Change, Priced, Pricer};
 use super::digest::{Digest, Digests};
 use super::indexer::Indexer;
 use super::invariant::{attribute, Current, Previous};
@@ -61,6 +66,19 @@ pub(super) struct Walk<'a, 's> {
     pub cost: &'a CostModel,
     pub keep_renders: bool,
     pub progress: Option<&'a Progress>,
+    pub meta: &'a [CallMeta],
+    pub catalog: &'a Catalog,
+    pub calibration: &'a Calibration,
+    pub long: bool,
+    pub cache_model: CacheModel,
+}
+
+/// Whether a pass prices the calls or only measures them for the
+/// calibration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Pass {
+    Price,
+    Measure,
 }
 
 impl Walk<'_, '_> {
@@ -86,7 +104,7 @@ impl Walk<'_, '_> {
         e
     }
 
-    pub fn run(&self, policy: Policy) -> Result<PolicyReplay> {
+    pub fn run(&self, policy: Policy, pass: Pass) -> Result<PolicyReplay> {
         let dialect = policy.dialect();
         let config_json = policy.config_json(self.settings);
         let config = policy.config(self.settings)?;
@@ -108,6 +126,7 @@ impl Walk<'_, '_> {
         let mut out: Vec<Digest> = Vec::new();
         let mut scratch: Vec<u8> = Vec::new();
         let mut bytes: Vec<u8> = Vec::new();
+        let mut pricer = Pricer::new(self.meta, self.catalog, self.calibration, self.long);
         let mut result = PolicyReplay {
             policy,
             config: config_json,
@@ -116,6 +135,9 @@ impl Walk<'_, '_> {
             checked: 0,
             violation_count: 0,
             violations: Vec::new(),
+            bill: Default::default(),
+            points: Vec::new(),
+            priced: Vec::new(),
         };
         for (k, call) in self.calls.iter().enumerate() {
             let wanted = call.leaf.map_or(0, |l| l + 1);
@@ -163,6 +185,11 @@ impl Walk<'_, '_> {
             );
             let mut stats = Stats::default();
             let mut violation = None;
+            let mut change = Change {
+                rewound,
+                context_rewritten: k > 0 && from < last.inputs,
+                policy: None,
+            };
             if let Some(engine) = &mut engine {
                 if flushed {
                     indexer.answer(&condense, engine)?;
@@ -191,8 +218,41 @@ impl Walk<'_, '_> {
                 for slot in script.slots() {
                     out.push(digests.slot(&view, ids, &script, slot));
                 }
+                if self.cache_model == CacheModel::Provider {
+                    for (i, slot) in script.slots().iter().enumerate() {
+                        if pricer.needs(k, &out[i]) {
+                            bytes.clear();
+                            script.write_slot(slot, &mut bytes);
+                            pricer.convert(k, &out[i], &bytes);
+                        }
+                    }
+                }
                 stats = script.stats();
                 let same_history = k > 0 && !flushed && !rewound && from >= last.inputs;
+                if k > 0 && !rewound && from >= last.inputs && !last.digests.is_empty() {
+                    let common = last.digests.len().min(out.len());
+                    let at = (0..common)
+                        .find(|&i| out[i] != last.digests[i])
+                        .unwrap_or(common);
+                    if at < last.digests.len() {
+                        let strip = |i: usize| script.final_answer_strip(i);
+                        let v = attribute(
+                            k,
+                            at,
+                            &Previous {
+                                slots: &last.slots,
+                                stats: last.stats,
+                            },
+                            &Current {
+                                slots: script.slots(),
+                                stats,
+                                dialect,
+                                final_answer_strip: &strip,
+                            },
+                        );
+                        change.policy = Some((v.phase, flushed));
+                    }
+                }
                 if same_history {
                     result.checked += 1;
                     let common = last.digests.len().min(out.len());
@@ -221,6 +281,13 @@ impl Walk<'_, '_> {
                 last.slots.extend_from_slice(script.slots());
             } else {
                 out.extend(ids.iter().map(|&id| digests.kept(&view, id)));
+                if self.cache_model == CacheModel::Provider {
+                    for (i, &id) in ids.iter().enumerate() {
+                        if pricer.needs(k, &out[i]) {
+                            pricer.convert(k, &out[i], &view.message(id).json);
+                        }
+                    }
+                }
             }
             if let Some(mut v) = violation {
                 result.violation_count += 1;
@@ -246,6 +313,21 @@ impl Walk<'_, '_> {
                 (read, chars_after - read)
             };
             result.totals.add(chars_after, read, write);
+            let priced = match (self.cache_model, pass) {
+                (CacheModel::Provider, Pass::Measure) => {
+                    pricer.measure(k, &out);
+                    None
+                }
+                (CacheModel::Provider, Pass::Price) => Some(pricer.price(k, &out, time, change)),
+                (CacheModel::Prefix, _) => Some(self.prefix_priced(k, expired, break_index, last.digests.len(), read, write, chars_after)),
+            };
+            if let (CacheModel::Prefix, Some(p)) = (self.cache_model, &priced) {
+                pricer.totals.add(&p.bill);
+                pricer.totals.count(p.class);
+            }
+            if let Some(p) = priced {
+                result.priced.push(p);
+            }
             if self.keep_renders {
                 scratch.clear();
                 for d in &out {
@@ -264,6 +346,7 @@ impl Walk<'_, '_> {
                     prefix_hash: xxh3_64(&scratch[..break_index * 8]),
                     output_hash: xxh3_64(&scratch),
                     stats,
+                    priced,
                 });
             }
             last.digests.clone_from(&out);
@@ -274,6 +357,54 @@ impl Walk<'_, '_> {
                 p.advance();
             }
         }
+        result.bill = pricer.totals;
+        result.points = pricer.points;
         Ok(result)
+    }
+
+    /// A call under the prefix rule (`cacheModel: 'prefix'`): what was
+    /// measured in chars, in tokens at the model's factor and priced at its
+    /// rates.
+    #[allow(clippy::too_many_arguments)]
+    fn prefix_priced(
+        &self,
+        k: usize,
+        expired: bool,
+        break_index: usize,
+        previous_len: usize,
+        read: usize,
+        write: usize,
+        _chars: usize,
+    ) -> Priced {
+        let meta = &self.meta[k];
+        let tpc = 1.0 / self.cost.chars_per_token;
+        let (r, w) = (read as f64 * tpc, write as f64 * tpc);
+        let class = if k == 0 {
+            CallClass::First
+        } else if expired {
+            CallClass::Expired
+        } else if break_index >= previous_len {
+            CallClass::Append
+        } else {
+            CallClass::Rewrite
+        };
+        Priced {
+            bill: CallBill {
+                input_tokens: 0.0,
+                cache_read_tokens: r,
+                cache_write_tokens: w,
+                cost_usd: price(
+                    self.catalog.get(&meta.model.provider, &meta.model.id),
+                    0.0,
+                    r,
+                    w,
+                    self.long,
+                    true,
+                ),
+            },
+            class,
+            cause: None,
+            read_messages: break_index as u32,
+        }
     }
 }

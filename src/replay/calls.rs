@@ -1,0 +1,160 @@
+//! What the session file says about each model call besides its context:
+//! which model answered it (the assistant message's `provider`, `model`
+//! and `api`, or the `model` option), the usage pi recorded for it, the
+//! tools and system prompt in force (pi's `system` messages on the path),
+//! and what happened since the previous call: a compaction, a branch
+//! summary, pi's cache warms (`usage` entries of kind `cache_warm`).
+
+use xxhash_rust::xxh3::xxh3_64;
+
+use super::request::Preamble;
+use super::wire::CallModel;
+use crate::json::parse::parse_value;
+use crate::json::Json;
+use crate::sessionfile::date::{date_of, DateValue};
+use crate::sessionfile::json::Value;
+use crate::sessionfile::{Entry, ModelCall, SessionFile};
+
+/// Token counts pi recorded on an assistant message or a warm.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Usage {
+    pub input: f64,
+    pub cache_read: f64,
+    pub cache_write: f64,
+}
+
+impl Usage {
+    fn of(v: Option<Value<'_>>) -> Option<Usage> {
+        let v = v?;
+        let n = |k: &str| v.get(k).and_then(|x| x.number()).filter(|x| x.is_finite());
+        Some(Usage {
+            input: n("input")?,
+            cache_read: n("cacheRead").unwrap_or(0.0),
+            cache_write: n("cacheWrite").unwrap_or(0.0),
+        })
+    }
+
+    pub fn total(&self) -> f64 {
+        self.input + self.cache_read + self.cache_write
+    }
+}
+
+/// What happened on the path between the previous call and this one.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Since {
+    pub compaction: bool,
+    pub branch: bool,
+    /// Times (ms) of pi's cache warms.
+    pub warms: Vec<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallMeta {
+    pub model: CallModel,
+    /// XXH3 of `provider/id`: the key of the model's cache.
+    pub model_key: u64,
+    pub usage: Option<Usage>,
+    pub preamble: Preamble,
+    pub since: Since,
+}
+
+fn text(v: Option<Value<'_>>) -> Box<[u8]> {
+    v.and_then(|v| v.string())
+        .map(|s| s.into_owned().into_boxed_slice())
+        .unwrap_or_default()
+}
+
+fn entry_time(e: &Entry<'_>) -> Option<f64> {
+    match date_of(e.timestamp()) {
+        DateValue::Time(t) if t.is_finite() => Some(t),
+        _ => None,
+    }
+}
+
+/// Folds one `system` message into the preamble: its text and its tools.
+fn fold_system(p: &mut Preamble, message: Value<'_>) {
+    let parsed = parse_value(message.span()).unwrap_or_default();
+    let text = super::wire::system_text(&parsed)
+        .map(|t| t.to_json())
+        .unwrap_or_default();
+    let tools = parsed.get("toolsAdded").map(Json::to_json).unwrap_or_default();
+    let removed = parsed
+        .get("toolsRemoved")
+        .map(Json::to_json)
+        .unwrap_or_default();
+    p.system_chars += crate::json::utf16_len(&text) as u64;
+    p.system_hash = xxh3_64(&[&p.system_hash.to_le_bytes()[..], &text].concat());
+    if tools.len() > 2 || removed.len() > 2 {
+        p.tools_chars += crate::json::utf16_len(&tools) as u64;
+        p.tools_hash =
+            xxh3_64(&[&p.tools_hash.to_le_bytes()[..], &tools, &removed].concat());
+    }
+}
+
+/// One `CallMeta` per model call. `model` overrides the model of every
+/// call (`provider/id`).
+pub fn call_meta(
+    file: &SessionFile<'_>,
+    path: &[u32],
+    calls: &[ModelCall],
+    model: Option<&CallModel>,
+    catalog: &super::catalog::Catalog,
+) -> Vec<CallMeta> {
+    let mut out = Vec::with_capacity(calls.len());
+    let mut preamble = Preamble::default();
+    let mut scanned = 0usize;
+    let mut since = Since::default();
+    for c in calls {
+        // Entries up to the call's leaf shape its prompt; entries after the
+        // leaf (written during the answer) count for the next call.
+        let upto = c.leaf.map_or(0, |l| l + 1).max(scanned);
+        for &e in &path[scanned..upto] {
+            let entry = file.entry(e as usize);
+            if entry.is("message") && entry.message_role_is("system") {
+                if let Some(m) = entry.message() {
+                    fold_system(&mut preamble, m);
+                }
+            } else if entry.is("compaction") {
+                since.compaction = true;
+            } else if entry.is("branch_summary") {
+                since.branch = true;
+            } else if entry.is("usage") && entry.get("kind").is_some_and(|k| k.is_str("cache_warm")) {
+                if let Some(t) = entry_time(&entry) {
+                    since.warms.push(t);
+                }
+            }
+        }
+        scanned = upto;
+        let a = file.entry(path[c.assistant] as usize);
+        let message = a.message();
+        let mut m = match model {
+            Some(m) => m.clone(),
+            None => CallModel {
+                provider: text(message.and_then(|m| m.get("provider"))),
+                api: text(message.and_then(|m| m.get("api"))),
+                id: text(message.and_then(|m| m.get("model"))),
+                images: true,
+                effort: false,
+                empty_signature: false,
+            },
+        };
+        if let Some(entry) = catalog.get(&m.provider, &m.id) {
+            m.images = entry.images;
+            m.effort = entry.effort;
+            if m.api.is_empty() {
+                m.api = entry.api.clone();
+            }
+        }
+        let model_key = xxh3_64(&[&m.provider[..], b"/", &m.id[..]].concat());
+        out.push(CallMeta {
+            model: m,
+            model_key,
+            usage: Usage::of(message.and_then(|m| m.get("usage"))),
+            preamble,
+            since: std::mem::take(&mut since),
+        });
+        // The assistant entry and what its answer wrote (up to the next
+        // call's leaf) are scanned with the next call.
+    }
+    out
+}

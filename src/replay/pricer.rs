@@ -1,0 +1,327 @@
+//! One policy's calls priced as the provider bills them. Per call: the
+//! rendered messages become the wire request (`wire.rs`, each distinct
+//! message converted once per model), the request's positions and
+//! breakpoints (`request.rs`) go through the model's cache (`cache.rs`),
+//! and the outcome is classed, given a cause when it wrote more than the
+//! appended tail, and priced (`bill.rs`). pi's cache warms since the
+//! previous call re-send that call's request first.
+
+use std::rc::Rc;
+
+use super::bill::{price, BillTotals, CallBill, CallClass, Cause};
+use super::cache::{Cache, Outcome};
+use super::calibration::{Calibration, SizePoint};
+use super::calls::CallMeta;
+use super::catalog::{rules_for, Catalog, Family, Rules};
+use super::digest::Digest;
+use super::request::{Preamble, Request};
+use super::wire::{assemble, convert_message, marker_at, CallModel, Converted, Packed};
+use crate::hash::HashMap;
+use crate::json::parse::parse_value;
+
+/// What the walk knows about why this render differs from the previous.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Change {
+    /// The context was rebuilt from the root (the leaf moved back).
+    pub rewound: bool,
+    /// pi's context changed other than by appending (compaction, edit,
+    /// branch).
+    pub context_rewritten: bool,
+    /// The policy changed an earlier output message: the phase, and
+    /// whether a flush came in between.
+    pub policy: Option<(&'static str, bool)>,
+}
+
+/// One priced call.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Priced {
+    pub bill: CallBill,
+    pub class: CallClass,
+    pub cause: Option<Cause>,
+    /// Leading output messages the read covers.
+    pub read_messages: u32,
+}
+
+struct Previous {
+    request: Request,
+    time: f64,
+    preamble: Preamble,
+    last_bp: Option<usize>,
+}
+
+pub struct Pricer<'a> {
+    meta: &'a [CallMeta],
+    catalog: &'a Catalog,
+    calibration: &'a Calibration,
+    long: bool,
+    converted: HashMap<(u64, u64), Rc<Converted<Packed>>>,
+    caches: HashMap<u64, Cache>,
+    previous: HashMap<u64, Previous>,
+    last_model: Option<u64>,
+    /// The latest request, for pi's warms: (model key, request, rules).
+    latest: Option<(u64, Request, Rules, f64)>,
+    pub totals: BillTotals,
+    /// Size points for the calibration (measure mode).
+    pub points: Vec<SizePoint>,
+}
+
+impl<'a> Pricer<'a> {
+    pub fn new(meta: &'a [CallMeta], catalog: &'a Catalog, calibration: &'a Calibration, long: bool) -> Self {
+        Pricer {
+            meta,
+            catalog,
+            calibration,
+            long,
+            converted: HashMap::default(),
+            caches: HashMap::default(),
+            previous: HashMap::default(),
+            last_model: None,
+            latest: None,
+            totals: BillTotals::default(),
+            points: Vec::new(),
+        }
+    }
+
+    /// Whether output message `digest` still needs converting for call `k`.
+    pub fn needs(&self, k: usize, digest: &Digest) -> bool {
+        !self
+            .converted
+            .contains_key(&(digest.hash, self.meta[k].model_key))
+    }
+
+    /// Converts one output message (its `JSON.stringify` text) for call k.
+    pub fn convert(&mut self, k: usize, digest: &Digest, json: &[u8]) {
+        let meta = &self.meta[k];
+        let value = parse_value(json).unwrap_or_default();
+        let packed = convert_message(&value, &meta.model, false).pack();
+        self.converted
+            .insert((digest.hash, meta.model_key), Rc::new(packed));
+    }
+
+    fn factor(&self, key: u64) -> (f64, Option<f64>) {
+        let f = self.calibration.factor(key);
+        (f.tokens_per_char, f.preamble_tokens)
+    }
+
+    /// The request of call `k` for the output `out`.
+    fn request(&self, k: usize, out: &[Digest], rules: &Rules) -> Request {
+        let meta = &self.meta[k];
+        let messages: Vec<&Converted<Packed>> = out
+            .iter()
+            .map(|d| &*self.converted[&(d.hash, meta.model_key)])
+            .collect();
+        let wire = assemble(&messages, &meta.model);
+        // Output messages wholly before the end of each wire message.
+        let mut through = Vec::with_capacity(wire.len());
+        let mut sources: Vec<usize> = wire.iter().filter_map(|w| w.source).collect();
+        sources.push(out.len());
+        let mut next = 0usize;
+        for w in &wire {
+            if w.source.is_some() {
+                next += 1;
+            }
+            through.push(sources.get(next).copied().unwrap_or(out.len()) as u32);
+        }
+        let marker = marker_at(&wire, &meta.model);
+        let mut preamble = meta.preamble;
+        if let (tpc, Some(tokens)) = self.factor(meta.model_key) {
+            preamble.tools_chars = 0;
+            preamble.system_chars = (tokens / tpc).round() as u64;
+        }
+        Request::build(&preamble, &wire, &through, marker, rules)
+    }
+
+    fn model_rules(&self, model: &CallModel) -> Rules {
+        rules_for(model, self.long)
+    }
+
+    fn bill(&self, model: &CallModel, tpc: f64, o: &Outcome, rules: &Rules) -> CallBill {
+        let (input, read, write) = (
+            o.input_chars as f64 * tpc,
+            o.read_chars as f64 * tpc,
+            o.write_chars as f64 * tpc,
+        );
+        CallBill {
+            input_tokens: input,
+            cache_read_tokens: read,
+            cache_write_tokens: write,
+            cost_usd: price(
+                self.catalog.get(&model.provider, &model.id),
+                input,
+                read,
+                write,
+                self.long,
+                rules.write_premium,
+            ),
+        }
+    }
+
+    /// pi's warms before call `k`: the latest request sent again.
+    fn warm(&mut self, k: usize) {
+        let times = self.meta[k].since.warms.clone();
+        for t in times {
+            let Some((key, request, rules, at)) = self.latest.take() else {
+                return;
+            };
+            if t < at {
+                self.latest = Some((key, request, rules, at));
+                continue;
+            }
+            let (tpc, _) = self.factor(key);
+            let o = self
+                .caches
+                .entry(key)
+                .or_default()
+                .send(&request, &rules, tpc, t);
+            let model = self
+                .meta
+                .iter()
+                .find(|m| m.model_key == key)
+                .map(|m| m.model.clone())
+                .unwrap_or_default();
+            let bill = self.bill(&model, tpc, &o, &rules);
+            self.totals.warms += 1;
+            self.totals.warm_cost_usd += bill.cost_usd;
+            self.totals.cost_usd += bill.cost_usd;
+            self.latest = Some((key, request, rules, t));
+        }
+    }
+
+    /// Measure mode: the size point of call `k` (for the calibration).
+    pub fn measure(&mut self, k: usize, out: &[Digest]) {
+        let meta = &self.meta[k];
+        let rules = self.model_rules(&meta.model);
+        let r = self.request(k, out, &rules);
+        let preamble = (meta.preamble.tools_chars + meta.preamble.system_chars) as f64;
+        self.points.push(SizePoint {
+            model_key: meta.model_key,
+            message_chars: r.message_chars as f64,
+            preamble_chars: preamble,
+            recorded: meta.usage.map(|u| u.total()),
+        });
+    }
+
+    /// Prices call `k`, made at `now` (ms; None: no time known).
+    pub fn price(&mut self, k: usize, out: &[Digest], now: Option<f64>, change: Change) -> Priced {
+        self.warm(k);
+        let meta = &self.meta[k];
+        let key = meta.model_key;
+        let rules = self.model_rules(&meta.model);
+        let (tpc, _) = self.factor(key);
+        let request = self.request(k, out, &rules);
+        let now = now.unwrap_or_else(|| self.latest.as_ref().map_or(0.0, |l| l.3));
+        let cache = self.caches.entry(key).or_default();
+        let prev = self.previous.get(&key);
+        let lapsed = prev.is_some_and(|p| {
+            p.last_bp
+                .is_some_and(|bp| cache.lapsed(p.request.positions[bp].hash, now))
+                || (matches!(rules.family, Family::OpenAiPrefix | Family::Google)
+                    && now - p.time > rules.ttl_ms)
+        });
+        let o = cache.send(&request, &rules, tpc, now);
+        let bill = self.bill(&meta.model, tpc, &o, &rules);
+        let class = match prev {
+            None => CallClass::First,
+            Some(_) if lapsed => CallClass::Expired,
+            Some(p) => {
+                let reached = match (o.read_at, p.last_bp) {
+                    (Some(q), Some(bp)) => {
+                        q >= bp
+                            && p.request.positions[bp].hash == request.positions[bp].hash
+                    }
+                    _ => false,
+                };
+                if reached {
+                    CallClass::Append
+                } else if o.read_at.is_none_or(|q| q < request.preamble) {
+                    CallClass::Rewrite
+                } else {
+                    CallClass::Partial
+                }
+            }
+        };
+        let switched = self.last_model.is_some_and(|m| m != key);
+        let tail = match prev {
+            Some(p) => request.total_chars.saturating_sub(p.request.total_chars),
+            None => request.total_chars,
+        };
+        let excess_chars = o.write_chars.saturating_sub(tail);
+        let cause = match class {
+            CallClass::Append => None,
+            CallClass::First if !switched => None,
+            CallClass::First => Some(Cause::plain("modelSwitch")),
+            CallClass::Expired => Some(Cause {
+                kind: "expired",
+                flush: false,
+                gap_ms: prev.map(|p| now - p.time),
+            }),
+            CallClass::Partial | CallClass::Rewrite => {
+                let p = prev.expect("a partial or rewrite has a previous call");
+                let common = request.common_prefix(&p.request);
+                Some(if switched {
+                    Cause::plain("modelSwitch")
+                } else if p.preamble != meta.preamble {
+                    Cause::plain("systemPrompt")
+                } else if meta.since.compaction {
+                    Cause::plain("compaction")
+                } else if meta.since.branch || change.rewound || change.context_rewritten {
+                    Cause::plain("branch")
+                } else if let Some((phase, flush)) = change.policy {
+                    Cause {
+                        kind: phase,
+                        flush,
+                        gap_ms: None,
+                    }
+                } else if p.last_bp.is_some_and(|bp| common.is_some_and(|c| c >= bp)) {
+                    Cause::plain("lookback")
+                } else if !rules.keeps_thinking {
+                    Cause::plain("thinkingDropped")
+                } else {
+                    Cause::plain("unknown")
+                })
+            }
+        };
+        self.totals.add(&bill);
+        self.totals.count(class);
+        if let Some(c) = &cause {
+            let tokens = excess_chars as f64 * tpc;
+            let extra = price(
+                self.catalog.get(&meta.model.provider, &meta.model.id),
+                0.0,
+                0.0,
+                tokens,
+                self.long,
+                rules.write_premium,
+            );
+            self.totals.add_cause(c, tokens, extra);
+        }
+        let read_messages = match o.read_at {
+            Some(q) if q >= request.preamble => request.positions[q].messages,
+            _ => 0,
+        };
+        let last_bp = request.breakpoints.last().copied().filter(|&bp| {
+            request.positions[bp].chars as f64 * tpc >= rules.min_tokens
+        });
+        let last_bp = match rules.family {
+            Family::OpenAiPrefix | Family::Google => request.positions.len().checked_sub(1),
+            _ => last_bp,
+        };
+        self.previous.insert(
+            key,
+            Previous {
+                request: request.clone(),
+                time: now,
+                preamble: meta.preamble,
+                last_bp,
+            },
+        );
+        self.last_model = Some(key);
+        self.latest = Some((key, request, rules, now));
+        Priced {
+            bill,
+            class,
+            cause,
+            read_messages,
+        }
+    }
+}
