@@ -47,7 +47,7 @@ test('no path: the bundled sample, a table on stdout, nothing on a piped stderr,
   const r = cli(['replay']);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stderr, '');
-  assert.match(r.stdout, /^sample\/session\.jsonl: 94 model calls$/m);
+  assert.match(r.stdout, /^sample\/session\.jsonl: 94 model calls, priced with the provider cache model \(short retention\)$/m);
   for (const p of POLICIES) assert.match(r.stdout, new RegExp(`^${p.replace('.', '\\.')} +[\\d,]+ +[\\d.]+%`, 'm'), p);
   assert.match(r.stdout, /^config .* held \(79 checked\)$/m);
   assert.match(r.stdout, /^live-thinking-strip .* broken by design: 31 of 79 \(thinkingStrip\)$/m);
@@ -173,7 +173,7 @@ test('--svg writes valid XML with a series per policy and the cache-write spikes
 test('a broken pipe ends the run quietly with status 0', { skip: skip || (!fs.existsSync('/bin/bash') && 'no bash') }, () => {
   const r = spawnSync('/bin/bash', ['-c', `"${process.execPath}" "${BIN}" replay --renders | head -n 1; exit \${PIPESTATUS[0]}`], { cwd: ROOT, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
-  assert.equal(r.stdout, 'sample/session.jsonl: 94 model calls\n');
+  assert.equal(r.stdout, 'sample/session.jsonl: 94 model calls, priced with the provider cache model (short retention)\n');
 });
 
 const script = spawnSync('script', ['--version'], { encoding: 'utf8' });

@@ -215,7 +215,8 @@ test('replayAsync gives what replay gives, with progress', { skip }, async () =>
   const calls = [];
   const got = await replayAsync(SAMPLE, { renders: true, onProgress: (done, total) => calls.push([done, total]) });
   assert.deepEqual(got, replay(SAMPLE, { renders: true }));
-  assert.deepEqual(calls.at(-1), [94 * 5, 94 * 5]);
+  // Five policies and the calibration pass of the recorded policy.
+  assert.deepEqual(calls.at(-1), [94 * 6, 94 * 6]);
   const fromPath = await replayAsync(path.join(ROOT, 'sample', 'session.jsonl'), { policies: ['2.9.1'] });
   assert.deepEqual(
     fromPath.policies.map((p) => p.policy),
@@ -248,4 +249,29 @@ test('typed errors name the file and line', { skip }, async () => {
   const before = Buffer.from(SAMPLE);
   replay(SAMPLE);
   assert.ok(before.equals(SAMPLE), 'the caller buffer is not modified');
+});
+
+test('provider cache model: an append reads what the previous call read and wrote; every rewrite has a cause', { skip }, () => {
+  const r = replay(SAMPLE, { renders: true });
+  assert.equal(r.cacheModel, 'provider');
+  for (const p of r.policies) {
+    const classes = Object.values(p.callClasses).reduce((a, b) => a + b, 0);
+    assert.equal(classes, r.modelCalls, p.policy);
+    const costs = p.renders.reduce((a, x) => a + x.costUsd, 0);
+    assert.ok(Math.abs(costs + p.warmCostUsd - p.costUsd) < 1e-9, p.policy);
+    p.renders.forEach((x, k) => {
+      if (x.callClass === 'append') {
+        const prev = p.renders[k - 1];
+        assert.ok(Math.abs(x.cacheReadTokens - (prev.cacheReadTokens + prev.cacheWriteTokens)) < 1e-6, `${p.policy} call ${k}`);
+        assert.equal(x.rewriteCause, null);
+      }
+      if (x.callClass === 'rewrite' || x.callClass === 'partial') assert.notEqual(x.rewriteCause, null, `${p.policy} call ${k}`);
+    });
+    const written = p.causes.reduce((a, c) => a + c.calls, 0);
+    assert.ok(written <= r.modelCalls);
+  }
+  // The 'prefix' rule is today's: its reads are the chars before the break.
+  const prefix = replay(SAMPLE, { cacheModel: 'prefix', policies: ['none'], renders: true });
+  const none = prefix.policies[0];
+  none.renders.forEach((x) => assert.ok(Math.abs(x.cacheReadTokens - x.cacheReadChars / 4) < 1e-9));
 });

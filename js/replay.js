@@ -10,6 +10,7 @@
 // file `line` and the file name (js/filearg.js, shared with loadSession).
 
 const { fileInputOf, requireBinding, throwIfFailed } = require('./filearg.js');
+const { loadCatalog } = require('./catalog.js');
 
 const POLICIES = ['none', 'config', 'no-thinking-strip', 'live-thinking-strip', '2.9.1'];
 const NUMBERS = ['charsPerToken', 'inputPrice', 'cacheWriteMultiplier', 'cacheReadMultiplier', 'cacheTtlSeconds'];
@@ -41,6 +42,20 @@ function makeReplayApi(native, { argumentError }) {
       }
       out[name] = v;
     }
+    const choices = { cacheModel: ['provider', 'prefix'], retention: ['short', 'long'], recordedPolicy: POLICIES };
+    for (const [name, allowed] of Object.entries(choices)) {
+      const v = options[name];
+      if (v === undefined || v === null) continue;
+      if (!allowed.includes(v)) throw argumentError(`${where}: ${name} must be one of ${allowed.map((n) => `'${n}'`).join(', ')}`);
+      out[name] = v;
+    }
+    if (options.model !== undefined && options.model !== null) {
+      if (typeof options.model !== 'string' || !/^[^/]+\/.+$/.test(options.model)) {
+        throw argumentError(`${where}: model must be 'provider/id' (e.g. 'anthropic/claude-sonnet-4-5')`);
+      }
+      out.model = options.model;
+    }
+    out.catalog = loadCatalog();
     if (options.renders !== undefined && options.renders !== null) {
       if (typeof options.renders !== 'boolean') throw argumentError(`${where}: renders must be a boolean`);
       out.renders = options.renders;

@@ -95,7 +95,14 @@ impl CallBill {
 /// Prices a call of `tokens` (input, read, write) at `entry`'s rates (or
 /// the defaults). `long`: writes are 1 h writes (2x input); `premium`:
 /// writes cost the write rate, else the input rate.
-pub fn price(entry: Option<&ModelEntry>, input: f64, read: f64, write: f64, long: bool, premium: bool) -> f64 {
+pub fn price(
+    entry: Option<&ModelEntry>,
+    input: f64,
+    read: f64,
+    write: f64,
+    long: bool,
+    premium: bool,
+) -> f64 {
     let rates: Rates = match entry {
         Some(e) => e.rates_for(input + read + write),
         None => DEFAULT_RATES,

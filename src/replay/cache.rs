@@ -51,7 +51,13 @@ impl Cache {
 
     /// Sends `request` at `now` (ms); `tokens_per_char` converts sizes for
     /// the minimum cacheable length and the hit steps.
-    pub fn send(&mut self, request: &Request, rules: &Rules, tokens_per_char: f64, now: f64) -> Outcome {
+    pub fn send(
+        &mut self,
+        request: &Request,
+        rules: &Rules,
+        tokens_per_char: f64,
+        now: f64,
+    ) -> Outcome {
         match rules.family {
             Family::OpenAiPrefix | Family::Google => {
                 self.automatic(request, rules, tokens_per_char, now)
@@ -85,11 +91,13 @@ impl Cache {
             .find(|&bp| Self::cacheable(request, bp, rules, tpc));
         let ttl = now + rules.ttl_ms;
         if let Some(q) = read_at {
-            self.entries.insert(request.positions[q].hash, Entry { expires: ttl });
+            self.entries
+                .insert(request.positions[q].hash, Entry { expires: ttl });
         }
         for &bp in &request.breakpoints {
             if Self::cacheable(request, bp, rules, tpc) {
-                self.entries.insert(request.positions[bp].hash, Entry { expires: ttl });
+                self.entries
+                    .insert(request.positions[bp].hash, Entry { expires: ttl });
             }
         }
         let read_chars = read_at.map_or(0, |q| request.positions[q].chars);
@@ -221,9 +229,16 @@ mod tests {
         let o = c.send(&b, &rules, 0.25, 60_000.0);
         assert_eq!((o.read_chars, o.write_chars), (16000, 800));
         // History changed at position 1: the read falls back to the system.
-        let d = request(&[8000, 3000, 4000, 400, 400, 40], &[1, 9, 10, 11, 12, 13], &[0, 5]);
+        let d = request(
+            &[8000, 3000, 4000, 400, 400, 40],
+            &[1, 9, 10, 11, 12, 13],
+            &[0, 5],
+        );
         let o = c.send(&d, &rules, 0.25, 120_000.0);
-        assert_eq!((o.read_at, o.read_chars, o.write_chars), (Some(0), 8000, 7840));
+        assert_eq!(
+            (o.read_at, o.read_chars, o.write_chars),
+            (Some(0), 8000, 7840)
+        );
         // More than 5 minutes later nothing is left.
         let o = c.send(&d, &rules, 0.25, 421_000.0);
         assert_eq!((o.read_chars, o.write_chars), (0, 15840));
@@ -235,7 +250,12 @@ mod tests {
         let mut c = Cache::default();
         let sizes = vec![8000u64; 30];
         let hashes: Vec<u64> = (1..=30).collect();
-        c.send(&request(&sizes[..5], &hashes[..5], &[0, 4]), &rules, 0.25, 0.0);
+        c.send(
+            &request(&sizes[..5], &hashes[..5], &[0, 4]),
+            &rules,
+            0.25,
+            0.0,
+        );
         // The old breakpoint (position 4) is 21 positions back: missed.
         let far = request(&sizes[..26], &hashes[..26], &[0, 25]);
         assert_eq!(c.clone().send(&far, &rules, 0.25, 1.0).read_at, Some(0));

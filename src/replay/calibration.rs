@@ -122,7 +122,10 @@ fn fit_model(group: &[&SizePoint]) -> ModelFactor {
     let with_preamble = known.iter().all(|p| p.preamble_chars > 0.0);
     let (a, b, source) = if with_preamble {
         let sy: f64 = known.iter().map(|p| y(p)).sum();
-        let sx: f64 = known.iter().map(|p| p.message_chars + p.preamble_chars).sum();
+        let sx: f64 = known
+            .iter()
+            .map(|p| p.message_chars + p.preamble_chars)
+            .sum();
         (sy / sx, None, "systemMessage")
     } else {
         // Least squares y = a x + b, b >= 0.
@@ -183,17 +186,35 @@ mod tests {
 
     #[test]
     fn fits_with_and_without_a_system_message() {
-        let c = Calibration::fit(&[point(1000.0, 3000.0, 1200.0), point(5000.0, 3000.0, 2400.0)], None);
+        let c = Calibration::fit(
+            &[point(1000.0, 3000.0, 1200.0), point(5000.0, 3000.0, 2400.0)],
+            None,
+        );
         let f = c.factor(1);
         assert!((f.tokens_per_char - 0.3).abs() < 1e-9);
         assert_eq!(f.source, "systemMessage");
-        let c = Calibration::fit(&[point(1000.0, 0.0, 1250.0), point(5000.0, 0.0, 2250.0)], None);
+        let c = Calibration::fit(
+            &[point(1000.0, 0.0, 1250.0), point(5000.0, 0.0, 2250.0)],
+            None,
+        );
         let f = c.factor(1);
         assert!((f.tokens_per_char - 0.25).abs() < 1e-9);
         assert!((f.preamble_tokens.unwrap() - 1000.0).abs() < 1e-6);
         assert!(c.unreconciled.is_none());
-        let c = Calibration::fit(&[point(1000.0, 0.0, 50.0), point(5000.0, 0.0, 9000.0), point(3000.0, 0.0, 100.0)], None);
+        let c = Calibration::fit(
+            &[
+                point(1000.0, 0.0, 50.0),
+                point(5000.0, 0.0, 9000.0),
+                point(3000.0, 0.0, 100.0),
+            ],
+            None,
+        );
         assert!(c.unreconciled.is_some());
-        assert_eq!(Calibration::fit(&[point(1.0, 0.0, 1.0)], Some(2.0)).factor(1).tokens_per_char, 0.5);
+        assert_eq!(
+            Calibration::fit(&[point(1.0, 0.0, 1.0)], Some(2.0))
+                .factor(1)
+                .tokens_per_char,
+            0.5
+        );
     }
 }

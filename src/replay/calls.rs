@@ -77,7 +77,10 @@ fn fold_system(p: &mut Preamble, message: Value<'_>) {
     let text = super::wire::system_text(&parsed)
         .map(|t| t.to_json())
         .unwrap_or_default();
-    let tools = parsed.get("toolsAdded").map(Json::to_json).unwrap_or_default();
+    let tools = parsed
+        .get("toolsAdded")
+        .map(Json::to_json)
+        .unwrap_or_default();
     let removed = parsed
         .get("toolsRemoved")
         .map(Json::to_json)
@@ -86,8 +89,7 @@ fn fold_system(p: &mut Preamble, message: Value<'_>) {
     p.system_hash = xxh3_64(&[&p.system_hash.to_le_bytes()[..], &text].concat());
     if tools.len() > 2 || removed.len() > 2 {
         p.tools_chars += crate::json::utf16_len(&tools) as u64;
-        p.tools_hash =
-            xxh3_64(&[&p.tools_hash.to_le_bytes()[..], &tools, &removed].concat());
+        p.tools_hash = xxh3_64(&[&p.tools_hash.to_le_bytes()[..], &tools, &removed].concat());
     }
 }
 
@@ -118,7 +120,8 @@ pub fn call_meta(
                 since.compaction = true;
             } else if entry.is("branch_summary") {
                 since.branch = true;
-            } else if entry.is("usage") && entry.get("kind").is_some_and(|k| k.is_str("cache_warm")) {
+            } else if entry.is("usage") && entry.get("kind").is_some_and(|k| k.is_str("cache_warm"))
+            {
                 if let Some(t) = entry_time(&entry) {
                     since.warms.push(t);
                 }

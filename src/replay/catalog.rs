@@ -213,7 +213,9 @@ fn keeps_thinking(id: &[u8]) -> bool {
 fn claude_version(id: &[u8]) -> Option<(&'static str, u32, u32)> {
     let text = std::str::from_utf8(id).ok()?;
     for family in ["opus", "sonnet", "haiku", "fable"] {
-        let Some(at) = text.find(family) else { continue };
+        let Some(at) = text.find(family) else {
+            continue;
+        };
         let mut numbers = text[at + family.len()..]
             .split(['-', '.'])
             .filter(|p| !p.is_empty())
@@ -258,8 +260,7 @@ pub fn rules_for(model: &CallModel, long: bool) -> Rules {
             keeps_thinking: true,
         };
     }
-    if provider == b"openai" || provider == b"openai-codex" || &*model.api == b"openai-responses"
-    {
+    if provider == b"openai" || provider == b"openai-codex" || &*model.api == b"openai-responses" {
         let implicit = gpt_version(id).is_some_and(|v| v >= 5.6);
         return Rules {
             family: if implicit {
@@ -305,17 +306,32 @@ mod tests {
     #[test]
     fn rules_per_model() {
         let r = rules_for(&model("anthropic", "claude-sonnet-4-5"), false);
-        assert_eq!((r.family, r.min_tokens, r.keeps_thinking), (Family::Anthropic, 1024.0, false));
+        assert_eq!(
+            (r.family, r.min_tokens, r.keeps_thinking),
+            (Family::Anthropic, 1024.0, false)
+        );
         assert_eq!(r.ttl_ms, 300_000.0);
-        assert_eq!(rules_for(&model("anthropic", "claude-opus-4-6"), true).min_tokens, 4096.0);
+        assert_eq!(
+            rules_for(&model("anthropic", "claude-opus-4-6"), true).min_tokens,
+            4096.0
+        );
         assert!(rules_for(&model("anthropic", "claude-opus-4-6"), true).keeps_thinking);
-        assert_eq!(rules_for(&model("anthropic", "claude-opus-5-5"), false).min_tokens, 512.0);
-        assert_eq!(rules_for(&model("anthropic", "claude-opus-4-7"), false).min_tokens, 2048.0);
+        assert_eq!(
+            rules_for(&model("anthropic", "claude-opus-5-5"), false).min_tokens,
+            512.0
+        );
+        assert_eq!(
+            rules_for(&model("anthropic", "claude-opus-4-7"), false).min_tokens,
+            2048.0
+        );
         assert_eq!(
             rules_for(&model("openai", "gpt-5.6-sol"), false).family,
             Family::OpenAiImplicit
         );
-        assert_eq!(rules_for(&model("openai", "gpt-5.5"), false).family, Family::OpenAiPrefix);
+        assert_eq!(
+            rules_for(&model("openai", "gpt-5.5"), false).family,
+            Family::OpenAiPrefix
+        );
         assert_eq!(
             rules_for(&model("openrouter", "anthropic/claude-sonnet-4.5"), false).family,
             Family::OpenRouter

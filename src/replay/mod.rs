@@ -52,10 +52,10 @@ pub use bill::{BillTotals, CacheModel, CallClass, Cause};
 pub use calibration::Calibration;
 pub use catalog::Catalog;
 pub use cost::{CostModel, Totals};
-pub use pricer::Priced;
 pub use digest::{prefix_hash, Digest};
 pub use invariant::Violation;
 pub use policy::Policy;
+pub use pricer::Priced;
 pub use report::to_json;
 pub use settings::Settings;
 
@@ -279,8 +279,11 @@ pub fn replay(
         policies.insert(0, Policy::None);
     }
     if let Some(p) = progress {
+        // The provider model measures the recorded policy once more first
+        // (the calibration pass).
+        let passes = policies.len() + usize::from(options.cache_model == CacheModel::Provider);
         p.total
-            .store((calls.len() * policies.len()) as u64, Ordering::Relaxed);
+            .store((calls.len() * passes) as u64, Ordering::Relaxed);
     }
     let meta = calls::call_meta(
         &file,
@@ -297,7 +300,10 @@ pub fn replay(
                 String::from_utf8_lossy(&m.model.provider),
                 String::from_utf8_lossy(&m.model.id)
             );
-            let known = options.catalog.get(&m.model.provider, &m.model.id).is_some();
+            let known = options
+                .catalog
+                .get(&m.model.provider, &m.model.id)
+                .is_some();
             models.push((m.model_key, name, known));
         }
     }
@@ -339,7 +345,15 @@ pub fn replay(
     let recorded = results
         .iter()
         .find(|r| r.policy == options.recorded_policy)
-        .map(|r| reconcile(r, &meta, &options.catalog, options.long_retention, &calibration))
+        .map(|r| {
+            reconcile(
+                r,
+                &meta,
+                &options.catalog,
+                options.long_retention,
+                &calibration,
+            )
+        })
         .unwrap_or_default();
     if !policies.contains(&options.recorded_policy) {
         results.pop();

@@ -97,7 +97,11 @@ impl ReplayOptions {
         let long_retention = match text("retention")?.as_deref() {
             None | Some("short") => false,
             Some("long") => true,
-            Some(_) => return Err(PruneError::bad_argument("retention must be 'short' or 'long'")),
+            Some(_) => {
+                return Err(PruneError::bad_argument(
+                    "retention must be 'short' or 'long'",
+                ))
+            }
         };
         let model = match text("model")? {
             None => None,

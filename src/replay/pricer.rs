@@ -66,7 +66,12 @@ pub struct Pricer<'a> {
 }
 
 impl<'a> Pricer<'a> {
-    pub fn new(meta: &'a [CallMeta], catalog: &'a Catalog, calibration: &'a Calibration, long: bool) -> Self {
+    pub fn new(
+        meta: &'a [CallMeta],
+        catalog: &'a Catalog,
+        calibration: &'a Calibration,
+        long: bool,
+    ) -> Self {
         Pricer {
             meta,
             catalog,
@@ -226,8 +231,7 @@ impl<'a> Pricer<'a> {
             Some(p) => {
                 let reached = match (o.read_at, p.last_bp) {
                     (Some(q), Some(bp)) => {
-                        q >= bp
-                            && p.request.positions[bp].hash == request.positions[bp].hash
+                        q >= bp && p.request.positions[bp].hash == request.positions[bp].hash
                     }
                     _ => false,
                 };
@@ -299,9 +303,11 @@ impl<'a> Pricer<'a> {
             Some(q) if q >= request.preamble => request.positions[q].messages,
             _ => 0,
         };
-        let last_bp = request.breakpoints.last().copied().filter(|&bp| {
-            request.positions[bp].chars as f64 * tpc >= rules.min_tokens
-        });
+        let last_bp = request
+            .breakpoints
+            .last()
+            .copied()
+            .filter(|&bp| request.positions[bp].chars as f64 * tpc >= rules.min_tokens);
         let last_bp = match rules.family {
             Family::OpenAiPrefix | Family::Google => request.positions.len().checked_sub(1),
             _ => last_bp,

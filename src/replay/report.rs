@@ -128,7 +128,10 @@ fn policy(out: &mut Vec<u8>, replay: &Replay, p: &PolicyReplay, renders: bool) {
     num(out, b.warm_cost_usd);
     field(out, "callClasses");
     out.push(b'{');
-    for (i, name) in ["first", "append", "partial", "rewrite", "expired"].iter().enumerate() {
+    for (i, name) in ["first", "append", "partial", "rewrite", "expired"]
+        .iter()
+        .enumerate()
+    {
         field(out, name);
         num(out, b.classes[i] as f64);
     }
@@ -295,7 +298,14 @@ pub fn to_json(replay: &Replay, renders: bool) -> Vec<u8> {
         },
     );
     field(&mut out, "retention");
-    string(&mut out, if replay.long_retention { "long" } else { "short" });
+    string(
+        &mut out,
+        if replay.long_retention {
+            "long"
+        } else {
+            "short"
+        },
+    );
     field(&mut out, "models");
     out.push(b'[');
     for (i, (key, name, known)) in replay.models.iter().enumerate() {

@@ -152,7 +152,10 @@ impl Request {
             if m.effort.is_some() {
                 // An effort marker: a message of its own, about 60 chars.
                 chars += 60;
-                hash = mix(hash, m.effort.as_ref().map_or(0, |e| e.to_json().len() as u64));
+                hash = mix(
+                    hash,
+                    m.effort.as_ref().map_or(0, |e| e.to_json().len() as u64),
+                );
                 push(&mut r, chars, hash, before);
                 previous_kind = None;
                 continue;
@@ -163,7 +166,8 @@ impl Request {
                 .iter()
                 .enumerate()
                 .filter(|(_, b)| {
-                    billed[w] || !matches!(b.kind, BlockKind::Thinking | BlockKind::RedactedThinking)
+                    billed[w]
+                        || !matches!(b.kind, BlockKind::Thinking | BlockKind::RedactedThinking)
                 })
                 .peekable();
             while let Some((b, block)) = kept.next() {

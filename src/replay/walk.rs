@@ -14,11 +14,11 @@ use super::calibration::Calibration;
 use super::calls::CallMeta;
 use super::catalog::Catalog;
 use super::cost::{CostModel, Totals};
-use super::pricer::{Change, Priced, Pricer};
 use super::digest::{Digest, Digests};
 use super::indexer::Indexer;
 use super::invariant::{attribute, Current, Previous};
 use super::policy::Policy;
+use super::pricer::{Change, Priced, Pricer};
 use super::settings::Settings;
 use super::{CallInfo, PolicyReplay, Progress, Render};
 use crate::engine::Engine;
@@ -319,7 +319,15 @@ impl Walk<'_, '_> {
                     None
                 }
                 (CacheModel::Provider, Pass::Price) => Some(pricer.price(k, &out, time, change)),
-                (CacheModel::Prefix, _) => Some(self.prefix_priced(k, expired, break_index, last.digests.len(), read, write, chars_after)),
+                (CacheModel::Prefix, _) => Some(self.prefix_priced(
+                    k,
+                    expired,
+                    break_index,
+                    last.digests.len(),
+                    read,
+                    write,
+                    chars_after,
+                )),
             };
             if let (CacheModel::Prefix, Some(p)) = (self.cache_model, &priced) {
                 pricer.totals.add(&p.bill);

@@ -84,7 +84,10 @@ pub enum Converted<B> {
     Nothing,
     /// A user message (text or images: it opens a user turn). A string
     /// content is one text block with `string_content` set.
-    User { blocks: Vec<B>, string_content: bool },
+    User {
+        blocks: Vec<B>,
+        string_content: bool,
+    },
     /// An assistant message's blocks; per tool call, its id and the
     /// `No result provided` block pi-ai answers it with when no result
     /// follows; its effort level for effort-managed models.
@@ -389,7 +392,10 @@ fn bash_text(m: &Json) -> Json {
         Part::Text(command.as_text().unwrap_or_default()),
         Part::Lit("`\n"),
     ];
-    let output = m.get("output").filter(|o| o.truthy()).map(|o| js_text(Some(o)));
+    let output = m
+        .get("output")
+        .filter(|o| o.truthy())
+        .map(|o| js_text(Some(o)));
     if let Some(o) = &output {
         parts.push(Part::Lit("```\n"));
         parts.push(Part::Text(o.as_text().unwrap_or_default()));
@@ -470,7 +476,12 @@ fn assistant(m: &Json, model: &CallModel) -> Converted<Json> {
             let redacted = b.get("redacted").is_some_and(Json::truthy);
             let signed = signature.is_some_and(Json::truthy);
             // transformMessages: unsigned blank thinking goes.
-            if !redacted && !signed && !b.get("thinking").is_some_and(|t| t.truthy() && !blank(text_field(Some(t)))) {
+            if !redacted
+                && !signed
+                && !b
+                    .get("thinking")
+                    .is_some_and(|t| t.truthy() && !blank(text_field(Some(t))))
+            {
                 continue;
             }
             if redacted {
@@ -481,9 +492,7 @@ fn assistant(m: &Json, model: &CallModel) -> Converted<Json> {
                 continue;
             }
             let thinking = text_field(b.get("thinking"));
-            let has_signature = signature
-                .and_then(Json::as_text)
-                .is_some_and(|t| !blank(t));
+            let has_signature = signature.and_then(Json::as_text).is_some_and(|t| !blank(t));
             if blank(thinking) && !has_signature {
                 continue;
             }
@@ -506,7 +515,11 @@ fn assistant(m: &Json, model: &CallModel) -> Converted<Json> {
             }
         } else if kind.is_some_and(|k| k.is_str("toolCall")) {
             let raw = b.get("id").cloned().unwrap_or_default();
-            let id = if same { raw } else { normalize_tool_call_id(&raw) };
+            let id = if same {
+                raw
+            } else {
+                normalize_tool_call_id(&raw)
+            };
             let name = b.get("name").cloned().unwrap_or_default();
             tool_calls.push((id_hash(&id), no_result(&id)));
             blocks.push(obj(vec![
@@ -633,7 +646,10 @@ pub fn convert_message(m: &Json, model: &CallModel, normalize_id: bool) -> Conve
             Part::Text(summary.as_text().unwrap_or_default()),
             Part::Lit(q),
         ]);
-        user(Some(&Json::Arr(vec![obj(vec![("type", s("text")), ("text", text)])])))
+        user(Some(&Json::Arr(vec![obj(vec![
+            ("type", s("text")),
+            ("text", text),
+        ])])))
     } else if is("bashExecution") {
         if m.get("excludeFromContext").is_some_and(Json::truthy) {
             Converted::Nothing

@@ -1,0 +1,70 @@
+'use strict';
+
+// pi-ai's model catalog, for the replay's prices: read from the installed
+// `@earendil-works/pi-ai` (its `dist/providers/data/<provider>.json`, the
+// files pi-ai itself loads), never copied into this package. Each model
+// becomes `{api, input, output, cacheRead, cacheWrite, tiers?, images,
+// effort}` under `provider/id` (USD per million tokens), the shape
+// src/replay/catalog.rs reads. Without pi-ai installed the replay prices
+// every model at its documented defaults and names them in the report.
+
+const fs = require('node:fs');
+const path = require('node:path');
+
+let cached;
+
+function dataFolder() {
+  const candidates = [];
+  try {
+    candidates.push(path.dirname(require.resolve('@earendil-works/pi-ai/package.json')));
+  } catch {
+    // Not resolvable from here: try pi's own copy next to pi-coding-agent.
+  }
+  try {
+    const agent = path.dirname(require.resolve('@earendil-works/pi-coding-agent/package.json'));
+    candidates.push(path.join(agent, 'node_modules', '@earendil-works', 'pi-ai'));
+  } catch {
+    // pi is not installed here.
+  }
+  for (const root of candidates) {
+    const dir = path.join(root, 'dist', 'providers', 'data');
+    if (fs.existsSync(dir)) return dir;
+  }
+  return null;
+}
+
+/** The catalog object the native replay takes (empty when pi-ai is absent). */
+function loadCatalog() {
+  if (cached !== undefined) return cached;
+  const out = {};
+  const dir = dataFolder();
+  if (dir !== null) {
+    for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.json'))) {
+      let data;
+      try {
+        data = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
+      } catch {
+        continue;
+      }
+      for (const byId of Object.values(data)) {
+        for (const m of Object.values(byId ?? {})) {
+          if (!m || typeof m.id !== 'string' || typeof m.provider !== 'string' || !m.cost) continue;
+          out[`${m.provider}/${m.id}`] = {
+            api: m.api,
+            input: m.cost.input,
+            output: m.cost.output,
+            cacheRead: m.cost.cacheRead,
+            cacheWrite: m.cost.cacheWrite,
+            ...(m.cost.tiers ? { tiers: m.cost.tiers } : {}),
+            images: Array.isArray(m.input) ? m.input.includes('image') : true,
+            effort: m.compat?.supportsMidConvoEffort === true,
+          };
+        }
+      }
+    }
+  }
+  cached = out;
+  return out;
+}
+
+module.exports = { loadCatalog };
