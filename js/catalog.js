@@ -14,19 +14,14 @@ const path = require('node:path');
 let cached;
 
 function dataFolder() {
-  const candidates = [];
-  try {
-    candidates.push(path.dirname(require.resolve('@earendil-works/pi-ai/package.json')));
-  } catch {
-    // Not resolvable from here: try pi's own copy next to pi-coding-agent.
+  // pi-ai's exports map hides its files from require.resolve: look in each
+  // node_modules folder Node would search, and in pi's own copy.
+  const roots = [];
+  for (const dir of require.resolve.paths('@earendil-works/pi-ai') ?? []) {
+    roots.push(path.join(dir, '@earendil-works', 'pi-ai'));
+    roots.push(path.join(dir, '@earendil-works', 'pi-coding-agent', 'node_modules', '@earendil-works', 'pi-ai'));
   }
-  try {
-    const agent = path.dirname(require.resolve('@earendil-works/pi-coding-agent/package.json'));
-    candidates.push(path.join(agent, 'node_modules', '@earendil-works', 'pi-ai'));
-  } catch {
-    // pi is not installed here.
-  }
-  for (const root of candidates) {
+  for (const root of roots) {
     const dir = path.join(root, 'dist', 'providers', 'data');
     if (fs.existsSync(dir)) return dir;
   }
