@@ -63,7 +63,9 @@ function json(value) {
 // native export must either get a fallback or be listed here. Session loading
 // and the replay have no fallback: js/sessionfile.js and js/replay.js throw
 // ERR_CONDENSE_UNSUPPORTED without them. wireToJson is the engine's reader
-// of v8.serialize bytes, exposed for __test__/wire.test.js only.
+// of v8.serialize bytes, exposed for __test__/wire.test.js only;
+// replayWirePayload is the replay's Anthropic request, for
+// __test__/wire-payload.test.js only.
 const NATIVE_ONLY = [
   'NativeEngine',
   'loadSessionAsync',
@@ -73,6 +75,7 @@ const NATIVE_ONLY = [
   'replayAsync',
   'replayBytes',
   'replayFile',
+  'replayWirePayload',
   'wireToJson',
 ];
 
