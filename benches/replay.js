@@ -9,8 +9,10 @@
 // call's leaf, and the frontier's boundary. The reference takes seconds per
 // hundred renders on this session, so every k-th render is timed and the
 // total scaled by N / samples (its output length is checked against the
-// replay's for each sample). Also: all five policies, and the peak RSS of a
-// replay in a fresh child process (VmHWM, with the module-only baseline).
+// replay's for each sample). Also: all five policies priced with the
+// provider cache model (the default) and with the prefix rule, and the peak
+// RSS of a replay in a fresh child process (VmHWM, with the module-only
+// baseline).
 //
 //   node benches/replay.js [session.jsonl] [runs] [samples]   Node, then Bun
 //   node benches/replay.js --single ...                       this runtime only
@@ -81,7 +83,7 @@ async function referenceInputs(file, result) {
 async function single(file, runs, samples) {
   const { replay } = require('..');
   const size = fs.statSync(file).size;
-  const times = { config: [], all: [] };
+  const times = { config: [], all: [], prefix: [] };
   let result;
   for (let i = 0; i < runs; i++) {
     if (global.gc) global.gc();
@@ -93,12 +95,18 @@ async function single(file, runs, samples) {
     t0 = performance.now();
     replay(file);
     times.all.push(performance.now() - t0);
+    if (global.gc) global.gc();
+    t0 = performance.now();
+    replay(file, { cacheModel: 'prefix' });
+    times.prefix.push(performance.now() - t0);
   }
   const n = result.modelCalls;
   const out = [`${runtime}: ${path.basename(file)} (${size} bytes, ${n} model calls), ${runs} runs`];
   const ours = median(times.config);
   out.push(`  replay, policy config (+ none)      median ${(ours / 1000).toFixed(2).padStart(7)} s  (range ${range(times.config.map((t) => t / 1000), 2)} s)  ${((2 * n) / (ours / 1000)).toFixed(0)} renders/s`);
-  out.push(`  replay, all five policies            median ${(median(times.all) / 1000).toFixed(2).padStart(7)} s  (range ${range(times.all.map((t) => t / 1000), 2)} s)  ${((5 * n) / (median(times.all) / 1000)).toFixed(0)} renders/s`);
+  out.push(`  replay, all five policies (provider) median ${(median(times.all) / 1000).toFixed(2).padStart(7)} s  (range ${range(times.all.map((t) => t / 1000), 2)} s)  ${((5 * n) / (median(times.all) / 1000)).toFixed(0)} renders/s`);
+  out.push(`  replay, all five policies (prefix)   median ${(median(times.prefix) / 1000).toFixed(2).padStart(7)} s  (range ${range(times.prefix.map((t) => t / 1000), 2)} s)  ${((5 * n) / (median(times.prefix) / 1000)).toFixed(0)} renders/s`);
+  out.push(`  provider cache model / prefix rule: ${(median(times.all) / median(times.prefix)).toFixed(2)}x the time (target < 2x)`);
   if (!fs.existsSync(REFERENCE)) {
     out.push('  reference: ../shared/reference absent, skipped');
     return out.join('\n');
@@ -133,6 +141,7 @@ function rss(which, file) {
   const { replay } = require('..');
   if (which === 'config') replay(file, { policies: ['config'] });
   if (which === 'all') replay(file);
+  if (which === 'prefix') replay(file, { cacheModel: 'prefix' });
   console.log(peakRssMiB());
 }
 
@@ -153,7 +162,7 @@ async function main() {
   const size = fs.statSync(file).size;
   const peak = (which) => Number(execFileSync(process.execPath, [__filename, '--rss', which, file], { encoding: 'utf8' }).trim());
   const base = peak('baseline');
-  for (const which of ['config', 'all']) {
+  for (const which of ['config', 'all', 'prefix']) {
     const p = peak(which);
     console.log(
       `  peak RSS (${runtime}), replay ${which.padEnd(6)} ${p} MiB; minus the module baseline (${base} MiB): ${p - base} MiB = ` +

@@ -233,6 +233,13 @@ impl<'a> Pricer<'a> {
                     (Some(q), Some(bp)) => {
                         q >= bp && p.request.positions[bp].hash == request.positions[bp].hash
                     }
+                    // The previous call cached nothing (too short): an
+                    // unchanged history still counts as appended to.
+                    (_, None) => {
+                        p.request.positions.is_empty()
+                            || request.common_prefix(&p.request)
+                                == Some(p.request.positions.len() - 1)
+                    }
                     _ => false,
                 };
                 if reached {
