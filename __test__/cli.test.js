@@ -51,6 +51,14 @@ test('no path: the bundled sample, a table on stdout, nothing on a piped stderr,
   for (const p of POLICIES) assert.match(r.stdout, new RegExp(`^${p.replace('.', '\\.')} +[\\d,]+ +[\\d.]+%`, 'm'), p);
   assert.match(r.stdout, /^config .* held \(79 checked\)$/m);
   assert.match(r.stdout, /^live-thinking-strip .* broken by design: 31 of 79 \(thinkingStrip\)$/m);
+  // The sample's usage was made by the replay's own model (sample/README.md):
+  // both models priced from pi-ai's catalog and calibrated at 3.6 chars a
+  // token, the recorded cost met to the cent. One call of 94 falls outside its
+  // recorded class: its read passes the preamble by 22 tokens (the first user
+  // message), which the recorded-usage check counts as a rewrite.
+  assert.match(r.stdout, /^model anthropic\/claude-sonnet-4-5: 3\.60 chars per token \(systemMessage, 87 calls\)$/m);
+  assert.match(r.stdout, /^model anthropic\/claude-opus-4-6: 3\.60 chars per token \(systemMessage, 7 calls\)$/m);
+  assert.match(r.stdout, /^against the usage pi recorded \(policy none, 94 calls\): 98\.9% of calls in the recorded class; cost (\$[\d.]+) predicted vs \1 recorded \(-?0\.0%\)$/m);
 });
 
 test('--json prints one document; --renders adds every render', { skip }, () => {

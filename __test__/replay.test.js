@@ -270,8 +270,29 @@ test('provider cache model: an append reads what the previous call read and wrot
     const written = p.causes.reduce((a, c) => a + c.calls, 0);
     assert.ok(written <= r.modelCalls);
   }
+  // The sample holds what a user's session holds (sample/README.md): a
+  // compaction, a 47-minute pause (expired), a switch to Claude Opus 4.6 (its
+  // first call) and back to Sonnet 4.5 (expired), one cache warm pi sent
+  // during a 6.5-minute tool run on Opus. Its recorded usage is the model's own.
+  const none = r.policies[0];
+  assert.deepEqual(r.models.map((m) => [m.model, m.inCatalog]), [['anthropic/claude-sonnet-4-5', true], ['anthropic/claude-opus-4-6', true]]);
+  assert.deepEqual(none.callClasses, { first: 2, append: 84, partial: 1, rewrite: 5, expired: 2 });
+  assert.deepEqual(none.causes.map((c) => `${c.cause}:${c.calls}`), ['thinkingDropped:5', 'expired:2', 'compaction:1', 'modelSwitch:1']);
+  assert.equal(none.warms, 1);
+  assert.equal(r.recorded.status, 'matched');
+  assert.equal(r.recorded.calls, 94);
+  assert.equal(Math.round(r.recorded.classMatch * 94), 93);
+  assert.ok(Math.abs(r.recorded.costError) < 1e-4, String(r.recorded.costError));
+  // The warm kept the cache alive: read as anything else, the call after the
+  // tool run finds it expired and writes the whole prompt again.
+  const warm = none.renders.findIndex((x) => x.timestamp > Date.parse(JSON.parse(SAMPLE.toString('utf8').split('\n').find((l) => l.includes('"kind":"cache_warm"'))).timestamp));
+  assert.equal(none.renders[warm].callClass, 'append');
+  const cold = replay(Buffer.from(SAMPLE.toString('utf8').replace('"kind":"cache_warm"', '"kind":"other"')), { policies: ['none'], renders: true }).policies[0];
+  assert.equal(cold.warms, 0);
+  assert.equal(cold.renders[warm].callClass, 'expired');
+  assert.ok(cold.costUsd > none.costUsd);
   // The 'prefix' rule is today's: its reads are the chars before the break.
   const prefix = replay(SAMPLE, { cacheModel: 'prefix', policies: ['none'], renders: true });
-  const none = prefix.policies[0];
-  none.renders.forEach((x) => assert.ok(Math.abs(x.cacheReadTokens - x.cacheReadChars / 4) < 1e-9));
+  const prefixNone = prefix.policies[0];
+  prefixNone.renders.forEach((x) => assert.ok(Math.abs(x.cacheReadTokens - x.cacheReadChars / 4) < 1e-9));
 });

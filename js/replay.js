@@ -18,7 +18,7 @@ const PROGRESS_INTERVAL_MS = 100;
 
 function makeReplayApi(native, { argumentError }) {
   function optionsJson(options, where) {
-    if (options === undefined || options === null) return '{}';
+    if (options === undefined || options === null) return JSON.stringify({ catalog: loadCatalog() });
     if (typeof options !== 'object') throw argumentError(`${where}: options must be an object`);
     const out = {};
     if (options.policies !== undefined && options.policies !== null) {

@@ -202,6 +202,7 @@ mod tests {
             preamble: 1,
             total_chars: chars,
             message_chars: chars - sizes[0],
+            trailing_effort: false,
         }
     }
 

@@ -15,7 +15,7 @@ use super::calls::CallMeta;
 use super::catalog::{rules_for, Catalog, Family, Rules};
 use super::digest::Digest;
 use super::request::{Preamble, Request};
-use super::wire::{assemble, convert_message, marker_at, CallModel, Converted, Packed};
+use super::wire::{convert_message, CallModel, Converted, Packed};
 use crate::hash::HashMap;
 use crate::json::parse::parse_value;
 
@@ -115,25 +115,12 @@ impl<'a> Pricer<'a> {
             .iter()
             .map(|d| &*self.converted[&(d.hash, meta.model_key)])
             .collect();
-        let wire = assemble(&messages, &meta.model);
-        // Output messages wholly before the end of each wire message.
-        let mut through = Vec::with_capacity(wire.len());
-        let mut sources: Vec<usize> = wire.iter().filter_map(|w| w.source).collect();
-        sources.push(out.len());
-        let mut next = 0usize;
-        for w in &wire {
-            if w.source.is_some() {
-                next += 1;
-            }
-            through.push(sources.get(next).copied().unwrap_or(out.len()) as u32);
-        }
-        let marker = marker_at(&wire, &meta.model);
         let mut preamble = meta.preamble;
         if let (tpc, Some(tokens)) = self.factor(meta.model_key) {
             preamble.tools_chars = 0;
             preamble.system_chars = (tokens / tpc).round() as u64;
         }
-        Request::build(&preamble, &wire, &through, marker, rules)
+        Request::build(&preamble, &messages, &meta.model, rules, out.len())
     }
 
     fn model_rules(&self, model: &CallModel) -> Rules {
@@ -236,9 +223,10 @@ impl<'a> Pricer<'a> {
                     // The previous call cached nothing (too short): an
                     // unchanged history still counts as appended to.
                     (_, None) => {
-                        p.request.positions.is_empty()
-                            || request.common_prefix(&p.request)
-                                == Some(p.request.positions.len() - 1)
+                        p.request.content_len() == 0
+                            || request
+                                .common_prefix(&p.request)
+                                .is_some_and(|c| c + 1 >= p.request.content_len())
                     }
                     _ => false,
                 };

@@ -9,8 +9,11 @@
 //! open turn only the unbroken run of thinking from its first assistant
 //! message is billed (CACHE-MODEL.md 4).
 
+use xxhash_rust::xxh3::xxh3_64;
+
+use super::assemble::{assemble, MessageStart, WireSink};
 use super::catalog::{Family, Rules};
-use super::wire::{BlockKind, Packed, WireMessage};
+use super::wire::{BlockKind, CallModel, Converted, Packed};
 
 /// The end of one position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +47,8 @@ pub struct Request {
     pub total_chars: u64,
     /// Characters of the message blocks billed (the calibration's input).
     pub message_chars: u64,
+    /// The last position is an effort marker (it moves every call).
+    pub trailing_effort: bool,
 }
 
 /// A splitmix64 step over the previous prefix hash and the next item.
@@ -59,154 +64,192 @@ const ROLE_USER: u64 = 0x7573_6572;
 const ROLE_ASSISTANT: u64 = 0x6173_7374;
 const ROLE_SYSTEM: u64 = 0x7379_7374;
 
-/// Which blocks of which wire messages are billed.
-fn billed_thinking(messages: &[WireMessage<Packed>], rules: &Rules) -> Vec<bool> {
-    // Per wire message: whether its thinking blocks are billed.
-    let mut billed = vec![true; messages.len()];
-    if rules.keeps_thinking {
-        return billed;
-    }
-    let open = messages.iter().rposition(|m| m.user_turn).unwrap_or(0);
-    let mut run = true;
-    for (i, m) in messages.iter().enumerate() {
-        if m.role != "assistant" {
-            continue;
+/// Builds a request's positions from the wire messages as `assemble`
+/// streams them.
+struct Builder<'r> {
+    rules: &'r Rules,
+    r: Request,
+    chars: u64,
+    hash: u64,
+    /// The converted message that opens the latest user turn.
+    open_turn: Option<usize>,
+    /// Thinking still unbroken in the open turn.
+    thinking_run: bool,
+    /// Whether the current message's thinking is billed.
+    billed: bool,
+    previous_kind: Option<BlockKind>,
+    /// The current message's source and last position.
+    source: usize,
+    last_position: Option<usize>,
+    /// The last message that is not an effort marker: role and last position.
+    last_message: Option<(&'static str, Option<usize>)>,
+    last_text: Option<usize>,
+}
+
+impl<'a> WireSink<'a, Packed> for Builder<'_> {
+    fn start(&mut self, m: MessageStart) {
+        if let (Some(source), Some(at)) = (m.source, self.last_position) {
+            // The previous message is wholly before this one.
+            self.r.positions[at].messages = source as u32;
         }
-        if i < open {
-            billed[i] = false;
-            continue;
+        if m.role != "system" {
+            self.last_message = Some((m.role, None));
+            self.last_position = None;
         }
-        let has = m
-            .blocks
-            .iter()
-            .any(|b| matches!(b.kind, BlockKind::Thinking | BlockKind::RedactedThinking));
-        run = run && has;
-        billed[i] = run;
+        if let Some(source) = m.source {
+            self.source = source;
+        }
+        let tag = match m.role {
+            "user" => ROLE_USER,
+            "assistant" => ROLE_ASSISTANT,
+            _ => ROLE_SYSTEM,
+        };
+        self.hash = mix(self.hash, tag);
+        self.previous_kind = None;
+        self.billed = true;
+        if m.role == "assistant" && !self.rules.keeps_thinking {
+            if self.open_turn.is_none_or(|open| self.source < open) {
+                self.billed = false;
+            } else {
+                self.thinking_run = self.thinking_run && m.has_thinking;
+                self.billed = self.thinking_run;
+            }
+        }
+        if let Some(level) = &m.effort {
+            // An effort marker: a message of its own, about 60 chars.
+            self.chars += 60;
+            self.hash = mix(self.hash, xxh3_64(&level.to_json()));
+            self.r.positions.push(Position {
+                chars: self.chars,
+                hash: self.hash,
+                messages: self.source as u32,
+            });
+            self.r.trailing_effort = true;
+        }
     }
-    billed
+
+    fn block(&mut self, block: &'a Packed) {
+        if !self.billed
+            && matches!(
+                block.kind,
+                BlockKind::Thinking | BlockKind::RedactedThinking
+            )
+        {
+            return;
+        }
+        self.r.trailing_effort = false;
+        self.chars += u64::from(block.chars);
+        self.r.message_chars += u64::from(block.chars);
+        self.hash = mix(self.hash, block.hash);
+        let joins_run = matches!(block.kind, BlockKind::ToolUse | BlockKind::ToolResult)
+            && self.previous_kind == Some(block.kind);
+        if joins_run {
+            let p = self.r.positions.last_mut().expect("a run has a position");
+            p.chars = self.chars;
+            p.hash = self.hash;
+        } else {
+            self.r.positions.push(Position {
+                chars: self.chars,
+                hash: self.hash,
+                messages: self.source as u32,
+            });
+        }
+        self.previous_kind = Some(block.kind);
+        self.last_position = Some(self.r.positions.len() - 1);
+        if let Some(last) = self.last_message.as_mut() {
+            last.1 = self.last_position;
+        }
+        if block.kind == BlockKind::Text {
+            self.last_text = self.last_position;
+        }
+    }
 }
 
 impl Request {
-    /// The prompt of `messages` (the assembled wire messages; `through[w]`:
-    /// output messages wholly within wire messages `..=w`), with the
-    /// breakpoints `rules` place. `marker`: the message pi-ai marks.
+    /// The request of the converted messages of one call (`out_len` output
+    /// messages), with the breakpoints `rules` place.
     pub fn build(
         preamble: &Preamble,
-        messages: &[WireMessage<Packed>],
-        through: &[u32],
-        marker: Option<usize>,
+        converted: &[&Converted<Packed>],
+        model: &CallModel,
         rules: &Rules,
+        out_len: usize,
     ) -> Request {
-        let mut r = Request::default();
-        let mut chars = 0u64;
-        let mut hash = 0u64;
-        let push = |r: &mut Request, chars: u64, hash: u64, messages: u32| {
-            r.positions.push(Position {
-                chars,
-                hash,
-                messages,
-            })
+        let mut b = Builder {
+            rules,
+            r: Request::default(),
+            chars: 0,
+            hash: 0,
+            open_turn: converted
+                .iter()
+                .rposition(|c| matches!(c, Converted::User { .. })),
+            thinking_run: true,
+            billed: true,
+            previous_kind: None,
+            source: 0,
+            last_position: None,
+            last_message: None,
+            last_text: None,
         };
+        let explicit = |families: &[Family]| families.contains(&rules.family);
         if preamble.tools_chars > 0 {
-            chars += preamble.tools_chars;
-            hash = mix(hash, preamble.tools_hash);
-            push(&mut r, chars, hash, 0);
-            if matches!(rules.family, Family::Anthropic | Family::OpenRouter) {
-                r.breakpoints.push(r.positions.len() - 1);
+            b.chars += preamble.tools_chars;
+            b.hash = mix(b.hash, preamble.tools_hash);
+            b.r.positions.push(Position {
+                chars: b.chars,
+                hash: b.hash,
+                messages: 0,
+            });
+            if explicit(&[Family::Anthropic, Family::OpenRouter]) {
+                b.r.breakpoints.push(b.r.positions.len() - 1);
             }
         }
         if preamble.system_chars > 0 {
-            chars += preamble.system_chars;
-            hash = mix(hash, preamble.system_hash);
-            push(&mut r, chars, hash, 0);
-            if matches!(
-                rules.family,
-                Family::Anthropic | Family::OpenRouter | Family::Bedrock
-            ) {
-                r.breakpoints.push(r.positions.len() - 1);
+            b.chars += preamble.system_chars;
+            b.hash = mix(b.hash, preamble.system_hash);
+            b.r.positions.push(Position {
+                chars: b.chars,
+                hash: b.hash,
+                messages: 0,
+            });
+            if explicit(&[Family::Anthropic, Family::OpenRouter, Family::Bedrock]) {
+                b.r.breakpoints.push(b.r.positions.len() - 1);
             }
         }
-        r.preamble = r.positions.len();
-        let billed = billed_thinking(messages, rules);
-        // OpenRouter marks the last text part of the last message that has
-        // one; every other explicit family the last block of `marker`.
-        let text_mark = if rules.family == Family::OpenRouter {
-            messages.iter().enumerate().rev().find_map(|(w, m)| {
-                m.blocks
-                    .iter()
-                    .rposition(|b| b.kind == BlockKind::Text)
-                    .map(|b| (w, b))
-            })
-        } else {
-            None
-        };
-        let mut previous_kind = None;
-        let mut before = 0u32;
-        for (w, m) in messages.iter().enumerate() {
-            let role = match m.role {
-                "user" => ROLE_USER,
-                "assistant" => ROLE_ASSISTANT,
-                _ => ROLE_SYSTEM,
-            };
-            hash = mix(hash, role);
-            if m.effort.is_some() {
-                // An effort marker: a message of its own, about 60 chars.
-                chars += 60;
-                hash = mix(
-                    hash,
-                    m.effort.as_ref().map_or(0, |e| e.to_json().len() as u64),
-                );
-                push(&mut r, chars, hash, before);
-                previous_kind = None;
-                continue;
-            }
-            let end = through.get(w).copied().unwrap_or(before);
-            let mut kept = m
-                .blocks
-                .iter()
-                .enumerate()
-                .filter(|(_, b)| {
-                    billed[w]
-                        || !matches!(b.kind, BlockKind::Thinking | BlockKind::RedactedThinking)
-                })
-                .peekable();
-            while let Some((b, block)) = kept.next() {
-                chars += u64::from(block.chars);
-                r.message_chars += u64::from(block.chars);
-                hash = mix(hash, block.hash);
-                let last_of_message = kept.peek().is_none();
-                let covered = if last_of_message { end } else { before };
-                let joins_run = matches!(block.kind, BlockKind::ToolUse | BlockKind::ToolResult)
-                    && previous_kind == Some(block.kind)
-                    && !r.positions.is_empty()
-                    && r.positions.len() > r.preamble;
-                if joins_run {
-                    let p = r.positions.last_mut().expect("a run has a position");
-                    p.chars = chars;
-                    p.hash = hash;
-                    p.messages = covered;
-                } else {
-                    push(&mut r, chars, hash, covered);
+        b.r.preamble = b.r.positions.len();
+        assemble(converted, model, &mut b);
+        if let Some(at) = b.last_position {
+            b.r.positions[at].messages = out_len as u32;
+        }
+        let (last_message, last_text, chars) = (b.last_message, b.last_text, b.chars);
+        let mut r = b.r;
+        match rules.family {
+            Family::Anthropic | Family::Bedrock => {
+                if let Some(("user", Some(at))) = last_message {
+                    r.breakpoints.push(at);
                 }
-                previous_kind = Some(block.kind);
-                if text_mark == Some((w, b)) {
+            }
+            Family::OpenRouter => {
+                if let Some(at) = last_text.filter(|&at| at >= r.preamble) {
+                    r.breakpoints.push(at);
+                }
+            }
+            Family::OpenAiImplicit => {
+                if r.positions.len() > r.preamble {
                     r.breakpoints.push(r.positions.len() - 1);
                 }
             }
-            if marker == Some(w)
-                && matches!(rules.family, Family::Anthropic | Family::Bedrock)
-                && r.positions.len() > r.preamble
-            {
-                r.breakpoints.push(r.positions.len() - 1);
-            }
-            before = end;
+            Family::OpenAiPrefix | Family::Google => {}
         }
-        if rules.family == Family::OpenAiImplicit && r.positions.len() > r.preamble {
-            r.breakpoints.push(r.positions.len() - 1);
-        }
+        r.breakpoints.sort_unstable();
         r.breakpoints.dedup();
         r.total_chars = chars;
         r
+    }
+
+    /// Positions that are content (a trailing effort marker left out).
+    pub fn content_len(&self) -> usize {
+        self.positions.len() - usize::from(self.trailing_effort)
     }
 
     /// The last position whose prefix equals `other`'s at the same index

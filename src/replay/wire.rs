@@ -15,6 +15,9 @@
 
 use xxhash_rust::xxh3::xxh3_64;
 
+pub use super::assemble::Block;
+use super::assemble::{collect, marker_at, WireMessage};
+
 use crate::json::text::{escape_units, text_of, units};
 use crate::json::{utf16_len, Json};
 
@@ -664,167 +667,13 @@ pub fn convert_message(m: &Json, model: &CallModel, normalize_id: bool) -> Conve
     }
 }
 
-/// A wire message of the assembled request.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WireMessage<B> {
-    /// `"user"`, `"assistant"` or `"system"` (an effort marker).
-    pub role: &'static str,
-    pub blocks: Vec<B>,
-    /// A user message whose content pi-ai sends as a plain string.
-    pub string_content: bool,
-    /// The pi message it came from (the first of a merged run; None for an
-    /// effort marker).
-    pub source: Option<usize>,
-    /// Whether it opens a user turn (text or images, not tool results).
-    pub user_turn: bool,
-    /// An effort marker's level.
-    pub effort: Option<Json>,
-}
-
-fn no_result(id: &Json) -> Json {
+pub(super) fn no_result(id: &Json) -> Json {
     obj(vec![
         ("type", s("tool_result")),
         ("tool_use_id", id.clone()),
         ("content", s(NO_RESULT)),
         ("is_error", Json::Bool(true)),
     ])
-}
-
-/// The run of tool results being merged into one user message.
-struct ResultRun<B> {
-    blocks: Vec<B>,
-    images: Vec<B>,
-    source: Option<usize>,
-}
-
-impl<B> ResultRun<B> {
-    fn flush(&mut self, out: &mut Vec<WireMessage<B>>) {
-        if self.blocks.is_empty() {
-            return;
-        }
-        let mut blocks = std::mem::take(&mut self.blocks);
-        blocks.append(&mut self.images);
-        out.push(WireMessage {
-            role: "user",
-            blocks,
-            string_content: false,
-            source: self.source.take(),
-            user_turn: false,
-            effort: None,
-        });
-    }
-}
-
-/// The request's messages from the converted pi messages, in order:
-/// errored turns skipped, orphaned calls answered, tool results merged,
-/// effort markers placed. The cache marker is placed by [`marker_at`].
-pub fn assemble<B: Clone>(converted: &[&Converted<B>], model: &CallModel) -> Vec<WireMessage<B>> {
-    let mut out: Vec<WireMessage<B>> = Vec::new();
-    // Calls of the last assistant message not yet answered, and the ids
-    // answered since it.
-    let mut pending: Vec<(u64, B)> = Vec::new();
-    let mut answered: Vec<u64> = Vec::new();
-    let mut run = ResultRun {
-        blocks: Vec::new(),
-        images: Vec::new(),
-        source: None,
-    };
-    // transformMessages answers a pending call before the next assistant
-    // or user message (and at the end); convertMessages merges the run of
-    // tool results, synthesized ones included.
-    let close = |pending: &mut Vec<(u64, B)>, answered: &mut Vec<u64>, run: &mut ResultRun<B>| {
-        for (id, block) in pending.drain(..) {
-            if !answered.contains(&id) {
-                run.blocks.push(block);
-            }
-        }
-        answered.clear();
-    };
-    for (i, c) in converted.iter().enumerate() {
-        match c {
-            Converted::Nothing => {}
-            Converted::User {
-                blocks,
-                string_content,
-            } => {
-                close(&mut pending, &mut answered, &mut run);
-                run.flush(&mut out);
-                out.push(WireMessage {
-                    role: "user",
-                    blocks: blocks.clone(),
-                    string_content: *string_content,
-                    source: Some(i),
-                    user_turn: true,
-                    effort: None,
-                });
-            }
-            Converted::Assistant {
-                blocks,
-                tool_calls,
-                errored,
-                effort,
-            } => {
-                close(&mut pending, &mut answered, &mut run);
-                // transformMessages drops an errored turn before the results
-                // are merged: the runs on either side of it become one.
-                if *errored {
-                    continue;
-                }
-                run.flush(&mut out);
-                if !tool_calls.is_empty() {
-                    pending = tool_calls.clone();
-                    answered.clear();
-                }
-                if blocks.is_empty() {
-                    continue;
-                }
-                if let (true, Some(level)) = (model.effort, effort) {
-                    out.push(effort_message(level.clone()));
-                }
-                out.push(WireMessage {
-                    role: "assistant",
-                    blocks: blocks.clone(),
-                    string_content: false,
-                    source: Some(i),
-                    user_turn: false,
-                    effort: None,
-                });
-            }
-            Converted::ToolResult { id, block, images } => {
-                answered.push(*id);
-                if run.blocks.is_empty() {
-                    run.source = Some(i);
-                }
-                run.blocks.push(block.clone());
-                run.images.extend(images.iter().cloned());
-            }
-        }
-    }
-    close(&mut pending, &mut answered, &mut run);
-    run.flush(&mut out);
-    if model.effort {
-        out.push(effort_message(s("high")));
-    }
-    out
-}
-
-fn effort_message<B>(level: Json) -> WireMessage<B> {
-    WireMessage {
-        role: "system",
-        blocks: Vec::new(),
-        string_content: false,
-        source: None,
-        user_turn: false,
-        effort: Some(level),
-    }
-}
-
-/// The message that carries the cache marker: the last one before a
-/// trailing effort marker, when it is a user message.
-pub fn marker_at<B>(messages: &[WireMessage<B>], model: &CallModel) -> Option<usize> {
-    let end = messages.len() - usize::from(model.effort && !messages.is_empty());
-    let last = end.checked_sub(1)?;
-    (messages[last].role == "user").then_some(last)
 }
 
 /// The request's `messages` as pi-ai writes them, with the marker
@@ -930,7 +779,7 @@ pub fn payload(messages: &[Json], model: &CallModel, retention: &str) -> Json {
     };
     let converted = convert_all(rest, model);
     let refs: Vec<&Converted<Json>> = converted.iter().collect();
-    let wire = assemble(&refs, model);
+    let wire = collect(&refs, model);
     let mut fields = Vec::new();
     if let Some(text) = system {
         let mut block = vec![("type", s("text")), ("text", text)];
