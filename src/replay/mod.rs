@@ -385,7 +385,7 @@ fn recorded_class(
     let tolerance = 0.02 * tail + 16.0;
     if usage.cache_read + tolerance >= tail && usage.cache_read > 0.0 {
         CallClass::Append
-    } else if usage.cache_read <= preamble_tokens * 1.01 + 16.0 {
+    } else if usage.cache_read <= preamble_tokens * 1.002 + 8.0 {
         CallClass::Rewrite
     } else {
         CallClass::Partial
