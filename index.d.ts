@@ -505,7 +505,20 @@ export interface ReplayOptions {
    * release's documented defaults (README, "Replay").
    */
   config?: object | null;
-  /** Characters per token (default 4). */
+  /**
+   * How calls are priced (docs/REPLAY.md, "Cost model"): `provider` (the
+   * default) by the provider's own cache rules and pi-ai's catalog prices,
+   * in USD; `prefix`, every message before the first changed one read (no
+   * provider works so; the older `cost` fields use it either way).
+   */
+  cacheModel?: 'provider' | 'prefix' | null;
+  /** pi's cache retention: `short` (5 min, default) or `long` (1 h). */
+  retention?: 'short' | 'long' | null;
+  /** Price every call as this model (`provider/id`) instead of the one the session recorded. */
+  model?: string | null;
+  /** The policy in force when the session was recorded (default `none`): its calls are checked against the usage pi recorded. */
+  recordedPolicy?: ReplayPolicyName | null;
+  /** Characters per token, fixed (default: calibrated per model from the recorded usage, else 4). */
   charsPerToken?: number | null;
   /** Price of one input token; costs are in this unit (default 1). */
   inputPrice?: number | null;
@@ -554,6 +567,25 @@ export interface ReplayRender {
   timestamp: number | null;
   /** What each phase changed (2.4.3 `thinkingStripped`, 2.9.1 `orphansSwept`). */
   stats: PruneStats;
+  /** As the provider bills the call (the cache model of the result). */
+  inputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  costUsd: number;
+  /** Leading output messages the read covers (0: it stops at tools + system, or nothing is read). */
+  cacheReadMessages: number;
+  callClass: 'first' | 'append' | 'partial' | 'rewrite' | 'expired';
+  /** What broke the cached prefix, for a call that wrote more than its appended tail. */
+  rewriteCause: {
+    cause:
+      | 'stub' | 'errorPurge' | 'chainCompression' | 'thinkingStrip' | 'orphanSweep'
+      | 'compaction' | 'branch' | 'expired' | 'modelSwitch' | 'systemPrompt'
+      | 'thinkingDropped' | 'lookback' | 'unknown';
+    /** The policy's change came with a flush. */
+    flush: boolean;
+    /** For `expired`: seconds since the entries were last used. */
+    gapSeconds: number | null;
+  } | null;
 }
 
 /** A render that changed history between two flushes. */
@@ -581,6 +613,18 @@ export interface ReplayPolicyResult {
   cost: number;
   /** `cost` over policy `none`'s (null when that is 0). */
   costVsNone: number | null;
+  /** USD as the provider bills the calls (pi's cache warms included), and over `none`'s. */
+  costUsd: number;
+  costUsdVsNone: number | null;
+  billedInputTokens: number;
+  billedCacheReadTokens: number;
+  billedCacheWriteTokens: number;
+  /** pi's cache warms re-sent under this policy, and what they cost. */
+  warms: number;
+  warmCostUsd: number;
+  callClasses: { first: number; append: number; partial: number; rewrite: number; expired: number };
+  /** Per cause (`<cause>` or `<cause> at a flush`): calls, tokens written beyond the appended tail, their USD. */
+  causes: { cause: string; calls: number; tokensWritten: number; costUsd: number }[];
   /** The flush-gated invariant: renders checked, renders that broke it, the first 1000 of them. */
   invariant: { flushGated: boolean; checked: number; broken: number; violations: ReplayViolation[] };
   /** Present when `renders: true`. */
@@ -596,6 +640,30 @@ export interface ReplayResult {
     cacheWriteMultiplier: number;
     cacheReadMultiplier: number;
     cacheTtlSeconds: number;
+  };
+  cacheModel: 'provider' | 'prefix';
+  retention: 'short' | 'long';
+  /** Per model: whether pi-ai's catalog knows it, and its chars-per-token calibration. */
+  models: {
+    model: string;
+    inCatalog: boolean;
+    charsPerToken: number;
+    /** Tools + system tokens when inferred by the fit (no system message in the file). */
+    preambleTokens: number | null;
+    calibration: 'systemMessage' | 'inferred' | 'fixed' | 'default';
+    calls: number;
+    fitError: number | null;
+  }[];
+  /** The recorded policy's calls against the usage pi recorded. */
+  recorded: {
+    policy: ReplayPolicyName;
+    status: 'matched' | 'unreconciled' | 'noUsage';
+    reason: string | null;
+    calls: number;
+    classMatch: number;
+    recordedCostUsd: number;
+    predictedCostUsd: number;
+    costError: number | null;
   };
   policies: ReplayPolicyResult[];
 }
