@@ -579,7 +579,7 @@ export interface ReplayRender {
   rewriteCause: {
     cause:
       | 'stub' | 'errorPurge' | 'chainCompression' | 'thinkingStrip' | 'orphanSweep'
-      | 'compaction' | 'branch' | 'expired' | 'modelSwitch' | 'systemPrompt'
+      | 'compaction' | 'contextEdit' | 'branch' | 'expired' | 'modelSwitch' | 'systemPrompt'
       | 'thinkingDropped' | 'lookback' | 'unknown';
     /** The policy's change came with a flush. */
     flush: boolean;

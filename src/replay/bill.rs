@@ -47,7 +47,8 @@ impl CallClass {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Cause {
     /// `stub`, `errorPurge`, `chainCompression`, `thinkingStrip`,
-    /// `orphanSweep` (the policy changed history), `compaction`, `branch`,
+    /// `orphanSweep` (the policy changed history), `compaction`,
+    /// `contextEdit` (pi's `context_edit` rewrote a message), `branch`,
     /// `expired`, `modelSwitch`, `systemPrompt`, `thinkingDropped` (the
     /// provider dropped closed-turn thinking), `lookback` (the previous
     /// breakpoint lies beyond the lookback), or `unknown`.

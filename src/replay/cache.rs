@@ -272,4 +272,60 @@ mod tests {
         let o = c.send(&a, &rules, 0.25, 0.0);
         assert_eq!((o.read_chars, o.write_chars, o.input_chars), (0, 0, 800));
     }
+
+    fn model(provider: &str, id: &str) -> CallModel {
+        CallModel {
+            provider: provider.as_bytes().into(),
+            id: id.as_bytes().into(),
+            api: b"openai-responses"[..].into(),
+            ..CallModel::default()
+        }
+    }
+
+    #[test]
+    fn automatic_prefix_reads_shared_prefix_in_steps() {
+        let rules = rules_for(&model("openai", "gpt-5.5"), false);
+        assert_eq!(rules.family, Family::OpenAiPrefix);
+        let mut c = Cache::default();
+        // 1 token a char: 2,000 + 500 tokens, then the same plus 300.
+        let a = request(&[2000, 500], &[1, 2], &[]);
+        let o = c.send(&a, &rules, 1.0, 0.0);
+        assert_eq!((o.read_chars, o.write_chars, o.input_chars), (0, 0, 2500));
+        let b = request(&[2000, 500, 300], &[1, 2, 3], &[]);
+        let o = c.send(&b, &rules, 1.0, 1_000.0);
+        // 2,500 shared tokens, in 128-token steps: 2,432.
+        assert_eq!((o.read_chars, o.write_chars, o.input_chars), (2432, 0, 368));
+        // After the lifetime nothing is shared.
+        let o = c.send(&b, &rules, 1.0, 400_000.0);
+        assert_eq!(o.read_chars, 0);
+    }
+
+    #[test]
+    fn implicit_breakpoints_have_no_lookback_limit() {
+        let rules = rules_for(&model("openai", "gpt-5.6-sol"), false);
+        assert_eq!(rules.family, Family::OpenAiImplicit);
+        let mut c = Cache::default();
+        let sizes = vec![100u64; 40];
+        let hashes: Vec<u64> = (1..=40).collect();
+        c.send(
+            &request(&sizes[..12], &hashes[..12], &[11]),
+            &rules,
+            1.0,
+            0.0,
+        );
+        // 28 positions later the old breakpoint is still found.
+        let o = c.send(&request(&sizes, &hashes, &[39]), &rules, 1.0, 60_000.0);
+        assert_eq!(
+            (o.read_at, o.read_chars, o.write_chars),
+            (Some(11), 1200, 2800)
+        );
+        // 30 minutes of lifetime.
+        let o = c.send(
+            &request(&sizes, &hashes, &[39]),
+            &rules,
+            1.0,
+            60_000.0 + 1_800_001.0,
+        );
+        assert_eq!(o.read_chars, 0);
+    }
 }

@@ -3,7 +3,8 @@
 //! and `api`, or the `model` option), the usage pi recorded for it, the
 //! tools and system prompt in force (pi's `system` messages on the path),
 //! and what happened since the previous call: a compaction, a branch
-//! summary, pi's cache warms (`usage` entries of kind `cache_warm`).
+//! summary, a context edit, pi's cache warms (`usage` entries of kind
+//! `cache_warm`).
 
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -44,6 +45,8 @@ impl Usage {
 pub struct Since {
     pub compaction: bool,
     pub branch: bool,
+    /// A `context_edit` entry rewrote an earlier message.
+    pub edit: bool,
     /// Times (ms) of pi's cache warms.
     pub warms: Vec<f64>,
 }
@@ -120,6 +123,8 @@ pub fn call_meta(
                 since.compaction = true;
             } else if entry.is("branch_summary") {
                 since.branch = true;
+            } else if entry.is("context_edit") {
+                since.edit = true;
             } else if entry.is("usage") && entry.get("kind").is_some_and(|k| k.is_str("cache_warm"))
             {
                 if let Some(t) = entry_time(&entry) {

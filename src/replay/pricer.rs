@@ -263,6 +263,8 @@ impl<'a> Pricer<'a> {
                     Cause::plain("systemPrompt")
                 } else if meta.since.compaction {
                     Cause::plain("compaction")
+                } else if meta.since.edit {
+                    Cause::plain("contextEdit")
                 } else if meta.since.branch || change.rewound || change.context_rewritten {
                     Cause::plain("branch")
                 } else if let Some((phase, flush)) = change.policy {
