@@ -58,7 +58,7 @@ test('no path: the bundled sample, a table on stdout, nothing on a piped stderr,
   // message), which the recorded-usage check counts as a rewrite.
   assert.match(r.stdout, /^model anthropic\/claude-sonnet-4-5: 3\.60 chars per token \(systemMessage, 87 calls\)$/m);
   assert.match(r.stdout, /^model anthropic\/claude-opus-4-6: 3\.60 chars per token \(systemMessage, 7 calls\)$/m);
-  assert.match(r.stdout, /^against the usage pi recorded \(policy none, 94 calls\): 98\.9% of calls in the recorded class; cost (\$[\d.]+) predicted vs \1 recorded \(-?0\.0%\)$/m);
+  assert.match(r.stdout, /^against the usage pi recorded \(policy none, 94 calls\): 100\.0% of calls in the recorded class; cost (\$[\d.]+) predicted vs \1 recorded \(-?0\.0%\)$/m);
 });
 
 test('--json prints one document; --renders adds every render', { skip }, () => {
