@@ -52,14 +52,19 @@ pub struct MessageStart {
 pub trait WireSink<'a, B> {
     fn start(&mut self, message: MessageStart);
     fn block(&mut self, block: &'a B);
+    /// Converted message `index`, a user message, comes next, and nothing
+    /// is pending: assembling may resume here with a fresh state.
+    fn turn(&mut self, _index: usize) {}
 }
 
-/// Streams the request's messages from `converted` to `sink`.
-pub fn assemble<'a, B: Block, S: WireSink<'a, B>>(
-    converted: &[&'a Converted<B>],
-    model: &CallModel,
-    sink: &mut S,
-) {
+/// Streams the request's messages from `converted` to `sink`; `offset`:
+/// the index of `converted[0]` (a resumed request starts at a user turn).
+pub fn assemble<'a, B, C, S>(converted: &'a [C], offset: usize, model: &CallModel, sink: &mut S)
+where
+    B: Block + 'a,
+    C: std::ops::Deref<Target = Converted<B>>,
+    S: WireSink<'a, B>,
+{
     // Calls of the last assistant message not yet answered, and the ids
     // answered since it.
     let mut pending: &'a [(u64, B)] = &[];
@@ -104,7 +109,8 @@ pub fn assemble<'a, B: Block, S: WireSink<'a, B>>(
         answered.clear();
     };
     for (i, c) in converted.iter().enumerate() {
-        match c {
+        let i = i + offset;
+        match &**c {
             Converted::Nothing => {}
             Converted::User {
                 blocks,
@@ -112,6 +118,7 @@ pub fn assemble<'a, B: Block, S: WireSink<'a, B>>(
             } => {
                 answer(sink, &mut run_open, &mut pending, &mut answered, Some(i));
                 close_run(sink, &mut run_open, &mut images);
+                sink.turn(i);
                 sink.start(MessageStart {
                     role: "user",
                     source: Some(i),
@@ -227,7 +234,7 @@ pub fn collect<B: Block + Clone>(
     model: &CallModel,
 ) -> Vec<WireMessage<B>> {
     let mut sink = Collect(Vec::new());
-    assemble(converted, model, &mut sink);
+    assemble(converted, 0, model, &mut sink);
     sink.0
 }
 

@@ -14,7 +14,7 @@ use super::calibration::{Calibration, SizePoint};
 use super::calls::CallMeta;
 use super::catalog::{rules_for, Catalog, Family, Rules};
 use super::digest::Digest;
-use super::request::{Preamble, Request};
+use super::request::{Incremental, Preamble, Request};
 use super::wire::{convert_message, CallModel, Converted, Packed};
 use crate::hash::HashMap;
 use crate::json::parse::parse_value;
@@ -42,11 +42,22 @@ pub struct Priced {
     pub read_messages: u32,
 }
 
+/// What a call keeps of the previous request on its model.
 struct Previous {
-    request: Request,
     time: f64,
     preamble: Preamble,
-    last_bp: Option<usize>,
+    total_chars: u64,
+    /// Its last cacheable breakpoint: index and prefix hash.
+    last_bp: Option<(usize, u64)>,
+    /// Its last content position (an effort marker left out).
+    last_content: Option<(usize, u64)>,
+}
+
+impl Previous {
+    /// Whether `r` holds the same prefix at the position `at` had.
+    fn holds(r: &Request, at: Option<(usize, u64)>) -> bool {
+        at.is_some_and(|(i, h)| r.positions.get(i).is_some_and(|p| p.hash == h))
+    }
 }
 
 pub struct Pricer<'a> {
@@ -58,8 +69,14 @@ pub struct Pricer<'a> {
     caches: HashMap<u64, Cache>,
     previous: HashMap<u64, Previous>,
     last_model: Option<u64>,
-    /// The latest request, for pi's warms: (model key, request, rules).
-    latest: Option<(u64, Request, Rules, f64)>,
+    /// The latest request (kept in `incremental`), for pi's warms: its
+    /// model key, rules and time.
+    latest: Option<(u64, Rules, f64)>,
+    incremental: Incremental,
+    /// The previous call's output and its converted messages, by index.
+    out: Vec<Digest>,
+    messages: Vec<Rc<Converted<Packed>>>,
+    messages_model: Option<u64>,
     pub totals: BillTotals,
     /// Size points for the calibration (measure mode).
     pub points: Vec<SizePoint>,
@@ -82,9 +99,26 @@ impl<'a> Pricer<'a> {
             previous: HashMap::default(),
             last_model: None,
             latest: None,
+            incremental: Incremental::default(),
+            out: Vec::new(),
+            messages: Vec::new(),
+            messages_model: None,
             totals: BillTotals::default(),
             points: Vec::new(),
         }
+    }
+
+    /// The first output message of call `k` that differs from the
+    /// previous call's (0 after a model switch): only those from there on
+    /// need converting and assembling again.
+    pub fn first_new(&self, k: usize, out: &[Digest]) -> usize {
+        if self.messages_model != Some(self.meta[k].model_key) {
+            return 0;
+        }
+        let common = self.out.len().min(out.len());
+        (0..common)
+            .find(|&i| out[i] != self.out[i])
+            .unwrap_or(common)
     }
 
     /// Whether output message `digest` still needs converting for call `k`.
@@ -108,19 +142,32 @@ impl<'a> Pricer<'a> {
         (f.tokens_per_char, f.preamble_tokens)
     }
 
-    /// The request of call `k` for the output `out`.
-    fn request(&self, k: usize, out: &[Digest], rules: &Rules) -> Request {
+    /// Brings the request of call `k` (output `out`) up to date in
+    /// `incremental`.
+    fn request(&mut self, k: usize, out: &[Digest], rules: &Rules) {
         let meta = &self.meta[k];
-        let messages: Vec<&Converted<Packed>> = out
-            .iter()
-            .map(|d| &*self.converted[&(d.hash, meta.model_key)])
-            .collect();
+        let key = meta.model_key;
+        let first = self.first_new(k, out);
+        self.messages.truncate(first);
+        for d in &out[first..] {
+            self.messages.push(self.converted[&(d.hash, key)].clone());
+        }
+        self.out.truncate(first);
+        self.out.extend_from_slice(&out[first..]);
+        self.messages_model = Some(key);
         let mut preamble = meta.preamble;
-        if let (tpc, Some(tokens)) = self.factor(meta.model_key) {
+        if let (tpc, Some(tokens)) = self.factor(key) {
             preamble.tools_chars = 0;
             preamble.system_chars = (tokens / tpc).round() as u64;
         }
-        Request::build(&preamble, &messages, &meta.model, rules, out.len())
+        self.incremental
+            .update(key, &preamble, &self.messages, first, &meta.model, rules);
+        #[cfg(test)]
+        {
+            let refs: Vec<&Converted<Packed>> = self.messages.iter().map(|m| &**m).collect();
+            let fresh = Request::build(&preamble, &refs, &meta.model, rules);
+            assert_eq!(fresh, self.incremental.request, "call {k}");
+        }
     }
 
     fn model_rules(&self, model: &CallModel) -> Rules {
@@ -150,21 +197,19 @@ impl<'a> Pricer<'a> {
 
     /// pi's warms before call `k`: the latest request sent again.
     fn warm(&mut self, k: usize) {
-        let times = self.meta[k].since.warms.clone();
-        for t in times {
-            let Some((key, request, rules, at)) = self.latest.take() else {
+        for &t in &self.meta[k].since.warms {
+            let Some((key, rules, at)) = self.latest else {
                 return;
             };
             if t < at {
-                self.latest = Some((key, request, rules, at));
                 continue;
             }
             let (tpc, _) = self.factor(key);
-            let o = self
-                .caches
-                .entry(key)
-                .or_default()
-                .send(&request, &rules, tpc, t);
+            let o =
+                self.caches
+                    .entry(key)
+                    .or_default()
+                    .send(&self.incremental.request, &rules, tpc, t);
             let model = self
                 .meta
                 .iter()
@@ -175,7 +220,7 @@ impl<'a> Pricer<'a> {
             self.totals.warms += 1;
             self.totals.warm_cost_usd += bill.cost_usd;
             self.totals.cost_usd += bill.cost_usd;
-            self.latest = Some((key, request, rules, t));
+            self.latest = Some((key, rules, t));
         }
     }
 
@@ -183,11 +228,11 @@ impl<'a> Pricer<'a> {
     pub fn measure(&mut self, k: usize, out: &[Digest]) {
         let meta = &self.meta[k];
         let rules = self.model_rules(&meta.model);
-        let r = self.request(k, out, &rules);
+        self.request(k, out, &rules);
         let preamble = (meta.preamble.tools_chars + meta.preamble.system_chars) as f64;
         self.points.push(SizePoint {
             model_key: meta.model_key,
-            message_chars: r.message_chars as f64,
+            message_chars: self.incremental.request.message_chars as f64,
             preamble_chars: preamble,
             recorded: meta.usage.map(|u| u.total()),
         });
@@ -200,33 +245,28 @@ impl<'a> Pricer<'a> {
         let key = meta.model_key;
         let rules = self.model_rules(&meta.model);
         let (tpc, _) = self.factor(key);
-        let request = self.request(k, out, &rules);
-        let now = now.unwrap_or_else(|| self.latest.as_ref().map_or(0.0, |l| l.3));
+        self.request(k, out, &rules);
+        let request = &self.incremental.request;
+        let now = now.unwrap_or_else(|| self.latest.as_ref().map_or(0.0, |l| l.2));
         let cache = self.caches.entry(key).or_default();
         let prev = self.previous.get(&key);
         let lapsed = prev.is_some_and(|p| {
-            p.last_bp
-                .is_some_and(|bp| cache.lapsed(p.request.positions[bp].hash, now))
+            p.last_bp.is_some_and(|(_, h)| cache.lapsed(h, now))
                 || (matches!(rules.family, Family::OpenAiPrefix | Family::Google)
                     && now - p.time > rules.ttl_ms)
         });
-        let o = cache.send(&request, &rules, tpc, now);
+        let o = cache.send(request, &rules, tpc, now);
         let bill = self.bill(&meta.model, tpc, &o, &rules);
         let class = match prev {
             None => CallClass::First,
             Some(_) if lapsed => CallClass::Expired,
             Some(p) => {
                 let reached = match (o.read_at, p.last_bp) {
-                    (Some(q), Some(bp)) => {
-                        q >= bp && p.request.positions[bp].hash == request.positions[bp].hash
-                    }
+                    (Some(q), Some((bp, _))) => q >= bp && Previous::holds(request, p.last_bp),
                     // The previous call cached nothing (too short): an
                     // unchanged history still counts as appended to.
                     (_, None) => {
-                        p.request.content_len() == 0
-                            || request
-                                .common_prefix(&p.request)
-                                .is_some_and(|c| c + 1 >= p.request.content_len())
+                        p.last_content.is_none() || Previous::holds(request, p.last_content)
                     }
                     _ => false,
                 };
@@ -241,7 +281,7 @@ impl<'a> Pricer<'a> {
         };
         let switched = self.last_model.is_some_and(|m| m != key);
         let tail = match prev {
-            Some(p) => request.total_chars.saturating_sub(p.request.total_chars),
+            Some(p) => request.total_chars.saturating_sub(p.total_chars),
             None => request.total_chars,
         };
         let excess_chars = o.write_chars.saturating_sub(tail);
@@ -256,7 +296,6 @@ impl<'a> Pricer<'a> {
             }),
             CallClass::Partial | CallClass::Rewrite => {
                 let p = prev.expect("a partial or rewrite has a previous call");
-                let common = request.common_prefix(&p.request);
                 Some(if switched {
                     Cause::plain("modelSwitch")
                 } else if p.preamble != meta.preamble {
@@ -273,7 +312,7 @@ impl<'a> Pricer<'a> {
                         flush,
                         gap_ms: None,
                     }
-                } else if p.last_bp.is_some_and(|bp| common.is_some_and(|c| c >= bp)) {
+                } else if Previous::holds(request, p.last_bp) {
                     Cause::plain("lookback")
                 } else if !rules.keeps_thinking {
                     Cause::plain("thinkingDropped")
@@ -309,17 +348,17 @@ impl<'a> Pricer<'a> {
             Family::OpenAiPrefix | Family::Google => request.positions.len().checked_sub(1),
             _ => last_bp,
         };
-        self.previous.insert(
-            key,
-            Previous {
-                request: request.clone(),
-                time: now,
-                preamble: meta.preamble,
-                last_bp,
-            },
-        );
+        let at = |i: usize| (i, request.positions[i].hash);
+        let previous = Previous {
+            time: now,
+            preamble: meta.preamble,
+            total_chars: request.total_chars,
+            last_bp: last_bp.map(at),
+            last_content: request.content_len().checked_sub(1).map(at),
+        };
+        self.previous.insert(key, previous);
         self.last_model = Some(key);
-        self.latest = Some((key, request, rules, now));
+        self.latest = Some((key, rules, now));
         Priced {
             bill,
             class,

@@ -64,19 +64,16 @@ const ROLE_USER: u64 = 0x7573_6572;
 const ROLE_ASSISTANT: u64 = 0x6173_7374;
 const ROLE_SYSTEM: u64 = 0x7379_7374;
 
-/// Builds a request's positions from the wire messages as `assemble`
-/// streams them.
-struct Builder<'r> {
-    rules: &'r Rules,
-    r: Request,
+/// The builder's running state between wire blocks, saved at each user
+/// turn so the next call can resume there.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct State {
+    positions: usize,
     chars: u64,
     hash: u64,
-    /// The converted message that opens the latest user turn.
-    open_turn: Option<usize>,
+    message_chars: u64,
     /// Thinking still unbroken in the open turn.
     thinking_run: bool,
-    /// Whether the current message's thinking is billed.
-    billed: bool,
     previous_kind: Option<BlockKind>,
     /// The current message's source and last position.
     source: usize,
@@ -84,47 +81,67 @@ struct Builder<'r> {
     /// The last message that is not an effort marker: role and last position.
     last_message: Option<(&'static str, Option<usize>)>,
     last_text: Option<usize>,
+    trailing_effort: bool,
+}
+
+/// Builds a request's positions from the wire messages as `assemble`
+/// streams them.
+struct Builder<'b> {
+    rules: &'b Rules,
+    positions: &'b mut Vec<Position>,
+    checkpoints: &'b mut Vec<(usize, State)>,
+    /// The converted message that opens the latest user turn.
+    open_turn: Option<usize>,
+    /// Whether the current message's thinking is billed.
+    billed: bool,
+    st: State,
 }
 
 impl<'a> WireSink<'a, Packed> for Builder<'_> {
+    fn turn(&mut self, index: usize) {
+        self.st.positions = self.positions.len();
+        self.checkpoints.push((index, self.st));
+    }
+
     fn start(&mut self, m: MessageStart) {
-        if let (Some(source), Some(at)) = (m.source, self.last_position) {
+        let st = &mut self.st;
+        if let (Some(source), Some(at)) = (m.source, st.last_position) {
             // The previous message is wholly before this one.
-            self.r.positions[at].messages = source as u32;
+            self.positions[at].messages = source as u32;
         }
         if m.role != "system" {
-            self.last_message = Some((m.role, None));
-            self.last_position = None;
+            st.last_message = Some((m.role, None));
+            st.last_position = None;
         }
         if let Some(source) = m.source {
-            self.source = source;
+            st.source = source;
         }
         let tag = match m.role {
             "user" => ROLE_USER,
             "assistant" => ROLE_ASSISTANT,
             _ => ROLE_SYSTEM,
         };
-        self.hash = mix(self.hash, tag);
-        self.previous_kind = None;
+        st.hash = mix(st.hash, tag);
+        st.previous_kind = None;
         self.billed = true;
         if m.role == "assistant" && !self.rules.keeps_thinking {
-            if self.open_turn.is_none_or(|open| self.source < open) {
+            if self.open_turn.is_none_or(|open| st.source < open) {
                 self.billed = false;
             } else {
-                self.thinking_run = self.thinking_run && m.has_thinking;
-                self.billed = self.thinking_run;
+                st.thinking_run = st.thinking_run && m.has_thinking;
+                self.billed = st.thinking_run;
             }
         }
         if let Some(level) = &m.effort {
             // An effort marker: a message of its own, about 60 chars.
-            self.chars += 60;
-            self.hash = mix(self.hash, xxh3_64(&level.to_json()));
-            self.r.positions.push(Position {
-                chars: self.chars,
-                hash: self.hash,
-                messages: self.source as u32,
+            st.chars += 60;
+            st.hash = mix(st.hash, xxh3_64(&level.to_json()));
+            self.positions.push(Position {
+                chars: st.chars,
+                hash: st.hash,
+                messages: st.source as u32,
             });
-            self.r.trailing_effort = true;
+            st.trailing_effort = true;
         }
     }
 
@@ -137,100 +154,159 @@ impl<'a> WireSink<'a, Packed> for Builder<'_> {
         {
             return;
         }
-        self.r.trailing_effort = false;
-        self.chars += u64::from(block.chars);
-        self.r.message_chars += u64::from(block.chars);
-        self.hash = mix(self.hash, block.hash);
+        let st = &mut self.st;
+        st.trailing_effort = false;
+        st.chars += u64::from(block.chars);
+        st.message_chars += u64::from(block.chars);
+        st.hash = mix(st.hash, block.hash);
         let joins_run = matches!(block.kind, BlockKind::ToolUse | BlockKind::ToolResult)
-            && self.previous_kind == Some(block.kind);
+            && st.previous_kind == Some(block.kind);
         if joins_run {
-            let p = self.r.positions.last_mut().expect("a run has a position");
-            p.chars = self.chars;
-            p.hash = self.hash;
+            let p = self.positions.last_mut().expect("a run has a position");
+            p.chars = st.chars;
+            p.hash = st.hash;
         } else {
-            self.r.positions.push(Position {
-                chars: self.chars,
-                hash: self.hash,
-                messages: self.source as u32,
+            self.positions.push(Position {
+                chars: st.chars,
+                hash: st.hash,
+                messages: st.source as u32,
             });
         }
-        self.previous_kind = Some(block.kind);
-        self.last_position = Some(self.r.positions.len() - 1);
-        if let Some(last) = self.last_message.as_mut() {
-            last.1 = self.last_position;
+        st.previous_kind = Some(block.kind);
+        st.last_position = Some(self.positions.len() - 1);
+        if let Some(last) = st.last_message.as_mut() {
+            last.1 = st.last_position;
         }
         if block.kind == BlockKind::Text {
-            self.last_text = self.last_position;
+            st.last_text = st.last_position;
         }
     }
 }
 
-impl Request {
-    /// The request of the converted messages of one call (`out_len` output
-    /// messages), with the breakpoints `rules` place.
-    pub fn build(
+/// A call's request kept for the next call: built again only from the
+/// last user turn before the first message that changed (or before the
+/// previous open turn, when a new user turn closed it and its thinking
+/// stopped being billed). A replay's calls mostly append, so a call costs
+/// the messages of its open turn rather than the whole conversation.
+#[derive(Debug, Default)]
+pub struct Incremental {
+    /// What the kept request was built for: model key, preamble, rules.
+    key: Option<(u64, Preamble, Rules)>,
+    checkpoints: Vec<(usize, State)>,
+    open_turn: Option<usize>,
+    preamble_breakpoints: Vec<usize>,
+    pub request: Request,
+}
+
+impl Incremental {
+    /// Builds the request of `converted` (one call's converted output
+    /// messages, `out_len` of them), reusing the kept one up to the first
+    /// message that differs from the previous call's (`first_changed`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn update<C: std::ops::Deref<Target = Converted<Packed>>>(
+        &mut self,
+        model_key: u64,
         preamble: &Preamble,
-        converted: &[&Converted<Packed>],
+        converted: &[C],
+        first_changed: usize,
         model: &CallModel,
         rules: &Rules,
-        out_len: usize,
-    ) -> Request {
+    ) -> &Request {
+        let open_turn = converted
+            .iter()
+            .rposition(|c| matches!(&**c, Converted::User { .. }));
+        let key = (model_key, *preamble, *rules);
+        let mut resume = None;
+        if self.key == Some(key) {
+            let mut limit = first_changed;
+            if open_turn != self.open_turn {
+                limit = limit.min(self.open_turn.unwrap_or(0));
+            }
+            if let Some(j) = self.checkpoints.iter().rposition(|(i, _)| *i <= limit) {
+                resume = Some(self.checkpoints[j]);
+                self.checkpoints.truncate(j);
+            }
+        }
+        let r = &mut self.request;
+        let (from, st) = match resume {
+            Some((from, st)) => {
+                r.positions.truncate(st.positions);
+                (from, st)
+            }
+            None => {
+                self.checkpoints.clear();
+                r.positions.clear();
+                self.preamble_breakpoints.clear();
+                let mut st = State {
+                    positions: 0,
+                    chars: 0,
+                    hash: 0,
+                    message_chars: 0,
+                    thinking_run: true,
+                    previous_kind: None,
+                    source: 0,
+                    last_position: None,
+                    last_message: None,
+                    last_text: None,
+                    trailing_effort: false,
+                };
+                let mut push = |chars: u64, item: u64, marked: bool| {
+                    st.chars += chars;
+                    st.hash = mix(st.hash, item);
+                    r.positions.push(Position {
+                        chars: st.chars,
+                        hash: st.hash,
+                        messages: 0,
+                    });
+                    if marked {
+                        self.preamble_breakpoints.push(r.positions.len() - 1);
+                    }
+                };
+                if preamble.tools_chars > 0 {
+                    push(
+                        preamble.tools_chars,
+                        preamble.tools_hash,
+                        matches!(rules.family, Family::Anthropic | Family::OpenRouter),
+                    );
+                }
+                if preamble.system_chars > 0 {
+                    push(
+                        preamble.system_chars,
+                        preamble.system_hash,
+                        matches!(
+                            rules.family,
+                            Family::Anthropic | Family::OpenRouter | Family::Bedrock
+                        ),
+                    );
+                }
+                r.preamble = r.positions.len();
+                (0, st)
+            }
+        };
+        self.key = Some(key);
+        self.open_turn = open_turn;
         let mut b = Builder {
             rules,
-            r: Request::default(),
-            chars: 0,
-            hash: 0,
-            open_turn: converted
-                .iter()
-                .rposition(|c| matches!(c, Converted::User { .. })),
-            thinking_run: true,
+            positions: &mut r.positions,
+            checkpoints: &mut self.checkpoints,
+            open_turn,
             billed: true,
-            previous_kind: None,
-            source: 0,
-            last_position: None,
-            last_message: None,
-            last_text: None,
+            st,
         };
-        let explicit = |families: &[Family]| families.contains(&rules.family);
-        if preamble.tools_chars > 0 {
-            b.chars += preamble.tools_chars;
-            b.hash = mix(b.hash, preamble.tools_hash);
-            b.r.positions.push(Position {
-                chars: b.chars,
-                hash: b.hash,
-                messages: 0,
-            });
-            if explicit(&[Family::Anthropic, Family::OpenRouter]) {
-                b.r.breakpoints.push(b.r.positions.len() - 1);
-            }
+        assemble(&converted[from.min(converted.len())..], from, model, &mut b);
+        let st = b.st;
+        if let Some(at) = st.last_position {
+            r.positions[at].messages = converted.len() as u32;
         }
-        if preamble.system_chars > 0 {
-            b.chars += preamble.system_chars;
-            b.hash = mix(b.hash, preamble.system_hash);
-            b.r.positions.push(Position {
-                chars: b.chars,
-                hash: b.hash,
-                messages: 0,
-            });
-            if explicit(&[Family::Anthropic, Family::OpenRouter, Family::Bedrock]) {
-                b.r.breakpoints.push(b.r.positions.len() - 1);
-            }
-        }
-        b.r.preamble = b.r.positions.len();
-        assemble(converted, model, &mut b);
-        if let Some(at) = b.last_position {
-            b.r.positions[at].messages = out_len as u32;
-        }
-        let (last_message, last_text, chars) = (b.last_message, b.last_text, b.chars);
-        let mut r = b.r;
+        r.breakpoints.clone_from(&self.preamble_breakpoints);
         match rules.family {
             Family::Anthropic | Family::Bedrock => {
-                if let Some(("user", Some(at))) = last_message {
+                if let Some(("user", Some(at))) = st.last_message {
                     r.breakpoints.push(at);
                 }
             }
             Family::OpenRouter => {
-                if let Some(at) = last_text.filter(|&at| at >= r.preamble) {
+                if let Some(at) = st.last_text.filter(|&at| at >= r.preamble) {
                     r.breakpoints.push(at);
                 }
             }
@@ -243,8 +319,26 @@ impl Request {
         }
         r.breakpoints.sort_unstable();
         r.breakpoints.dedup();
-        r.total_chars = chars;
-        r
+        r.total_chars = st.chars;
+        r.message_chars = st.message_chars;
+        r.trailing_effort = st.trailing_effort;
+        &self.request
+    }
+}
+
+impl Request {
+    /// The request of the converted messages of one call, built afresh (the
+    /// tests hold every incremental update against it).
+    #[cfg(test)]
+    pub fn build(
+        preamble: &Preamble,
+        converted: &[&Converted<Packed>],
+        model: &CallModel,
+        rules: &Rules,
+    ) -> Request {
+        let mut inc = Incremental::default();
+        inc.update(0, preamble, converted, 0, model, rules);
+        inc.request
     }
 
     /// Positions that are content (a trailing effort marker left out).

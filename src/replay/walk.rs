@@ -219,7 +219,8 @@ impl Walk<'_, '_> {
                     out.push(digests.slot(&view, ids, &script, slot));
                 }
                 if self.cache_model == CacheModel::Provider {
-                    for (i, slot) in script.slots().iter().enumerate() {
+                    let first = pricer.first_new(k, &out);
+                    for (i, slot) in script.slots().iter().enumerate().skip(first) {
                         if pricer.needs(k, &out[i]) {
                             bytes.clear();
                             script.write_slot(slot, &mut bytes);
@@ -282,7 +283,8 @@ impl Walk<'_, '_> {
             } else {
                 out.extend(ids.iter().map(|&id| digests.kept(&view, id)));
                 if self.cache_model == CacheModel::Provider {
-                    for (i, &id) in ids.iter().enumerate() {
+                    let first = pricer.first_new(k, &out);
+                    for (i, &id) in ids.iter().enumerate().skip(first) {
                         if pricer.needs(k, &out[i]) {
                             pricer.convert(k, &out[i], &view.message(id).json);
                         }
