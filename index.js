@@ -165,7 +165,9 @@ const { loadSession, loadSessionAsync } = require('./js/sessionfile.js').makeSes
   argumentError,
 });
 
-const { replay, replayAsync } = require('./js/replay.js').makeReplayApi(native, { argumentError });
+const replayApi = require('./js/replay.js').makeReplayApi(native, { argumentError });
+const { replay, replayAsync } = replayApi;
+const { tune, tuneAsync } = require('./js/tune.js').makeTuneApi(native, { argumentError, replayApi });
 
 module.exports = {
   prune,
@@ -181,6 +183,8 @@ module.exports = {
   loadSessionAsync,
   replay,
   replayAsync,
+  tune,
+  tuneAsync,
   /** 'native' when the platform binary loaded, 'js' on the pure-JS fallback. */
   backend: native.backend,
 };

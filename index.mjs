@@ -15,6 +15,8 @@ export const {
   loadSessionAsync,
   replay,
   replayAsync,
+  tune,
+  tuneAsync,
   backend,
 } = api;
 export default api;

@@ -76,6 +76,8 @@ const NATIVE_ONLY = [
   'replayBytes',
   'replayFile',
   'replayWirePayload',
+  'tuneAsync',
+  'tuneFiles',
   'wireToJson',
 ];
 

@@ -42,7 +42,7 @@ function makeReplayApi(native, { argumentError }) {
       }
       out[name] = v;
     }
-    const choices = { cacheModel: ['provider', 'prefix'], retention: ['short', 'long'], recordedPolicy: POLICIES };
+    const choices = { cacheModel: ['provider', 'prefix'], retention: ['short', 'long'], recordedPolicy: POLICIES, thinkingBoundary: ['recorded', 'config'] };
     for (const [name, allowed] of Object.entries(choices)) {
       const v = options[name];
       if (v === undefined || v === null) continue;
@@ -116,7 +116,7 @@ function makeReplayApi(native, { argumentError }) {
     }
   }
 
-  return { replay, replayAsync, POLICIES };
+  return { replay, replayAsync, POLICIES, optionsJson, settle };
 }
 
 module.exports = { makeReplayApi };

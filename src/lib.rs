@@ -21,6 +21,7 @@ pub mod replay;
 pub mod script;
 pub mod sessionfile;
 pub mod state;
+pub mod tune;
 
 // napi-derive registers exports only outside test builds.
 #[cfg(feature = "napi")]

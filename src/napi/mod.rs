@@ -11,6 +11,7 @@ mod pruner;
 mod replay;
 mod sessionfile;
 mod stateless;
+mod tune;
 
 use napi::bindgen_prelude::{Either, JsObjectValue, Null};
 use napi::{Env, Status};

@@ -30,7 +30,7 @@ pub struct NativeReplayResult {
 /// Renders done and renders to do by a running `replayAsync`.
 #[napi]
 pub struct NativeReplayProgress {
-    inner: Arc<Progress>,
+    pub(super) inner: Arc<Progress>,
 }
 
 #[napi]
@@ -60,7 +60,7 @@ impl Default for NativeReplayProgress {
     }
 }
 
-fn result(outcome: Result<String, PruneError>) -> NativeReplayResult {
+pub(super) fn result(outcome: Result<String, PruneError>) -> NativeReplayResult {
     match outcome {
         Ok(json) => NativeReplayResult {
             json: Some(json),

@@ -103,6 +103,9 @@ pub struct ReplayOptions {
     pub catalog: Catalog,
     /// A fixed chars-per-token (no calibration).
     pub chars_per_token: Option<f64>,
+    /// `thinkingBoundary: 'config'`: the 2.4.3 boundary computed at each
+    /// flush from the config's keepLastTurns (default: the recorded one).
+    pub boundary_from_config: bool,
 }
 
 impl Default for ReplayOptions {
@@ -118,6 +121,7 @@ impl Default for ReplayOptions {
             recorded_policy: Policy::None,
             catalog: Catalog::default(),
             chars_per_token: None,
+            boundary_from_config: false,
         }
     }
 }
@@ -243,104 +247,164 @@ impl Replay {
     }
 }
 
+/// A session file parsed once, with its model calls, what the file says
+/// about each, and the calibration: what every configuration a replay or
+/// a tune renders shares.
+pub struct Prepared<'a> {
+    file: SessionFile<'a>,
+    path: Vec<u32>,
+    calls: Vec<crate::sessionfile::ModelCall>,
+    infos: Vec<CallInfo>,
+    meta: Vec<calls::CallMeta>,
+    /// Per model key: `provider/id` and whether the catalog knows it.
+    models: Vec<(u64, String, bool)>,
+    calibration: Calibration,
+    options: ReplayOptions,
+}
+
+impl<'a> Prepared<'a> {
+    /// Parses `bytes` and calibrates. `walks`: how many policy passes the
+    /// caller will run (for the progress total).
+    pub fn new(
+        bytes: &'a [u8],
+        options: &ReplayOptions,
+        progress: Option<&Progress>,
+        walks: usize,
+    ) -> Result<Self> {
+        let file = SessionFile::parse(bytes).map_err(located)?;
+        let path = path_to(&file, &Leaf::Active).map_err(located)?.entries;
+        let calls = model_calls(&file, &path);
+        let infos: Vec<CallInfo> = calls
+            .iter()
+            .map(|c| {
+                let entry = file.entry(path[c.assistant] as usize);
+                let stamped = entry
+                    .message()
+                    .and_then(|m| m.get("timestamp"))
+                    .and_then(|t| t.number())
+                    .filter(|t| t.is_finite());
+                let time = stamped.or(match date_of(entry.timestamp()) {
+                    DateValue::Time(t) if t.is_finite() => Some(t),
+                    _ => None,
+                });
+                CallInfo {
+                    entry_id: id_string(&entry),
+                    leaf_id: c.leaf.map(|l| id_string(&file.entry(path[l] as usize))),
+                    time,
+                }
+            })
+            .collect();
+        if let Some(p) = progress {
+            // The provider model measures the recorded policy once first
+            // (the calibration pass).
+            let passes = walks + usize::from(options.cache_model == CacheModel::Provider);
+            p.total
+                .fetch_add((calls.len() * passes) as u64, Ordering::Relaxed);
+        }
+        let meta = calls::call_meta(
+            &file,
+            &path,
+            &calls,
+            options.model.as_ref(),
+            &options.catalog,
+        );
+        let mut models: Vec<(u64, String, bool)> = Vec::new();
+        for m in &meta {
+            if !models.iter().any(|(k, _, _)| *k == m.model_key) {
+                let name = format!(
+                    "{}/{}",
+                    String::from_utf8_lossy(&m.model.provider),
+                    String::from_utf8_lossy(&m.model.id)
+                );
+                let known = options
+                    .catalog
+                    .get(&m.model.provider, &m.model.id)
+                    .is_some();
+                models.push((m.model_key, name, known));
+            }
+        }
+        let mut prepared = Prepared {
+            file,
+            path,
+            calls,
+            infos,
+            meta,
+            models,
+            calibration: Calibration::fit(&[], options.chars_per_token),
+            options: options.clone(),
+        };
+        prepared.calibration = if options.cache_model == CacheModel::Provider {
+            let measured = prepared
+                .walk(&options.settings, progress)
+                .run(options.recorded_policy, walk::Pass::Measure)?;
+            Calibration::fit(&measured.points, options.chars_per_token)
+        } else {
+            let mut c = Calibration::fit(&[], Some(options.cost.chars_per_token));
+            for (k, _, _) in &prepared.models {
+                c.by_model.insert(*k, c.factor(*k));
+            }
+            c
+        };
+        Ok(prepared)
+    }
+
+    fn walk<'w>(
+        &'w self,
+        settings: &'w Settings,
+        progress: Option<&'w Progress>,
+    ) -> walk::Walk<'w, 'w> {
+        walk::Walk {
+            file: &self.file,
+            path: &self.path,
+            calls: &self.calls,
+            infos: &self.infos,
+            settings,
+            cost: &self.options.cost,
+            keep_renders: self.options.keep_renders,
+            progress,
+            meta: &self.meta,
+            catalog: &self.options.catalog,
+            calibration: &self.calibration,
+            long: self.options.long_retention,
+            cache_model: self.options.cache_model,
+            boundary_from_config: self.options.boundary_from_config,
+        }
+    }
+
+    /// One policy over every call, rendered with `settings`.
+    pub fn run(
+        &self,
+        policy: Policy,
+        settings: &Settings,
+        progress: Option<&Progress>,
+    ) -> Result<PolicyReplay> {
+        self.walk(settings, progress).run(policy, walk::Pass::Price)
+    }
+
+    pub fn model_calls(&self) -> usize {
+        self.calls.len()
+    }
+}
+
 /// Replays a session file's bytes.
 pub fn replay(
     bytes: &[u8],
     options: &ReplayOptions,
     progress: Option<&Progress>,
 ) -> Result<Replay> {
-    let file = SessionFile::parse(bytes).map_err(located)?;
-    let path = path_to(&file, &Leaf::Active).map_err(located)?;
-    let calls = model_calls(&file, &path.entries);
-    let infos: Vec<CallInfo> = calls
-        .iter()
-        .map(|c| {
-            let entry = file.entry(path.entries[c.assistant] as usize);
-            let stamped = entry
-                .message()
-                .and_then(|m| m.get("timestamp"))
-                .and_then(|t| t.number())
-                .filter(|t| t.is_finite());
-            let time = stamped.or(match date_of(entry.timestamp()) {
-                DateValue::Time(t) if t.is_finite() => Some(t),
-                _ => None,
-            });
-            CallInfo {
-                entry_id: id_string(&entry),
-                leaf_id: c
-                    .leaf
-                    .map(|l| id_string(&file.entry(path.entries[l] as usize))),
-                time,
-            }
-        })
-        .collect();
     // `none` is always replayed: the other costs are given relative to it.
     let mut policies = options.policies.clone();
     if !policies.contains(&Policy::None) {
         policies.insert(0, Policy::None);
     }
-    if let Some(p) = progress {
-        // The provider model measures the recorded policy once more first
-        // (the calibration pass).
-        let passes = policies.len() + usize::from(options.cache_model == CacheModel::Provider);
-        p.total
-            .store((calls.len() * passes) as u64, Ordering::Relaxed);
-    }
-    let meta = calls::call_meta(
-        &file,
-        &path.entries,
-        &calls,
-        options.model.as_ref(),
-        &options.catalog,
-    );
-    let mut models: Vec<(u64, String, bool)> = Vec::new();
-    for m in &meta {
-        if !models.iter().any(|(k, _, _)| *k == m.model_key) {
-            let name = format!(
-                "{}/{}",
-                String::from_utf8_lossy(&m.model.provider),
-                String::from_utf8_lossy(&m.model.id)
-            );
-            let known = options
-                .catalog
-                .get(&m.model.provider, &m.model.id)
-                .is_some();
-            models.push((m.model_key, name, known));
-        }
-    }
-    let uncalibrated = Calibration::fit(&[], options.chars_per_token);
-    let mut walk = walk::Walk {
-        file: &file,
-        path: &path.entries,
-        calls: &calls,
-        infos: &infos,
-        settings: &options.settings,
-        cost: &options.cost,
-        keep_renders: options.keep_renders,
-        progress,
-        meta: &meta,
-        catalog: &options.catalog,
-        calibration: &uncalibrated,
-        long: options.long_retention,
-        cache_model: options.cache_model,
-    };
-    let calibration = if options.cache_model == CacheModel::Provider {
-        let measured = walk.run(options.recorded_policy, walk::Pass::Measure)?;
-        Calibration::fit(&measured.points, options.chars_per_token)
-    } else {
-        let mut c = Calibration::fit(&[], Some(options.cost.chars_per_token));
-        for (k, _, _) in &models {
-            c.by_model.insert(*k, c.factor(*k));
-        }
-        c
-    };
-    walk.calibration = &calibration;
+    let prepared = Prepared::new(bytes, options, progress, policies.len())?;
+    let settings = &options.settings;
     let mut results = Vec::with_capacity(policies.len());
     for &p in &policies {
-        results.push(walk.run(p, walk::Pass::Price)?);
+        results.push(prepared.run(p, settings, progress)?);
     }
     if !policies.contains(&options.recorded_policy) {
-        let r = walk.run(options.recorded_policy, walk::Pass::Price)?;
+        let r = prepared.run(options.recorded_policy, settings, None)?;
         results.push(r);
     }
     let recorded = results
@@ -349,16 +413,22 @@ pub fn replay(
         .map(|r| {
             reconcile(
                 r,
-                &meta,
+                &prepared.meta,
                 &options.catalog,
                 options.long_retention,
-                &calibration,
+                &prepared.calibration,
             )
         })
         .unwrap_or_default();
     if !policies.contains(&options.recorded_policy) {
         results.pop();
     }
+    let Prepared {
+        infos,
+        models,
+        calibration,
+        ..
+    } = prepared;
     Ok(Replay {
         calls: infos,
         policies: results,

@@ -121,6 +121,15 @@ impl ReplayOptions {
                 })
             }
         };
+        let boundary_from_config = match text("thinkingBoundary")?.as_deref() {
+            None | Some("recorded") => false,
+            Some("config") => true,
+            Some(_) => {
+                return Err(PruneError::bad_argument(
+                    "thinkingBoundary must be 'recorded' or 'config'",
+                ))
+            }
+        };
         let recorded_policy = match text("recordedPolicy")? {
             None => Policy::None,
             Some(p) => Policy::parse(&p)?,
@@ -145,6 +154,7 @@ impl ReplayOptions {
             recorded_policy,
             catalog,
             chars_per_token,
+            boundary_from_config,
         })
     }
 }

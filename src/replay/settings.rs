@@ -179,6 +179,41 @@ impl Settings {
         }
     }
 
+    /// The user's `contextPrune` block merged over pi-condense's defaults
+    /// (2.4.3's sections, a superset of 2.9.1's), as pi's settings.json
+    /// spells it: what a tune varies and recommends.
+    pub fn context_prune(&self) -> Json {
+        let block = match &self.given {
+            Some(v) if Self::is_render_config(v) => {
+                let protection = v.get("protection");
+                let mut b = Vec::new();
+                for (from, to) in [
+                    ("chainCompression", "chainCompression"),
+                    ("errorPurge", "purgeErrors"),
+                    ("thinkingStrip", "thinkingStrip"),
+                    ("recoveryGraceTurns", "recoveryGraceTurns"),
+                ] {
+                    if let Some(x) = v.get(from) {
+                        b.push((key(to), x.clone()));
+                    }
+                }
+                for name in ["protectedTools", "protectedPaths"] {
+                    if let Some(x) = protection.and_then(|p| p.get(name)) {
+                        b.push((key(name), x.clone()));
+                    }
+                }
+                Some(Json::Obj(b))
+            }
+            Some(v) => match v.get("contextPrune") {
+                Some(block) => Some(block.clone()),
+                None if looks_like_pi_settings(v) => None,
+                None => Some(v.clone()),
+            },
+            None => None,
+        };
+        Json::Obj(merged(block.as_ref(), Dialect::V2_4))
+    }
+
     /// The thinking strip's `keepLastTurns` in the 2.4.3 config (16 when it
     /// has none), for the live-count policy.
     pub fn keep_last_turns(&self) -> Json {

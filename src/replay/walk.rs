@@ -71,6 +71,22 @@ pub(super) struct Walk<'a, 's> {
     pub calibration: &'a Calibration,
     pub long: bool,
     pub cache_model: CacheModel,
+    /// The 2.4.3 boundary is computed at each flush from the config's
+    /// `keepLastTurns` (else the frontier in force gives it).
+    pub boundary_from_config: bool,
+}
+
+/// The thinking strip of a 2.4.3 render config: enabled, keepLastTurns.
+fn strip_of(config: Option<&crate::json::Json>) -> Option<f64> {
+    let strip = config?.get("thinkingStrip")?;
+    if !strip.get("enabled").is_some_and(crate::json::Json::truthy) {
+        return None;
+    }
+    Some(
+        strip
+            .get("keepLastTurns")
+            .map_or(16.0, crate::json::Json::to_number),
+    )
 }
 
 /// Whether a pass prices the calls or only measures them for the
@@ -127,6 +143,12 @@ impl Walk<'_, '_> {
         let mut scratch: Vec<u8> = Vec::new();
         let mut bytes: Vec<u8> = Vec::new();
         let mut pricer = Pricer::new(self.meta, self.catalog, self.calibration, self.long);
+        // The config's own boundary: pi-condense's rule at every flush, over
+        // the branch's assistant timestamps up to the leaf (SESSIONS.md C.2).
+        let keep = strip_of(config_json.as_ref()).filter(|_| self.boundary_from_config);
+        let mut own_boundary: Option<f64> = None;
+        let mut assistant_times: Vec<f64> = Vec::new();
+        let mut timed = 0usize;
         let mut result = PolicyReplay {
             policy,
             config: config_json,
@@ -154,6 +176,9 @@ impl Walk<'_, '_> {
                 engine = fresh_engine();
                 applied = 0;
                 version = condense.version();
+                own_boundary = None;
+                assistant_times.clear();
+                timed = 0;
                 rewound = true;
             }
             let from = match call.leaf {
@@ -194,8 +219,29 @@ impl Walk<'_, '_> {
                 if flushed {
                     indexer.answer(&condense, engine)?;
                 }
-                if policy.uses_boundary() {
+                if policy.uses_boundary() && !self.boundary_from_config {
                     engine.set_boundary(condense.thinking_boundary());
+                } else if policy.uses_boundary() {
+                    if let (true, Some(k)) = (flushed, keep) {
+                        for &e in &self.path[timed..applied] {
+                            let entry = self.file.entry(e as usize);
+                            if entry.is("message") && entry.message_role_is("assistant") {
+                                let t = entry
+                                    .message()
+                                    .and_then(|m| m.get("timestamp"))
+                                    .and_then(|t| t.number())
+                                    .unwrap_or(f64::NAN);
+                                assistant_times.push(t);
+                            }
+                        }
+                        timed = applied;
+                        own_boundary = crate::frontier::compute_thinking_boundary(
+                            &assistant_times,
+                            k,
+                            own_boundary,
+                        );
+                    }
+                    engine.set_boundary(own_boundary);
                 }
                 let from = from.min(engine.len());
                 if from < engine.len() || ids.len() != engine.len() {

@@ -1,0 +1,97 @@
+'use strict';
+
+// tune / tuneAsync: which pi-condense settings to run, from the user's own
+// session files. The binding replays every file under a grid of render-time
+// configurations, prices each with the replay's provider cache model and
+// answers with one JSON text (fields in src/tune/report.rs and
+// index.d.ts); this layer expands directories into their *.jsonl files,
+// checks the options (those of replay, plus `release`), polls the progress
+// of an async tune, and turns a failure into an Error with a stable `code`.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { requireBinding } = require('./filearg.js');
+
+const PROGRESS_INTERVAL_MS = 100;
+const RELEASES = ['2.4.3', '2.9.1'];
+
+/** Session files under `paths` (a directory: its *.jsonl files, sorted, recursively). */
+function sessionFiles(paths) {
+  const out = [];
+  const walk = (dir) => {
+    const entries = fs.readdirSync(dir, { withFileTypes: true });
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile() && e.name.endsWith('.jsonl')) out.push(p);
+    }
+  };
+  for (const p of paths) {
+    let stat = null;
+    try {
+      stat = fs.statSync(p);
+    } catch {
+      stat = null;
+    }
+    if (stat && stat.isDirectory()) walk(p);
+    else out.push(p);
+  }
+  return out;
+}
+
+function makeTuneApi(native, { argumentError, replayApi }) {
+  function inputs(paths, options, where) {
+    const list = typeof paths === 'string' || paths instanceof URL ? [paths] : paths;
+    if (!Array.isArray(list) || list.length === 0 || list.some((p) => typeof p !== 'string' && !(p instanceof URL))) {
+      throw argumentError(`${where}: paths must be a session file or directory path, or a non-empty array of them`);
+    }
+    const files = sessionFiles(list.map((p) => (p instanceof URL ? require('node:url').fileURLToPath(p) : p)));
+    if (files.length === 0) throw argumentError(`${where}: no *.jsonl session file under ${list.join(', ')}`);
+    const release = options && options.release;
+    if (release !== undefined && release !== null && !RELEASES.includes(release)) {
+      throw argumentError(`${where}: release must be '2.4.3' or '2.9.1'`);
+    }
+    const { release: _r, onProgress: _p, ...rest } = options ?? {};
+    const json = JSON.parse(replayApi.optionsJson(rest, where));
+    if (release) json.release = release;
+    return { files, json: JSON.stringify(json) };
+  }
+
+  /** Tunes on the calling thread (the configurations run on rayon's pool). */
+  function tune(paths, options) {
+    requireBinding(native, 'tuneFiles', 'tune');
+    const { files, json } = inputs(paths, options, 'tune');
+    return replayApi.settle(native.tuneFiles(files, json), files.length === 1 ? files[0] : `${files.length} files`);
+  }
+
+  /**
+   * The same tune off the JS thread; `onProgress(done, total)` is polled
+   * every 100 ms.
+   */
+  async function tuneAsync(paths, options) {
+    requireBinding(native, 'tuneAsync', 'tuneAsync');
+    const { files, json } = inputs(paths, options, 'tuneAsync');
+    const onProgress = options && options.onProgress;
+    if (onProgress !== undefined && onProgress !== null && typeof onProgress !== 'function') {
+      throw argumentError('tuneAsync: onProgress must be a function');
+    }
+    const progress = new native.NativeReplayProgress();
+    let timer = null;
+    if (onProgress) {
+      timer = setInterval(() => onProgress(progress.done, progress.total), PROGRESS_INTERVAL_MS);
+      if (typeof timer.unref === 'function') timer.unref();
+    }
+    try {
+      const result = await native.tuneAsync(files, json, progress);
+      if (onProgress) onProgress(progress.done, progress.total);
+      return replayApi.settle(result, files.length === 1 ? files[0] : `${files.length} files`);
+    } finally {
+      if (timer !== null) clearInterval(timer);
+    }
+  }
+
+  return { tune, tuneAsync, sessionFiles };
+}
+
+module.exports = { makeTuneApi, sessionFiles };

@@ -1,0 +1,98 @@
+//! The N-API surface of the tune (`crate::tune`): `tuneFiles` on the
+//! calling thread and `tuneAsync` on the libuv pool, both over session
+//! file paths, counting renders into a `NativeReplayProgress`. The result
+//! is the tune's JSON text (`tune::to_json`) or the error fields, as for
+//! the replay; panics never cross.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use napi::bindgen_prelude::AsyncTask;
+use napi::{Env, Task};
+use napi_derive::napi;
+
+use super::replay::{result, NativeReplayProgress, NativeReplayResult};
+use crate::error::{Code, PruneError};
+use crate::json::parse::parse_value;
+use crate::json::Json;
+use crate::replay::{Progress, ReplayOptions};
+use crate::tune::{to_json, tune, TuneOptions};
+
+fn run(
+    paths: &[String],
+    options_json: &str,
+    progress: Option<&Progress>,
+) -> Result<String, PruneError> {
+    catch_unwind(AssertUnwindSafe(|| {
+        let replay = ReplayOptions::from_json(options_json.as_bytes())?;
+        let release = match parse_value(options_json.as_bytes())
+            .ok()
+            .and_then(|o| o.get("release").cloned())
+        {
+            None | Some(Json::Null) => "2.4.3",
+            Some(r) if r.is_str("2.4.3") => "2.4.3",
+            Some(r) if r.is_str("2.9.1") => "2.9.1",
+            Some(_) => {
+                return Err(PruneError::bad_argument(
+                    "release must be '2.4.3' or '2.9.1'",
+                ))
+            }
+        };
+        let mut files = Vec::with_capacity(paths.len());
+        for p in paths {
+            let bytes = std::fs::read(p).map_err(|e| {
+                PruneError::new(Code::Io, format!("{p}: cannot read the file: {e}"))
+            })?;
+            files.push((p.clone(), bytes));
+        }
+        let t = tune(&files, &TuneOptions { replay, release }, progress)?;
+        Ok(String::from_utf8(to_json(&t))
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+    }))
+    .unwrap_or_else(|_| {
+        Err(PruneError::new(
+            Code::InvalidSession,
+            "internal error while tuning (a bug: please report it with the files)",
+        ))
+    })
+}
+
+/// Tunes over session files on the calling thread (configurations spread
+/// over rayon's pool).
+#[napi(catch_unwind)]
+pub fn tune_files(paths: Vec<String>, options_json: String) -> NativeReplayResult {
+    result(run(&paths, &options_json, None))
+}
+
+pub struct TuneTask {
+    paths: Vec<String>,
+    options_json: String,
+    progress: Arc<Progress>,
+}
+
+impl Task for TuneTask {
+    type Output = Result<String, PruneError>;
+    type JsValue = NativeReplayResult;
+
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        Ok(run(&self.paths, &self.options_json, Some(&*self.progress)))
+    }
+
+    fn resolve(&mut self, _env: Env, output: Self::Output) -> napi::Result<Self::JsValue> {
+        Ok(result(output))
+    }
+}
+
+/// The same tune off the JS thread, counting renders into `progress`.
+#[napi(catch_unwind)]
+pub fn tune_async(
+    paths: Vec<String>,
+    options_json: String,
+    progress: Option<&NativeReplayProgress>,
+) -> AsyncTask<TuneTask> {
+    AsyncTask::new(TuneTask {
+        paths,
+        options_json,
+        progress: progress.map_or_else(|| Arc::new(Progress::default()), |p| p.inner.clone()),
+    })
+}

@@ -1,0 +1,203 @@
+//! The configurations a tune compares: pi-condense's render-time settings
+//! (those that act at every render, so a replay can show what they would
+//! have done), each a complete `contextPrune` block as pi's settings.json
+//! takes it, built over the user's own block so their protected tools and
+//! paths and every flush-time setting stay as given. The grid: chain
+//! compression off, on, or on without stripping the final answer's
+//! thinking; error purge off or at three strengths (cooldown and minimum
+//! argument size); recovery grace 1 or 3 turns; for 2.4.3 the thinking
+//! strip off or keeping 8, 16 or 32 turns; both releases; and no pruning.
+
+use crate::json::Json;
+use crate::replay::{Policy, Settings};
+
+/// Settings that act only at a flush: a replay cannot change what the
+/// summarizer did, so they stay at what the session recorded.
+pub const HELD: [&str; 12] = [
+    "summarizerModel",
+    "summarizerThinking",
+    "pruneOn",
+    "batchingMode",
+    "minBatchChars",
+    "dedupByContentHash",
+    "autoBudgetThreshold",
+    "budgetTurnDelta",
+    "spillThreshold",
+    "spillPreviewBytes",
+    "chainCompression.rollingWindow",
+    "chainCompression.fuseRangeSummary",
+];
+
+/// One configuration of the grid.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    /// `2.4.3`, `2.9.1` or `none`.
+    pub release: &'static str,
+    /// The `contextPrune` block to paste (null for `none`).
+    pub block: Json,
+    pub policy: Policy,
+    pub settings: Settings,
+}
+
+fn key(k: &str) -> Box<[u8]> {
+    k.as_bytes().into()
+}
+
+/// `{...base, ...changes}` for one section of the block.
+fn section(base: &Json, name: &str, changes: &[(&str, Json)]) -> Json {
+    let mut entries = match base.get(name) {
+        Some(Json::Obj(e)) => e.clone(),
+        _ => Vec::new(),
+    };
+    for (k, v) in changes {
+        match entries.iter_mut().find(|(have, _)| &**have == k.as_bytes()) {
+            Some(slot) => slot.1 = v.clone(),
+            None => entries.push((key(k), v.clone())),
+        }
+    }
+    Json::Obj(entries)
+}
+
+fn with(block: &Json, name: &str, value: Json) -> Json {
+    let mut entries = match block {
+        Json::Obj(e) => e.clone(),
+        _ => Vec::new(),
+    };
+    match entries.iter_mut().find(|(k, _)| &**k == name.as_bytes()) {
+        Some(slot) => slot.1 = value,
+        None => entries.push((key(name), value)),
+    }
+    Json::Obj(entries)
+}
+
+fn candidate(release: &'static str, block: Json) -> Candidate {
+    let policy = match release {
+        "2.9.1" => Policy::V2_9,
+        "none" => Policy::None,
+        _ => Policy::Config,
+    };
+    let settings = Settings::new(Some(Json::Obj(vec![(key("contextPrune"), block.clone())])))
+        .expect("a grid block is an object");
+    Candidate {
+        release,
+        block: if release == "none" { Json::Null } else { block },
+        policy,
+        settings,
+    }
+}
+
+/// The user's current configuration: `release` with their block.
+pub fn current(release: &'static str, base: &Json) -> Candidate {
+    candidate(release, base.clone())
+}
+
+/// How many settings differ between two candidates (the release counts as
+/// one): among equally cheap configurations the one that changes least
+/// from the user's is ranked first.
+pub fn distance(a: &Candidate, b: &Candidate) -> usize {
+    fn leaves<'j>(prefix: String, v: &'j Json, out: &mut Vec<(String, &'j Json)>) {
+        match v {
+            Json::Obj(entries) => {
+                for (k, x) in entries {
+                    leaves(format!("{prefix}.{}", String::from_utf8_lossy(k)), x, out);
+                }
+            }
+            other => out.push((prefix, other)),
+        }
+    }
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    leaves(String::new(), &a.block, &mut x);
+    leaves(String::new(), &b.block, &mut y);
+    let differ = x
+        .iter()
+        .filter(|(k, v)| !y.iter().any(|(k2, v2)| k == k2 && v == v2))
+        .count()
+        + y.iter()
+            .filter(|(k, _)| !x.iter().any(|(k2, _)| k == k2))
+            .count();
+    differ + usize::from(a.release != b.release)
+}
+
+/// Every configuration of the grid over the user's block `base` (their
+/// `contextPrune`, merged over the release's defaults).
+pub fn grid(base: &Json) -> Vec<Candidate> {
+    let t = Json::Bool(true);
+    let f = Json::Bool(false);
+    let chains = [(true, true), (true, false), (false, true)];
+    let purges = [
+        None,
+        Some((1.0, 200.0)),
+        Some((2.0, 500.0)),
+        Some((4.0, 2000.0)),
+    ];
+    let graces = [1.0, 3.0];
+    let strips = [None, Some(8.0), Some(16.0), Some(32.0)];
+    let mut out = vec![candidate("none", base.clone())];
+    for release in ["2.4.3", "2.9.1"] {
+        for &(chain, strip_final) in &chains {
+            for purge in purges {
+                for grace in graces {
+                    let mut block = with(
+                        base,
+                        "chainCompression",
+                        section(
+                            base,
+                            "chainCompression",
+                            &[
+                                ("enabled", Json::Bool(chain)),
+                                ("stripFinalAssistantThinking", Json::Bool(strip_final)),
+                            ],
+                        ),
+                    );
+                    let purge_section = match purge {
+                        None => section(base, "purgeErrors", &[("enabled", f.clone())]),
+                        Some((cooldown, min)) => section(
+                            base,
+                            "purgeErrors",
+                            &[
+                                ("enabled", t.clone()),
+                                ("cooldownTurns", Json::Num(cooldown)),
+                                ("minArgChars", Json::Num(min)),
+                            ],
+                        ),
+                    };
+                    block = with(&block, "purgeErrors", purge_section);
+                    block = with(&block, "recoveryGraceTurns", Json::Num(grace));
+                    if release == "2.9.1" {
+                        // 2.9.1 has no thinking strip: its block has no such key.
+                        let Json::Obj(entries) = block else { continue };
+                        let block = Json::Obj(
+                            entries
+                                .into_iter()
+                                .filter(|(k, _)| &**k != b"thinkingStrip")
+                                .collect(),
+                        );
+                        out.push(candidate(release, block));
+                        continue;
+                    }
+                    for strip in strips {
+                        let thinking = match strip {
+                            None => section(base, "thinkingStrip", &[("enabled", f.clone())]),
+                            Some(k) => section(
+                                base,
+                                "thinkingStrip",
+                                &[("enabled", t.clone()), ("keepLastTurns", Json::Num(k))],
+                            ),
+                        };
+                        out.push(candidate(release, with(&block, "thinkingStrip", thinking)));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether two candidates render the same (same release and render
+/// config).
+pub fn same(a: &Candidate, b: &Candidate) -> bool {
+    a.release == b.release
+        && (a.release == "none"
+            || a.settings.render_config(a.policy.dialect())
+                == b.settings.render_config(b.policy.dialect()))
+}
