@@ -40,6 +40,7 @@ const FLAGS = [
   { name: '--cache-write', value: 'X', help: 'Cache-write price as a multiple of the input price (default 1.25).', set: (o, v) => { o.cost.cacheWriteMultiplier = nonNegative('--cache-write', v); } },
   { name: '--cache-read', value: 'X', help: 'Cache-read price as a multiple of the input price (default 0.1).', set: (o, v) => { o.cost.cacheReadMultiplier = nonNegative('--cache-read', v); } },
   { name: '--cache-ttl', value: 'SECONDS', help: 'Prompt-cache lifetime; a longer gap between model calls makes the next one a full write (default 300).', set: (o, v) => { o.cost.cacheTtlSeconds = nonNegative('--cache-ttl', v); } },
+  { name: '--release', value: '2.4.3|2.9.1', help: 'tune: the pi-condense release you run now (default 2.4.3); with --config, your current settings.', set: (o, v) => { o.release = v; } },
   { name: '--help', short: '-h', help: 'Show this help.', set: (o) => { o.help = true; } },
   { name: '--version', short: '-V', help: 'Show the version.', set: (o) => { o.version = true; } },
 ];
@@ -80,7 +81,8 @@ function parseArgs(argv) {
 function resolve(o) {
   if (o.help || o.version) return o;
   if (o.command === null) o.command = 'replay';
-  if (o.command !== 'replay') throw usageError(`unknown command '${o.command}' (the one command is replay)`);
+  if (o.command !== 'replay' && o.command !== 'tune') throw usageError(`unknown command '${o.command}' (the commands are replay and tune)`);
+  if (o.release !== undefined && !['2.4.3', '2.9.1'].includes(o.release)) throw usageError(`--release takes 2.4.3 or 2.9.1, not '${o.release}'`);
   for (const p of o.policies) {
     if (!POLICIES.includes(p)) throw usageError(`unknown policy '${p}' (known: ${POLICIES.join(', ')})`);
   }

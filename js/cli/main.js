@@ -27,11 +27,20 @@ function helpText() {
     return `  ${names}\n      ${f.help}`;
   }).join('\n');
   return `Usage: ${NAME} replay [FLAGS] [session.jsonl | DIR]...
+       ${NAME} tune [FLAGS] [session.jsonl | DIR]...
 
 Replays every model call of each pi session file (a directory: every *.jsonl
 under it; no path: the bundled sample session) as pi-condense would have
 rendered it, under each pruning policy, and prints what each policy sends
 and what it costs with a provider that caches the prompt prefix.
+
+tune replays the files under a grid of pi-condense's render-time settings
+(both releases, chain compression, error purge, recovery grace, the 2.4.3
+thinking strip, and no pruning), prices each as the provider bills it, and
+recommends the cheapest with its saving over your current settings
+(--config, --release) and the contextPrune block to paste into pi's
+settings.json; with several sessions the choice is made on half of them and
+checked on the other half.
 
 Policies: none (no pruning), config (pi-condense 2.4.3 with the config and
 the flush-gated thinking boundary), no-thinking-strip, live-thinking-strip
@@ -127,6 +136,9 @@ async function main(argv, io = { stdout: process.stdout, stderr: process.stderr 
   if (run.version) {
     out(`${NAME} ${require('../../package.json').version}\n`);
     return EXIT.OK;
+  }
+  if (run.command === 'tune') {
+    return require('./tune.js').tuneMain(run, { out, errorLine, stderr: io.stderr, sample: SAMPLE, EXIT });
   }
   const { replayAsync } = require('../../index.js');
   const failures = [];

@@ -1,0 +1,166 @@
+'use strict';
+
+// `condense-native tune [session.jsonl | DIR]...`: which pi-condense
+// settings to run, from the user's own sessions. Prints the ranked
+// configurations, the recommendation with its saving over the current
+// settings (per session and on the held-out half), and the contextPrune
+// block to paste into pi's settings.json; --json prints tune()'s result,
+// --svg the cost/size front. Same CLI contract as replay (js/cli/main.js).
+
+const fs = require('node:fs');
+
+const { makeProgress } = require('./progress.js');
+
+function group(n) {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+function usd(n) {
+  return `$${n.toFixed(n >= 100 ? 0 : n >= 1 ? 2 : 4)}`;
+}
+
+function pct(x) {
+  return `${(100 * x).toFixed(1)}%`;
+}
+
+/** The render-time settings of a configuration, in a few words. */
+function describe(r) {
+  if (r.release === 'none') return ['none', '-', '-', '-', '-'];
+  const b = r.contextPrune;
+  const chain = b.chainCompression.enabled ? (b.chainCompression.stripFinalAssistantThinking ? 'on' : 'on, keep final') : 'off';
+  const purge = b.purgeErrors.enabled ? `${b.purgeErrors.cooldownTurns} turns, ${b.purgeErrors.minArgChars}+ chars` : 'off';
+  const strip = r.release === '2.9.1' ? '-' : b.thinkingStrip && b.thinkingStrip.enabled ? `keep ${b.thinkingStrip.keepLastTurns}` : 'off';
+  return [r.release, chain, purge, String(b.recoveryGraceTurns), strip];
+}
+
+function grid(header, rows, right) {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (cells) => cells.map((c, i) => (right[i] ? String(c).padStart(widths[i]) : String(c).padEnd(widths[i]))).join('  ').trimEnd();
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
+}
+
+/** The human report of a tune. */
+function tuneTable(t, shown = 15) {
+  const cur = t.current.costUsd;
+  const lines = [
+    `${t.files.length} session file${t.files.length === 1 ? '' : 's'}, ${group(t.modelCalls)} model calls, ${t.ranked.length} configurations priced as the provider bills them`,
+    '',
+  ];
+  const rows = t.ranked.slice(0, shown).map((r, i) => [
+    `${i + 1}${r.front ? '*' : ''}${r.current ? ' (current)' : ''}`,
+    ...describe(r),
+    usd(r.costUsd),
+    cur > 0 ? pct(r.costUsd / cur - 1) : '-',
+    group(r.charsSent),
+    group(r.rewrites),
+  ]);
+  lines.push(
+    ...grid(['rank', 'release', 'chains', 'error purge', 'grace', 'thinking strip', 'USD', 'vs current', 'chars sent', 'rewrites'], rows, [false, false, false, false, true, false, true, true, true, true]),
+  );
+  const currentRank = t.ranked.findIndex((r) => r.current);
+  if (currentRank >= shown) {
+    const r = t.ranked[currentRank];
+    lines.push(`${currentRank + 1} (current): ${describe(r).join(', ')}: ${usd(r.costUsd)}`);
+  }
+  lines.push('* on the front of cost against context size (no configuration is both cheaper and smaller)', '');
+  const rec = t.recommended;
+  const same = t.ranked.find((r) => r.current);
+  const keep = same && rec.release === same.release && JSON.stringify(rec.contextPrune) === JSON.stringify(same.contextPrune);
+  if (keep) {
+    lines.push('Recommended: keep the current settings.');
+  } else {
+    lines.push(`Recommended: ${describe({ ...rec }).join(', ')}: ${usd(rec.costUsd)}, ${pct(rec.saving)} less than the current settings (${usd(t.current.costUsd)}).`);
+  }
+  const s = rec.savingSpread;
+  if (t.files.length > 1) lines.push(`Saving per session: min ${pct(s.min)}, median ${pct(s.median)}, max ${pct(s.max)}.`);
+  const h = t.heldOut;
+  if (h) {
+    lines.push(
+      `Held out: chosen on ${h.fitFiles.length} session(s), it saves ${pct(h.savingFit)} there and ${pct(h.savingTest)} on the other ${h.testFiles.length} ` +
+        `(noise ${pct(h.noise)}): ${h.beatsNoise ? 'beyond the noise' : 'within the noise, so the current settings are kept'}.`,
+    );
+  } else {
+    lines.push('One session: no held-out check (give several sessions, or a directory, for one).');
+  }
+  lines.push(`Held at what the sessions recorded (they act only at a flush): ${t.held.join(', ')}.`);
+  if (!keep && rec.release !== 'none') {
+    lines.push('', `Paste into pi's settings.json (~/.pi/agent/settings.json)${rec.release !== t.ranked.find((r) => r.current)?.release ? `, with pi-condense ${rec.release}` : ''}:`, JSON.stringify({ contextPrune: rec.contextPrune }, null, 2));
+  } else if (!keep) {
+    lines.push('', 'No pruning is cheapest: pi-condense costs more than it saves on these sessions.');
+  }
+  return lines.join('\n');
+}
+
+/** The --svg chart: every configuration's USD against its chars sent. */
+function tuneSvg(t) {
+  const W = 760;
+  const H = 460;
+  const M = { left: 90, right: 30, top: 40, bottom: 50 };
+  const xs = t.ranked.map((r) => r.charsSent);
+  const ys = t.ranked.map((r) => r.costUsd);
+  const [x0, x1] = [Math.min(...xs), Math.max(...xs)];
+  const [y0, y1] = [Math.min(...ys), Math.max(...ys)];
+  const x = (v) => M.left + ((v - x0) / (x1 - x0 || 1)) * (W - M.left - M.right);
+  const y = (v) => H - M.bottom - ((v - y0) / (y1 - y0 || 1)) * (H - M.top - M.bottom);
+  const esc = (s) => String(s).replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c]);
+  const parts = [
+    `<?xml version="1.0" encoding="UTF-8"?>`,
+    `<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="${W}" height="${H}" font-family="sans-serif">`,
+    `<title>condense-native tune: cost against context size</title>`,
+    `<rect width="100%" height="100%" fill="#fff"/>`,
+    `<text x="${M.left}" y="24" font-size="14" font-weight="bold">USD against chars sent, ${t.ranked.length} configurations</text>`,
+    `<line x1="${M.left}" y1="${H - M.bottom}" x2="${W - M.right}" y2="${H - M.bottom}" stroke="#999"/>`,
+    `<line x1="${M.left}" y1="${H - M.bottom}" x2="${M.left}" y2="${M.top}" stroke="#999"/>`,
+    `<text x="${M.left}" y="${H - 20}" font-size="11">${group(x0)} chars</text>`,
+    `<text x="${W - M.right}" y="${H - 20}" font-size="11" text-anchor="end">${group(x1)} chars</text>`,
+    `<text x="${M.left - 6}" y="${H - M.bottom}" font-size="11" text-anchor="end">${usd(y0)}</text>`,
+    `<text x="${M.left - 6}" y="${M.top + 4}" font-size="11" text-anchor="end">${usd(y1)}</text>`,
+  ];
+  const front = t.ranked.filter((r) => r.front).sort((a, b) => a.charsSent - b.charsSent);
+  parts.push(`<polyline class="front" fill="none" stroke="#2563eb" stroke-width="1.5" points="${front.map((r) => `${x(r.charsSent).toFixed(1)},${y(r.costUsd).toFixed(1)}`).join(' ')}"/>`);
+  t.ranked.forEach((r, i) => {
+    const color = r.current ? '#dc2626' : r.front ? '#2563eb' : '#9ca3af';
+    parts.push(
+      `<circle class="config" data-rank="${i + 1}" data-front="${r.front}" cx="${x(r.charsSent).toFixed(1)}" cy="${y(r.costUsd).toFixed(1)}" r="${r.current || i === 0 ? 5 : 3}" fill="${color}">` +
+        `<title>${esc(`#${i + 1} ${describe(r).join(', ')}: ${usd(r.costUsd)}, ${group(r.charsSent)} chars${r.current ? ' (current)' : ''}`)}</title></circle>`,
+    );
+  });
+  parts.push(`<text x="${W - M.right}" y="${M.top}" font-size="11" text-anchor="end" fill="#dc2626">red: current settings</text>`);
+  parts.push(`<text x="${W - M.right}" y="${M.top + 14}" font-size="11" text-anchor="end" fill="#2563eb">blue: the front</text>`);
+  parts.push('</svg>', '');
+  return parts.join('\n');
+}
+
+/** Runs `tune` for the CLI; returns the exit status. */
+async function tuneMain(run, { out, errorLine, stderr, sample, EXIT }) {
+  const { tuneAsync } = require('../../index.js');
+  const paths = run.paths.length ? run.paths : [sample];
+  const progress = !run.json && stderr.isTTY ? makeProgress(stderr) : null;
+  const { policies: _p, renders: _r, ...options } = run.replayOptions;
+  let result;
+  try {
+    result = await tuneAsync(paths, {
+      ...options,
+      release: run.release ?? undefined,
+      onProgress: progress ? (done, total) => progress.update(0, 1, 'tune', done, total) : null,
+    });
+  } catch (e) {
+    if (progress) progress.clear();
+    if (typeof e.code !== 'string' || !e.code.startsWith('ERR_CONDENSE_')) throw e;
+    errorLine(e.message);
+    return EXIT.ERROR;
+  }
+  if (progress) progress.clear();
+  out(run.json ? `${JSON.stringify(result)}\n` : `${tuneTable(result)}\n`);
+  if (run.svg !== null) {
+    try {
+      fs.writeFileSync(run.svg, tuneSvg(result));
+    } catch (e) {
+      errorLine(`${run.svg}: cannot write the SVG (${e.code || e.message})`);
+      return EXIT.ERROR;
+    }
+  }
+  return EXIT.OK;
+}
+
+module.exports = { tuneMain, tuneTable, tuneSvg };
