@@ -690,3 +690,78 @@ export declare function replayAsync(
   pathOrBuffer: string | URL | Uint8Array,
   options?: ReplayAsyncOptions | null,
 ): Promise<ReplayResult>;
+
+/** Options of `tune` and `tuneAsync`: a replay's, plus the release you run. */
+export interface TuneOptions extends Omit<ReplayOptions, 'policies' | 'renders'> {
+  /**
+   * Your current settings: `config` (pi's settings file, its `contextPrune`
+   * block, or a render config; default pi-condense's defaults) with this
+   * release (default `'2.4.3'`).
+   */
+  release?: '2.4.3' | '2.9.1' | null;
+}
+
+/** `tuneAsync`'s options: also a progress callback, polled every 100 ms. */
+export interface TuneAsyncOptions extends TuneOptions {
+  onProgress?: ((done: number, total: number) => void) | null;
+}
+
+/** One configuration of a tune, over every session given. */
+export interface TuneConfiguration {
+  release: '2.4.3' | '2.9.1' | 'none';
+  /** The block to paste into pi's settings.json (null for `none`). */
+  contextPrune: object | null;
+  costUsd: number;
+  charsSent: number;
+}
+
+export interface TuneRanked extends TuneConfiguration {
+  /** Calls that rewrote the cache (rewrite, partial or expired). */
+  rewrites: number;
+  /** No other configuration is both cheaper and smaller. */
+  front: boolean;
+  /** Your current settings. */
+  current: boolean;
+  perFileCostUsd: number[];
+  causes: { cause: string; calls: number; costUsd: number }[];
+}
+
+/** What `tune` returns. */
+export interface TuneResult {
+  files: string[];
+  modelCalls: number;
+  /** Settings that act only at a flush, held at what the sessions recorded. */
+  held: string[];
+  current: TuneConfiguration;
+  recommended: TuneConfiguration & {
+    /** Fraction of the current settings' USD saved, over all sessions and per session. */
+    saving: number;
+    savingSpread: { min: number; median: number; max: number };
+  };
+  /** Cheapest first; equally cheap ones by fewer chars, then fewer changes from yours. */
+  ranked: TuneRanked[];
+  /** With two or more sessions: the choice made on half and checked on the other half. */
+  heldOut: {
+    fitFiles: string[];
+    testFiles: string[];
+    chosen: { release: '2.4.3' | '2.9.1' | 'none'; contextPrune: object | null };
+    savingFit: number;
+    savingTest: number;
+    /** |savingFit - savingTest|: a held-out saving no larger keeps your settings. */
+    noise: number;
+    beatsNoise: boolean;
+  } | null;
+}
+
+/**
+ * Which pi-condense settings to run: replays the session files (paths, or
+ * directories of *.jsonl) under a grid of 121 render-time configurations and
+ * prices each as the provider bills it (README, "Which settings should I
+ * run"). Each file is read and prepared once; the configurations run on
+ * rayon's pool (every core); blocks the calling thread until done, then one
+ * `JSON.parse` of the result. `tuneAsync` runs the same off the JS thread.
+ */
+export declare function tune(paths: string | URL | (string | URL)[], options?: TuneOptions | null): TuneResult;
+
+/** `tune` on the libuv pool; the JS thread only polls progress and parses the result. */
+export declare function tuneAsync(paths: string | URL | (string | URL)[], options?: TuneAsyncOptions | null): Promise<TuneResult>;
