@@ -193,6 +193,7 @@ mod tests {
                     chars,
                     hash: h,
                     messages: 0,
+                    source: 0,
                 }
             })
             .collect();

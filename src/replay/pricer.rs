@@ -14,22 +14,22 @@ use super::calibration::{Calibration, SizePoint};
 use super::calls::CallMeta;
 use super::catalog::{rules_for, Catalog, Family, Rules};
 use super::digest::Digest;
-use super::request::{Incremental, Preamble, Request};
+use super::request::{Incremental, Preamble, Request, Update};
 use super::wire::{convert_message, CallModel, Converted, Packed};
 use crate::hash::HashMap;
 use crate::json::parse::parse_value;
 
 /// What the walk knows about why this render differs from the previous.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Change {
     /// The context was rebuilt from the root (the leaf moved back).
     pub rewound: bool,
     /// pi's context changed other than by appending (compaction, edit,
     /// branch).
     pub context_rewritten: bool,
-    /// The policy changed an earlier output message: the phase, and
-    /// whether a flush came in between.
-    pub policy: Option<(&'static str, bool)>,
+    /// Earlier output messages the policy changed: the phase, whether a
+    /// flush came in between, and the message (the first few, in order).
+    pub policy: Vec<(&'static str, bool, usize)>,
 }
 
 /// One priced call.
@@ -144,7 +144,7 @@ impl<'a> Pricer<'a> {
 
     /// Brings the request of call `k` (output `out`) up to date in
     /// `incremental`.
-    fn request(&mut self, k: usize, out: &[Digest], rules: &Rules) {
+    fn request(&mut self, k: usize, out: &[Digest], rules: &Rules) -> Update {
         let meta = &self.meta[k];
         let key = meta.model_key;
         let first = self.first_new(k, out);
@@ -160,14 +160,16 @@ impl<'a> Pricer<'a> {
             preamble.tools_chars = 0;
             preamble.system_chars = (tokens / tpc).round() as u64;
         }
-        self.incremental
-            .update(key, &preamble, &self.messages, first, &meta.model, rules);
+        let update =
+            self.incremental
+                .update(key, &preamble, &self.messages, first, &meta.model, rules);
         #[cfg(test)]
         {
             let refs: Vec<&Converted<Packed>> = self.messages.iter().map(|m| &**m).collect();
             let fresh = Request::build(&preamble, &refs, &meta.model, rules);
             assert_eq!(fresh, self.incremental.request, "call {k}");
         }
+        update
     }
 
     fn model_rules(&self, model: &CallModel) -> Rules {
@@ -245,7 +247,7 @@ impl<'a> Pricer<'a> {
         let key = meta.model_key;
         let rules = self.model_rules(&meta.model);
         let (tpc, _) = self.factor(key);
-        self.request(k, out, &rules);
+        let update = self.request(k, out, &rules);
         let request = &self.incremental.request;
         let now = now.unwrap_or_else(|| self.latest.as_ref().map_or(0.0, |l| l.2));
         let cache = self.caches.entry(key).or_default();
@@ -306,18 +308,33 @@ impl<'a> Pricer<'a> {
                     Cause::plain("contextEdit")
                 } else if meta.since.branch || change.rewound || change.context_rewritten {
                     Cause::plain("branch")
-                } else if let Some((phase, flush)) = change.policy {
-                    Cause {
-                        kind: phase,
-                        flush,
-                        gap_ms: None,
-                    }
-                } else if Previous::holds(request, p.last_bp) {
-                    Cause::plain("lookback")
-                } else if !rules.keeps_thinking {
-                    Cause::plain("thinkingDropped")
                 } else {
-                    Cause::plain("unknown")
+                    // The output message holding the first position whose
+                    // billed prefix changed: [first, end).
+                    let diverged = update
+                        .divergence
+                        .and_then(|d| request.positions.get(d))
+                        .map(|p| (p.source as usize, (p.messages.max(p.source + 1)) as usize));
+                    let named = match diverged {
+                        Some((first, end)) => change
+                            .policy
+                            .iter()
+                            .find(|&&(_, _, at)| at >= first && at < end),
+                        None => change.policy.first(),
+                    };
+                    match named {
+                        Some(&(phase, flush, _)) => Cause {
+                            kind: phase,
+                            flush,
+                            gap_ms: None,
+                        },
+                        _ if update.turn_closed && !rules.keeps_thinking => {
+                            Cause::plain("thinkingDropped")
+                        }
+                        _ if Previous::holds(request, p.last_bp) => Cause::plain("lookback"),
+                        _ if !rules.keeps_thinking => Cause::plain("thinkingDropped"),
+                        _ => Cause::plain("unknown"),
+                    }
                 })
             }
         };

@@ -24,6 +24,8 @@ pub struct Position {
     pub hash: u64,
     /// Output messages wholly before this point.
     pub messages: u32,
+    /// The output message the position's wire message starts with.
+    pub source: u32,
 }
 
 /// The tools and system prompt in force for a call.
@@ -140,6 +142,7 @@ impl<'a> WireSink<'a, Packed> for Builder<'_> {
                 chars: st.chars,
                 hash: st.hash,
                 messages: st.source as u32,
+                source: st.source as u32,
             });
             st.trailing_effort = true;
         }
@@ -170,6 +173,7 @@ impl<'a> WireSink<'a, Packed> for Builder<'_> {
                 chars: st.chars,
                 hash: st.hash,
                 messages: st.source as u32,
+                source: st.source as u32,
             });
         }
         st.previous_kind = Some(block.kind);
@@ -195,7 +199,19 @@ pub struct Incremental {
     checkpoints: Vec<(usize, State)>,
     open_turn: Option<usize>,
     preamble_breakpoints: Vec<usize>,
+    /// The previous request's prefix hashes from where this one resumed.
+    tail: Vec<u64>,
     pub request: Request,
+}
+
+/// How an update changed the kept request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Update {
+    /// The first position whose prefix differs from the previous
+    /// request's (None: rebuilt from scratch, so not compared).
+    pub divergence: Option<usize>,
+    /// A new user turn closed the previous open turn.
+    pub turn_closed: bool,
 }
 
 impl Incremental {
@@ -211,7 +227,7 @@ impl Incremental {
         first_changed: usize,
         model: &CallModel,
         rules: &Rules,
-    ) -> &Request {
+    ) -> Update {
         let open_turn = converted
             .iter()
             .rposition(|c| matches!(&**c, Converted::User { .. }));
@@ -227,9 +243,17 @@ impl Incremental {
                 self.checkpoints.truncate(j);
             }
         }
+        let turn_closed =
+            self.key == Some(key) && open_turn > self.open_turn && self.open_turn.is_some();
         let r = &mut self.request;
+        self.tail.clear();
         let (from, st) = match resume {
             Some((from, st)) => {
+                self.tail.extend(
+                    r.positions[st.positions.min(r.positions.len())..]
+                        .iter()
+                        .map(|p| p.hash),
+                );
                 r.positions.truncate(st.positions);
                 (from, st)
             }
@@ -257,6 +281,7 @@ impl Incremental {
                         chars: st.chars,
                         hash: st.hash,
                         messages: 0,
+                        source: 0,
                     });
                     if marked {
                         self.preamble_breakpoints.push(r.positions.len() - 1);
@@ -322,7 +347,19 @@ impl Incremental {
         r.total_chars = st.chars;
         r.message_chars = st.message_chars;
         r.trailing_effort = st.trailing_effort;
-        &self.request
+        let divergence = resume.map(|(_, st)| {
+            let at = st.positions;
+            (at..)
+                .find(|&i| {
+                    r.positions.get(i).map(|p| p.hash) != self.tail.get(i - at).copied()
+                        || i >= r.positions.len()
+                })
+                .unwrap_or(at)
+        });
+        Update {
+            divergence,
+            turn_closed,
+        }
     }
 }
 

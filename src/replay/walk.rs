@@ -31,6 +31,10 @@ use crate::sessionfile::{CondenseState, ContextView, ModelCall, SessionFile};
 /// Violations kept in full per policy (all are counted).
 const KEPT_VIOLATIONS: usize = 1000;
 
+/// Changed output messages of a render whose phase is named for the
+/// pricer (the first ones; a render changes few).
+const CHANGES_NAMED: usize = 16;
+
 /// What the walk keeps of the previous render.
 #[derive(Default)]
 struct Last {
@@ -213,7 +217,7 @@ impl Walk<'_, '_> {
             let mut change = Change {
                 rewound,
                 context_rewritten: k > 0 && from < last.inputs,
-                policy: None,
+                policy: Vec::new(),
             };
             if let Some(engine) = &mut engine {
                 if flushed {
@@ -277,27 +281,28 @@ impl Walk<'_, '_> {
                 stats = script.stats();
                 let same_history = k > 0 && !flushed && !rewound && from >= last.inputs;
                 if k > 0 && !rewound && from >= last.inputs && !last.digests.is_empty() {
+                    // The phase behind each earlier output message the policy
+                    // changed (the first few), for the pricer's causes.
                     let common = last.digests.len().min(out.len());
-                    let at = (0..common)
-                        .find(|&i| out[i] != last.digests[i])
-                        .unwrap_or(common);
-                    if at < last.digests.len() {
-                        let strip = |i: usize| script.final_answer_strip(i);
-                        let v = attribute(
-                            k,
-                            at,
-                            &Previous {
-                                slots: &last.slots,
-                                stats: last.stats,
-                            },
-                            &Current {
-                                slots: script.slots(),
-                                stats,
-                                dialect,
-                                final_answer_strip: &strip,
-                            },
-                        );
-                        change.policy = Some((v.phase, flushed));
+                    let strip = |i: usize| script.final_answer_strip(i);
+                    let previous = Previous {
+                        slots: &last.slots,
+                        stats: last.stats,
+                    };
+                    let current = Current {
+                        slots: script.slots(),
+                        stats,
+                        dialect,
+                        final_answer_strip: &strip,
+                    };
+                    let changed = (0..common).filter(|&i| out[i] != last.digests[i]);
+                    for at in changed.take(CHANGES_NAMED) {
+                        let v = attribute(k, at, &previous, &current);
+                        change.policy.push((v.phase, flushed, at));
+                    }
+                    if change.policy.is_empty() && common < last.digests.len() {
+                        let v = attribute(k, common, &previous, &current);
+                        change.policy.push((v.phase, flushed, common));
                     }
                 }
                 if same_history {
