@@ -51,6 +51,16 @@ function sliceJson(messages, from, to = messages.length) {
   }
 }
 
+// One answer of the indexer about a chain's summary ({ v }, { throws },
+// { none }), compared by value: the same text is the same answer.
+function sameAnswer(a, b) {
+  return a.v === b.v && a.throws === b.throws && a.none === b.none;
+}
+
+function sameAnswers(a, b) {
+  return a.length === b.length && a.every((x, n) => sameAnswer(x, b[n]));
+}
+
 class Conversation {
   /**
    * @param native the loaded binding
@@ -295,25 +305,19 @@ class Conversation {
     for (let u = 0; u < updates.length; u += 2) answered[updates[u]] = updates[u + 1];
   }
 
-  /** Sends the indexer's chain entries when they (or its summaries) changed. */
+  /**
+   * Sends the indexer's chain entries when they or what the indexer answers
+   * about them changed. Only the documented methods are asked, every render:
+   * `getChainEntries()`, each entry's summary (its `rangeSummaryText`, else
+   * `getPerBatchSummaryTextForToolCallIds`), and `findChainEntryByBlockId`
+   * for each `{bN}` a summary quotes. Nothing is sent when the entries are
+   * the same objects and every answer is the same string as last time, so
+   * any indexer that has the methods is as fast as pi-condense's own.
+   */
   chains(indexer) {
     const entries = indexer.getChainEntries();
     if (!Array.isArray(entries)) {
       throw codedError(codes.INVALID_ARGUMENT, 'indexer.getChainEntries() must return an array');
-    }
-    const bodies = indexer.summaryBodies;
-    const version = Array.isArray(bodies) ? [bodies, bodies.length] : null;
-    const seen = this.chainsSeen;
-    if (
-      seen !== null &&
-      version !== null &&
-      seen.version !== null &&
-      seen.version[0] === version[0] &&
-      seen.version[1] === version[1] &&
-      seen.entries.length === entries.length &&
-      seen.entries.every((e, n) => e === entries[n])
-    ) {
-      return;
     }
     const v29 = this.dialect === '2.9.1';
     const summaryOf = (entry) => {
@@ -345,6 +349,17 @@ class Conversation {
         lookups.push([blockId, found ? summaryOf(found) : { none: true }]);
       }
     }
+    const seen = this.chainsSeen;
+    if (
+      seen !== null &&
+      seen.entries.length === entries.length &&
+      seen.entries.every((e, n) => e === entries[n]) &&
+      sameAnswers(seen.summaries, summaries) &&
+      seen.lookups.length === lookups.length &&
+      seen.lookups.every(([id, a], n) => id === lookups[n][0] && sameAnswer(a, lookups[n][1]))
+    ) {
+      return;
+    }
     let text;
     try {
       text = JSON.stringify({ entries, summaries, lookups });
@@ -352,7 +367,7 @@ class Conversation {
       throw codedError(codes.INVALID_STATE, `chain entries cannot be serialized as JSON: ${cause.message}`, { cause });
     }
     this.engine.setChains(text);
-    this.chainsSeen = { entries: entries.slice(), version };
+    this.chainsSeen = { entries: entries.slice(), summaries, lookups };
   }
 
   /** Renders the kept messages and applies the script to `messages`. */
