@@ -114,7 +114,7 @@ test("a bun build --compile program loads the addon from an installed package as
     const pkgDir = path.join(work, 'agent', 'npm');
     fs.mkdirSync(pkgDir, { recursive: true });
     fs.writeFileSync(path.join(pkgDir, 'package.json'), JSON.stringify({ name: 'pi-extensions', private: true }));
-    run('npm', ['install', tarballs.main, tarballs.platform, '--prefix', pkgDir, '--legacy-peer-deps', '--no-audit', '--no-fund'], { cwd: work, env });
+    run('npm', ['install', tarballs.main.file, tarballs.platform.file, '--prefix', pkgDir, '--legacy-peer-deps', '--no-audit', '--no-fund'], { cwd: work, env });
     const extension = path.join(pkgDir, 'extension.js');
     fs.writeFileSync(extension, EXTENSION);
 

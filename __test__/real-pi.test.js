@@ -130,7 +130,7 @@ function installAgent(release) {
   const agent = path.join(work, `agent-${release}`);
   fs.mkdirSync(path.join(agent, 'npm'), { recursive: true });
   fs.writeFileSync(path.join(agent, 'npm', 'package.json'), JSON.stringify({ name: 'pi-extensions', private: true }, null, 2));
-  run('npm', ['install', tarballs[release], tarballs.main, tarballs.platform, '--prefix', path.join(agent, 'npm'), '--legacy-peer-deps', '--no-audit', '--no-fund'], { cwd: work, env });
+  run('npm', ['install', tarballs[release], tarballs.main.file, tarballs.platform.file, '--prefix', path.join(agent, 'npm'), '--legacy-peer-deps', '--no-audit', '--no-fund'], { cwd: work, env });
   for (const name of ['pi-condense', 'condense-native']) assert.ok(fs.existsSync(path.join(agent, 'npm', 'node_modules', name, 'package.json')), `${name} is not installed`);
   assert.ok(!fs.existsSync(path.join(agent, 'npm', 'node_modules', '@earendil-works')), "pi's own packages were installed next to the extensions");
   return agent;

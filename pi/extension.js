@@ -114,8 +114,9 @@ module.exports = async function condenseNative(pi) {
     const off = switchedOff(cwd, agentDir);
     let factory = null;
     // The render pi-condense runs: the drop-in, or (switched off)
-    // pi-condense's own, timed either way.
-    const timed = (engine, render) => {
+    // pi-condense's own, timed either way; `status.engine` says which
+    // answered (the drop-in hands over to pi-condense's own after a failure).
+    const timed = (render) => {
       return function pruneMessages(...args) {
         const t0 = process.hrtime.bigint();
         const result = render(...args);
@@ -124,7 +125,7 @@ module.exports = async function condenseNative(pi) {
         status.lastMs = ms;
         status.times.push(ms);
         if (status.times.length > KEEP) status.times.shift();
-        pi.events.emit('condense-native:render', { engine, version: found.version, ms, pruned: result.pruned });
+        pi.events.emit('condense-native:render', { engine: status.engine, version: found.version, ms, pruned: result.pruned });
         return result;
       };
     };
@@ -135,7 +136,7 @@ module.exports = async function condenseNative(pi) {
         status.engine = 'pi-condense';
         status.reason = `switched off by ${off}`;
         let own;
-        render = timed('pi-condense', (...args) => (own ??= jitiRequire(path.join(found.dir, 'src', 'pruner.ts'))).pruneMessages(...args));
+        render = timed((...args) => (own ??= jitiRequire(path.join(found.dir, 'src', 'pruner.ts'))).pruneMessages(...args));
       } else {
         const api = ownRequire('../index.js');
         if (api.backend !== 'native') throw new Error(`no native binary loaded for ${process.platform}-${process.arch}`);
@@ -158,7 +159,7 @@ module.exports = async function condenseNative(pi) {
           own ??= jitiRequire(path.join(found.dir, 'src', 'pruner.ts'));
           return own.pruneMessages(...args);
         };
-        render = timed('condense-native', native);
+        render = timed(native);
         status.engine = 'condense-native';
         status.reason = `pi-condense ${found.version} with the ${line} drop-in`;
       }

@@ -45,20 +45,22 @@ function publishedFiles() {
   return out;
 }
 
+// One `npm pack`: { file, files (sorted paths), info (npm's report) }.
 function npmPack(dir, destination, env) {
   const r = spawnSync('npm', ['pack', '--json', '--pack-destination', destination], { cwd: dir, env, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`npm pack in ${dir} failed: ${r.stderr}`);
-  return path.join(destination, JSON.parse(r.stdout)[0].filename);
+  const info = JSON.parse(r.stdout)[0];
+  return { file: path.join(destination, info.filename), files: info.files.map((f) => f.path).sort(), info };
 }
 
 /**
- * Packs the main package and this machine's platform package into
- * `work/tarballs`; returns `{ main, platform, target }` (tarball paths).
+ * Packs the main package and a platform package (`target`, holding
+ * `binary`; by default this machine's and the local build) into
+ * `work/tarballs`; returns `{ main, platform, target }`, each tarball as
+ * `{ file, files, info }`.
  */
-function packRelease(work, env = process.env) {
-  const binary = localBinary();
+function packRelease(work, env = process.env, { target = hostTarget(), binary = localBinary() } = {}) {
   if (!binary) throw new Error('no local build of the addon (npm run build)');
-  const target = hostTarget();
   const stage = path.join(work, 'stage');
   fs.rmSync(stage, { recursive: true, force: true });
   fs.mkdirSync(stage, { recursive: true });
@@ -79,4 +81,4 @@ function packRelease(work, env = process.env) {
   return { main: npmPack(stage, tarballs, env), platform: npmPack(platformDir, tarballs, env), target };
 }
 
-module.exports = { packRelease, localBinary, hostTarget, MAIN };
+module.exports = { packRelease, publishedFiles, localBinary, hostTarget, MAIN };
