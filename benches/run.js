@@ -417,7 +417,7 @@ function gitDescription() {
   try {
     const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
     const subject = execFileSync('git', ['log', '-1', '--format=%s'], { cwd: ROOT, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'js', 'index.js', 'loader.js', 'benches', 'Cargo.toml', 'Cargo.lock'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'js', 'index.js', 'loader.js', 'benches', ':!benches/RESULTS.md', 'Cargo.toml', 'Cargo.lock'], { cwd: ROOT, encoding: 'utf8' }).trim();
     return `${head.slice(0, 12)} (${subject.length > 90 ? `${subject.slice(0, 90)}…` : subject})${dirty ? '; the work tree has changes in src/, js/, benches/ or the entry files' : ''}`;
   } catch {
     return 'unknown (not a git checkout)';
