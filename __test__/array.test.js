@@ -43,7 +43,7 @@ function checkIdentity(input, output, label) {
 test('pruneMessages reproduces every vector, keeping untouched messages by reference', () => {
   for (const c of vectors) {
     if (!Array.isArray(c.messages)) {
-      assert.throws(() => pruneMessages(c.messages, optsOf(c)), { code: 'ERR_CONDENSE_INVALID_ARGUMENT' });
+      assert.throws(() => pruneMessages(c.messages, optsOf(c)), { code: 'ERR_CONDENSE_NOT_ARRAY' });
       continue;
     }
     const input = structuredClone(c.messages);
@@ -121,7 +121,7 @@ test('setState and flush: the boundary advances and renders follow it', () => {
 
 test('session errors are typed, and a failed sync leaves the session usable', () => {
   const session = new PruneSession({ config: sample.config, state: sample.state });
-  assert.throws(() => session.render('nope'), { code: 'ERR_CONDENSE_INVALID_ARGUMENT' });
+  assert.throws(() => session.render('nope'), { code: 'ERR_CONDENSE_NOT_ARRAY', name: 'TypeError', field: 'messages' });
   const cyclic = { role: 'user', content: 'x', timestamp: 1 };
   cyclic.self = cyclic;
   assert.throws(() => session.render([cyclic]), { code: 'ERR_CONDENSE_INVALID_MESSAGE', messageIndex: 0 });

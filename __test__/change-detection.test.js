@@ -161,8 +161,9 @@ for (const dialect of ['2.4.3', '2.9.1']) {
   const dropInArgs = (host, indexer, sink) => releaseArgs(dialect, indexer, host.config, host.boundary ?? undefined, sink);
 
   // The indexer a drop-in is handed, over the host's state object (mutated
-  // in place): what js/pure's createIndexer answers, rebuilt after each op,
-  // with the summaryBodies array the drop-in watches.
+  // in place): what js/pure's createIndexer answers, rebuilt after each op.
+  // It has the documented methods and nothing else (no summaryBodies): a
+  // changed summary is seen from what the methods answer.
   function stateIndexer(state) {
     let inner = pure[dialect].createIndexer(state);
     const indexer = {
@@ -173,9 +174,6 @@ for (const dialect of ['2.4.3', '2.9.1']) {
       getChainEntries: () => inner.getChainEntries(),
       getPerBatchSummaryTextForToolCallIds: (ids) => inner.getPerBatchSummaryTextForToolCallIds(ids),
       findChainEntryByBlockId: (blockId) => inner.findChainEntryByBlockId(blockId),
-      get summaryBodies() {
-        return state.summaryBodies;
-      },
     };
     if (!v24) indexer.hasLegacyBareRecord = (id) => inner.hasLegacyBareRecord(id);
     return indexer;

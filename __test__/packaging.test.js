@@ -27,6 +27,7 @@ const crypto = require('node:crypto');
 const { execFile, spawnSync } = require('node:child_process');
 
 const ROOT = path.join(__dirname, '..');
+const { packRelease, publishedFiles } = require('./helpers/pack.js');
 const MAIN = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 const SAMPLE = path.join(ROOT, 'sample', 'session.json');
 const TIMEOUT = 60_000;
@@ -375,19 +376,6 @@ function declaredExports() {
   return names.sort();
 }
 
-// The `files` entries of package.json, with `dir/*.ext` patterns expanded.
-function publishedFiles() {
-  const out = [];
-  for (const entry of MAIN.files) {
-    const m = /^(.*)\/\*(\.[\w.]+)$/.exec(entry);
-    if (!m) {
-      out.push(entry);
-      continue;
-    }
-    for (const f of fs.readdirSync(path.join(ROOT, m[1]))) if (f.endsWith(m[2])) out.push(`${m[1]}/${f}`);
-  }
-  return out;
-}
 
 // --- Set-up, once, shared by the tests -------------------------------------
 
@@ -404,32 +392,10 @@ async function doSetup() {
   fs.mkdirSync(path.join(work, 'home'));
   const env = childEnv(work);
 
-  // The main package as published: its `files`, npm/, and the
-  // optionalDependencies prepare-publish writes. This platform's package gets
-  // the binary built here.
-  const stage = path.join(work, 'stage');
-  fs.mkdirSync(stage);
-  for (const entry of ['package.json', 'README.md', 'LICENSE', 'npm', ...publishedFiles()]) {
-    const from = path.join(ROOT, entry);
-    if (fs.existsSync(from)) fs.cpSync(from, path.join(stage, entry), { recursive: true });
-  }
-  for (const leftover of fs.readdirSync(path.join(stage, 'npm'))) {
-    for (const f of fs.readdirSync(path.join(stage, 'npm', leftover))) {
-      if (f.endsWith('.node')) fs.rmSync(path.join(stage, 'npm', leftover, f));
-    }
-  }
-  const platformDir = path.join(stage, 'npm', TARGET);
-  fs.copyFileSync(BINARY, path.join(platformDir, path.basename(BINARY)));
-  require('../scripts/prepare-publish.js').prepare(stage);
-
-  const tarballs = path.join(work, 'tarballs');
-  fs.mkdirSync(tarballs);
-  const packed = {};
-  for (const [key, dir] of [['main', stage], ['platform', platformDir]]) {
-    const { stdout } = await npm(['pack', '--json', '--pack-destination', tarballs], dir, env);
-    const info = JSON.parse(stdout)[0];
-    packed[key] = { file: path.join(tarballs, info.filename), files: info.files.map((f) => f.path).sort(), info };
-  }
+  // The main package as published (its `files`, npm/, the
+  // optionalDependencies prepare-publish writes) and the target's platform
+  // package with its binary.
+  const packed = packRelease(work, env, { target: TARGET, binary: BINARY });
 
   // A consumer project with both packages, and one with the main package only.
   const makeProject = async (name, specs, installer = 'npm') => {

@@ -15,6 +15,10 @@
 //   floor      JSON.stringify of the input and of the reference's output
 //   pure-JS    this project's oracle (js/pure/) on the state object
 //   drop-in    condense-native/pi-condense-2.x, same indexer object every render
+//   drop-in, plain indexer
+//              the same with an indexer that has only the methods the
+//              release's render path calls (each forwarding to the real
+//              indexer): no field of pi-condense's class to watch
 //   stateless  pruneMessages(messages, { state, config, dialect })
 //   session    one PruneSession, setState at the flush; and one more in
 //              verify mode (the exact answer whatever the host edited)
@@ -28,6 +32,15 @@
 const { forceGc, median } = require('./timing.js');
 const { stateOf, configOf, flush, loadReference } = require('./corpus.js');
 const { fillIndexer } = require('../__test__/helpers/indexer.js');
+const { INDEXER_METHODS } = require('../js/dropin.js');
+
+// An indexer with the documented methods only, answering what `indexer`
+// answers.
+function plainIndexer(indexer, dialect) {
+  const plain = {};
+  for (const name of INDEXER_METHODS[dialect]) plain[name] = (...args) => indexer[name](...args);
+  return plain;
+}
 
 function referenceArgs(dialect, config, boundary, indexer, sink) {
   const c = config;
@@ -144,6 +157,7 @@ async function benchRender(corpus, dialect, { renders = 15, cold = 5 } = {}) {
   const config = configOf(corpus, dialect);
   const boundary = dialect === '2.4.3' ? corpus.boundary : null;
   const indexer = fillIndexer(reference, dialect, state).indexer;
+  const plain = plainIndexer(indexer, dialect);
   const n = corpus.messages.length;
   const first = Math.max(1, n - renders);
   const flushAt = Math.floor(renders / 2);
@@ -152,7 +166,7 @@ async function benchRender(corpus, dialect, { renders = 15, cold = 5 } = {}) {
   const session = new api.PruneSession(sessionOptions(sessionSink, false));
   const verifySink = reportSink();
   const verifying = new api.PruneSession(sessionOptions(verifySink, true));
-  const times = { reference: [], limit: [], floor: [], pureJs: [], dropIn: [], stateless: [], session: [], sessionVerify: [] };
+  const times = { reference: [], limit: [], floor: [], pureJs: [], dropIn: [], dropInPlain: [], stateless: [], session: [], sessionVerify: [] };
   const checked = {};
   const mismatches = {};
   const errors = {};
@@ -210,6 +224,8 @@ async function benchRender(corpus, dialect, { renders = 15, cold = 5 } = {}) {
     run('pureJs', (m) => oracle.pruneMessages(m, { state, config, thinkingStripBoundaryTimestamp: boundary }, pureSink), pureSink);
     const dropSink = reportSink();
     run('dropIn', (m) => dropIn.pruneMessages(m, ...referenceArgs(dialect, config, boundary, indexer, dropSink)), dropSink);
+    const plainSink = reportSink();
+    run('dropInPlain', (m) => dropIn.pruneMessages(m, ...referenceArgs(dialect, config, boundary, plain, plainSink)), plainSink);
     const statelessSink = reportSink();
     run('stateless', (m) => api.pruneMessages(m, { state, config, thinkingStripBoundaryTimestamp: boundary, dialect, diagnostics: statelessSink }), statelessSink);
     sessionSink.reports.length = 0;

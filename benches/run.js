@@ -17,6 +17,12 @@
 //   npm run bench -- --only large       one corpus file (repeat or comma-separate)
 //   npm run bench -- --dialect 2.9.1    one dialect
 //   npm run bench -- --runtime node     one runtime (node or bun)
+//   npm run bench -- --node 24          the Node(s) to measure with: `this` (the
+//                                       Node running the bench), a major that
+//                                       scripts/nodes.js pins (22, 24; fetched
+//                                       from npm into the machine's cache), or
+//                                       a path to a node binary; repeat or
+//                                       comma-separate (default: this,24)
 //   npm run bench -- --renders 9        renders per corpus file (default 15)
 //   npm run bench -- --load             add session-file loading (benches/load.js)
 //   npm run bench -- --out FILE         write the markdown there (a partial
@@ -36,6 +42,7 @@ const RESULTS_FILE = path.join(__dirname, 'RESULTS.md');
 const SESSIONS_DIR = path.join(ROOT, '.tmp', 'sessions');
 const DIALECTS = ['2.4.3', '2.9.1'];
 const RUNTIMES = ['Node', 'Bun'];
+const DEFAULT_NODES = ['this', '24'];
 const NAMES = ['small', 'medium', 'large', 'huge'];
 
 // ---------------------------------------------------------------------------
@@ -82,7 +89,7 @@ function usage(message) {
 }
 
 function parseArgs(argv) {
-  const opts = { quick: false, names: [], dialects: [], runtimes: [], renders: null, load: false, out: null };
+  const opts = { quick: false, names: [], dialects: [], runtimes: [], nodes: [], renders: null, load: false, out: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -93,6 +100,7 @@ function parseArgs(argv) {
     else if (a === '--only') opts.names.push(...value().split(','));
     else if (a === '--dialect') opts.dialects.push(...value().split(','));
     else if (a === '--runtime') opts.runtimes.push(...value().split(',').map((r) => r[0].toUpperCase() + r.slice(1).toLowerCase()));
+    else if (a === '--node') opts.nodes.push(...value().split(','));
     else if (a === '--renders') opts.renders = Number(value());
     else if (a === '--load') opts.load = true;
     else if (a === '--out') opts.out = path.resolve(value());
@@ -102,10 +110,13 @@ function parseArgs(argv) {
   for (const d of opts.dialects) if (!DIALECTS.includes(d)) usage(`unknown dialect ${d} (${DIALECTS.join(', ')})`);
   for (const r of opts.runtimes) if (!RUNTIMES.includes(r)) usage(`unknown runtime ${r} (node, bun)`);
   if (opts.renders !== null && !(Number.isInteger(opts.renders) && opts.renders >= 3)) usage('--renders must be an integer >= 3');
-  opts.partial = opts.quick || opts.names.length > 0 || opts.dialects.length > 0 || opts.runtimes.length > 0 || opts.renders !== null;
+  opts.partial = opts.quick || opts.names.length > 0 || opts.dialects.length > 0 || opts.runtimes.length > 0 || opts.nodes.length > 0 || opts.renders !== null;
+  if (!opts.nodes.length) opts.nodes = DEFAULT_NODES.slice();
   if (!opts.names.length) opts.names = opts.quick ? ['small', 'medium'] : NAMES.slice();
   if (!opts.dialects.length) opts.dialects = DIALECTS.slice();
   if (!opts.runtimes.length) opts.runtimes = RUNTIMES.slice();
+  // The columns: one per Node asked for, then Bun.
+  opts.runtimes = opts.runtimes.flatMap((r) => (r === 'Node' ? opts.nodes.map(nodeRuntime) : [{ label: r, cmd: bunPath(), args: [] }]));
   const renders = opts.renders ?? (opts.quick ? 5 : 15);
   opts.sizes = opts.quick ? { renders, cold: 3, noop: 5, buffer: 5 } : { renders, cold: 5, noop: 9, buffer: 9 };
   return opts;
@@ -119,13 +130,37 @@ function bunPath() {
   return fs.existsSync(local) ? local : 'bun';
 }
 
+// A Node to measure with (--node): this one, a pinned major, or a binary.
+function nodeRuntime(spec) {
+  let cmd;
+  if (spec === 'this') cmd = process.execPath;
+  else if (/^\d+$/.test(spec)) {
+    try {
+      cmd = path.join(require('../scripts/nodes.js').binDir(spec), 'node');
+    } catch (err) {
+      return { label: `Node ${spec}`, cmd: null, args: [], why: err.message };
+    }
+  } else cmd = path.resolve(spec);
+  let version = null;
+  try {
+    version = execFileSync(cmd, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().replace(/^v/, '');
+  } catch {
+    // reported as not available
+  }
+  return { label: version ? `Node ${version.split('.')[0]}` : `Node ${spec}`, cmd, args: ['--expose-gc'] };
+}
+
+const runtimeTable = new Map();
+
 function commandFor(runtime) {
-  if (runtime === 'Node') return { cmd: process.execPath, args: ['--expose-gc'] };
+  const entry = runtimeTable.get(runtime);
+  if (entry) return entry;
   return { cmd: bunPath(), args: [] };
 }
 
 function runtimeVersion(runtime) {
   const { cmd } = commandFor(runtime);
+  if (!cmd) return null;
   try {
     return execFileSync(cmd, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().replace(/^v/, '');
   } catch {
@@ -203,6 +238,7 @@ function rowsFor(dialect) {
     { key: 'floor', label: 'floor (JSON.stringify of input and output)', kind: 'ratio' },
     { key: 'pureJs', label: 'pure-JS (js/pure, state object)', kind: 'ratio' },
     { key: 'dropIn', label: `drop-in (condense-native/pi-condense-${dialect.slice(0, 3)}), growing`, ...ratio({ large: 25, huge: 20 }) },
+    { key: 'dropInPlain', label: 'drop-in, growing, plain indexer (the documented methods only)', kind: 'ratio' },
     { key: 'dropInFirst', label: 'drop-in, first call (fresh indexer)', ...(v24 ? ratio({ large: 1, huge: 1 }) : ratio()) },
     { key: 'dropInInvalidated', label: 'drop-in after invalidate(indexer)', kind: 'ratio' },
     { key: 'stateless', label: 'stateless pruneMessages', ...ratio({ large: 1, huge: 1 }) },
@@ -285,6 +321,7 @@ function mismatchesOf(m) {
 const MISMATCH_LABELS = {
   pureJs: 'pure-JS',
   dropIn: 'drop-in, growing',
+  dropInPlain: 'drop-in, growing, plain indexer',
   stateless: 'stateless pruneMessages',
   session: 'PruneSession.render',
   sessionVerify: 'PruneSession.render, verify mode',
@@ -353,7 +390,7 @@ function dialectSection(dialect, columns, results) {
   // What the columns ran on.
   const notes = [];
   for (const name of [...new Set(columns.map(([n]) => n))]) {
-    const any = RUNTIMES.map((rt) => results[dialect]?.[name]?.[rt]).find((m) => m && !m.failed);
+    const any = [...new Set(columns.map(([, rt]) => rt))].map((rt) => results[dialect]?.[name]?.[rt]).find((m) => m && !m.failed);
     if (!any) continue;
     const r = any.result;
     const rr = r.render;
@@ -380,7 +417,7 @@ function gitDescription() {
   try {
     const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
     const subject = execFileSync('git', ['log', '-1', '--format=%s'], { cwd: ROOT, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'js', 'index.js', 'loader.js', 'benches', 'Cargo.toml', 'Cargo.lock'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'js', 'index.js', 'loader.js', 'benches', ':!benches/RESULTS.md', 'Cargo.toml', 'Cargo.lock'], { cwd: ROOT, encoding: 'utf8' }).trim();
     return `${head.slice(0, 12)} (${subject.length > 90 ? `${subject.slice(0, 90)}…` : subject})${dirty ? '; the work tree has changes in src/, js/, benches/ or the entry files' : ''}`;
   } catch {
     return 'unknown (not a git checkout)';
@@ -405,9 +442,9 @@ function markdown(opts, columns, results, versions, load, meta) {
   lines.push('');
   lines.push(`- CPU: ${cpus.length ? cpus[0].model.trim() : 'unknown'}, ${cpus.length} logical cores (${os.availableParallelism ? os.availableParallelism() : cpus.length} available); ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM`);
   lines.push(`- OS: ${os.type()} ${os.release()} ${os.arch()}; load average (1/5/15 min) at the start: ${meta.loadavg.map((x) => x.toFixed(2)).join(' / ')}, at the end: ${meta.loadavgEnd.map((x) => x.toFixed(2)).join(' / ')} (${os.cpus().length} cores: above that, other processes shared the CPU with the run)`);
-  for (const runtime of opts.runtimes) {
+  for (const runtime of opts.runtimes.map((r) => r.label)) {
     const v = versions[runtime];
-    lines.push(`- ${runtime}: ${v ? `${v.version} (${runtime === 'Node' ? '--expose-gc; ' : ''}backend ${v.backend}; forced GC before each timed call: ${v.gc ? 'yes' : 'no'})` : 'not available: its columns are skipped'}`);
+    lines.push(`- ${runtime}: ${v ? `${v.version} (${runtime.startsWith('Node') ? '--expose-gc; ' : ''}backend ${v.backend}; forced GC before each timed call: ${v.gc ? 'yes' : 'no'})` : 'not available: its columns are skipped'}`);
   }
   lines.push(`- Code: commit ${gitDescription()}`);
   lines.push(`- Binary: ${binaryDescription()}`);
@@ -420,7 +457,7 @@ function markdown(opts, columns, results, versions, load, meta) {
   lines.push('- **reference**: pi-condense\'s own `pruneMessages` from ../shared/reference with its real `ToolCallIndexer`, filled from the corpus state.');
   lines.push('- **limit**: a walk over the fresh clone reading each message\'s role, timestamp, toolCallId and content length and each block\'s type, id and text length, building a new output array with a fresh stub object `{role, toolCallId, toolName, content: [{type, text}], isError, timestamp}` for each tool result the state has a record for (texts prepared untimed). What any render of a fresh array must at least do.');
   lines.push('- **floor**: `JSON.stringify` of the clone and of the reference\'s output.');
-  lines.push('- **drop-in**: `pruneMessages` of `condense-native/pi-condense-2.4` / `-2.9` with the reference\'s signature and the same indexer object every render; **first call**: a fresh indexer object holding the same state (nothing kept), on all n messages; **after invalidate**: `invalidate(indexer)` then a render of all n messages (both timed).');
+  lines.push('- **drop-in**: `pruneMessages` of `condense-native/pi-condense-2.4` / `-2.9` with the reference\'s signature and the same indexer object every render; **plain indexer**: the same with an object that has only the methods the release\'s render path calls, each forwarding to the real indexer (no private field to read); **first call**: a fresh indexer object holding the same state (nothing kept), on all n messages; **after invalidate**: `invalidate(indexer)` then a render of all n messages (both timed).');
   lines.push('- **stateless**: `pruneMessages(messages, { state, config, thinkingStripBoundaryTimestamp, dialect })`.');
   lines.push('- **PruneSession**: one session per dialect, `setState` at the flush; **verify mode**: `{ verify: true }`; **first render**: a new session on all n messages.');
   lines.push(`- **Buffer**: \`prune(buffer, { state, config, dialect })\` and \`new Pruner(config, { dialect }).setState(state)\` then \`pruner.prune(buffer)\`, each call on a Buffer freshly read from a file (untimed) holding \`JSON.stringify(messages)\` of all n messages, GC before; ${opts.sizes.buffer} calls each; MB/s = Buffer bytes / median.`);
@@ -478,9 +515,11 @@ async function main() {
   }
   const versions = {};
   const runtimes = [];
-  for (const runtime of opts.runtimes) {
-    if (runtimeVersion(runtime)) runtimes.push(runtime);
-    else meta.skipped.push(`${runtime} is not available (${commandFor(runtime).cmd}): its columns are skipped.`);
+  for (const r of opts.runtimes) {
+    if (runtimeTable.has(r.label)) continue;
+    runtimeTable.set(r.label, r);
+    if (runtimeVersion(r.label)) runtimes.push(r.label);
+    else meta.skipped.push(`${r.label} is not available (${r.why || r.cmd}): its columns are skipped.`);
   }
 
   const results = {};

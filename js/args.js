@@ -2,7 +2,9 @@
 
 // Argument checks shared by every export: each bad argument becomes a
 // TypeError with code ERR_CONDENSE_INVALID_ARGUMENT naming the call and
-// what was expected.
+// what was expected; messages that are not an array are the one exception,
+// ERR_CONDENSE_NOT_ARRAY, the code every entry point and backend gives that
+// fault (the Buffer APIs give it for bytes that parse to a non-array).
 
 const codes = require('./codes.js');
 const { stateJson } = require('./state-text.js');
@@ -19,8 +21,18 @@ function asBytes(messages, where) {
   throw argumentError(`${where}: messages must be a Buffer or Uint8Array holding a JSON array`);
 }
 
+function describeKind(value) {
+  if (value === null) return 'null';
+  if (typeof value === 'object') return value instanceof Uint8Array ? 'a Buffer' : 'an object';
+  return typeof value;
+}
+
 function checkArray(messages, where) {
-  if (!Array.isArray(messages)) throw argumentError(`${where}: messages must be an array`);
+  if (Array.isArray(messages)) return;
+  const err = new TypeError(`${where}: messages must be an array, found ${describeKind(messages)}`);
+  err.code = codes.NOT_ARRAY;
+  err.field = 'messages';
+  throw err;
 }
 
 // JSON text for the native side; null/undefined mean "absent".

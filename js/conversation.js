@@ -51,6 +51,16 @@ function sliceJson(messages, from, to = messages.length) {
   }
 }
 
+// One answer of the indexer about a chain's summary ({ v }, { throws },
+// { none }), compared by value: the same text is the same answer.
+function sameAnswer(a, b) {
+  return a.v === b.v && a.throws === b.throws && a.none === b.none;
+}
+
+function sameAnswers(a, b) {
+  return a.length === b.length && a.every((x, n) => sameAnswer(x, b[n]));
+}
+
 class Conversation {
   /**
    * @param native the loaded binding
@@ -73,6 +83,7 @@ class Conversation {
     this.asked = { at: [], key: [], id: [] };
     this.answered = [];
     this.chainsSeen = null;
+    this.answersChanged = false;
     // Where the run of slices still being read natively starts (null: none).
     this.pendingFrom = null;
     this.resend = false;
@@ -253,6 +264,7 @@ class Conversation {
   answer(indexer) {
     const changes = [];
     const updates = [];
+    let changedSummarized = false;
     const answered = this.answered;
     const { key: keys, id: ids } = this.asked;
     const v29 = this.dialect === '2.9.1';
@@ -289,39 +301,57 @@ class Conversation {
         if (ref !== undefined) entry.f = ref;
         changes.push(entry);
       }
+      // A result seen before whose answer changed, or a new one already
+      // summarized: summaries may have changed with it (chains()).
+      if (a !== undefined || summarized || legacy) changedSummarized = true;
       updates.push(n, { summarized, legacy, record, ref });
     }
     if (changes.length > 0) this.engine.setAnswers(JSON.stringify(changes));
     for (let u = 0; u < updates.length; u += 2) answered[updates[u]] = updates[u + 1];
+    this.answersChanged = changedSummarized;
   }
 
-  /** Sends the indexer's chain entries when they (or its summaries) changed. */
+  /**
+   * Sends the indexer's chain entries when they or what the indexer answers
+   * about them changed, reading only the documented methods. Each render asks
+   * `getChainEntries()` and, once for all entries without a range summary,
+   * `getPerBatchSummaryTextForToolCallIds` of the union of their dropped ids
+   * (the probe). When the entries are the same objects, no tool result's
+   * answer changed this render (`answer`: a flush registers records and
+   * summaries together) and the probe is the same text, nothing can have
+   * changed and nothing more is asked. Otherwise every entry's summary and
+   * every `{bN}` lookup (`findChainEntryByBlockId`) is asked again, and the
+   * chains are sent when any answer differs. So any indexer with the methods
+   * is as fast as pi-condense's own, whose private fields are never read.
+   */
   chains(indexer) {
     const entries = indexer.getChainEntries();
     if (!Array.isArray(entries)) {
       throw codedError(codes.INVALID_ARGUMENT, 'indexer.getChainEntries() must return an array');
     }
-    const bodies = indexer.summaryBodies;
-    const version = Array.isArray(bodies) ? [bodies, bodies.length] : null;
-    const seen = this.chainsSeen;
-    if (
-      seen !== null &&
-      version !== null &&
-      seen.version !== null &&
-      seen.version[0] === version[0] &&
-      seen.version[1] === version[1] &&
-      seen.entries.length === entries.length &&
-      seen.entries.every((e, n) => e === entries[n])
-    ) {
-      return;
-    }
     const v29 = this.dialect === '2.9.1';
+    const idsOf = (entry) => (v29 ? entry.droppedOccurrenceKeys ?? entry.droppedToolCallIds : entry.droppedToolCallIds);
+    const union = [];
+    for (const entry of entries) {
+      if (entry === null || typeof entry !== 'object') continue;
+      if (entry.rangeSummaryText !== undefined && entry.rangeSummaryText !== null) continue;
+      const ids = idsOf(entry);
+      if (Array.isArray(ids)) for (const id of ids) union.push(id);
+    }
+    let probe;
+    try {
+      probe = { v: union.length === 0 ? '' : indexer.getPerBatchSummaryTextForToolCallIds(union) };
+    } catch {
+      probe = { throws: true };
+    }
+    const seen = this.chainsSeen;
+    const sameEntries = seen !== null && seen.entries.length === entries.length && seen.entries.every((e, n) => e === entries[n]);
+    if (sameEntries && !this.answersChanged && sameAnswer(seen.probe, probe)) return;
     const summaryOf = (entry) => {
       try {
         const range = entry.rangeSummaryText;
         if (range !== undefined && range !== null) return { v: range };
-        const ids = v29 ? entry.droppedOccurrenceKeys ?? entry.droppedToolCallIds : entry.droppedToolCallIds;
-        return { v: indexer.getPerBatchSummaryTextForToolCallIds(ids) };
+        return { v: indexer.getPerBatchSummaryTextForToolCallIds(idsOf(entry)) };
       } catch {
         return { throws: true };
       }
@@ -345,6 +375,15 @@ class Conversation {
         lookups.push([blockId, found ? summaryOf(found) : { none: true }]);
       }
     }
+    if (
+      sameEntries &&
+      sameAnswers(seen.summaries, summaries) &&
+      seen.lookups.length === lookups.length &&
+      seen.lookups.every(([id, a], n) => id === lookups[n][0] && sameAnswer(a, lookups[n][1]))
+    ) {
+      seen.probe = probe;
+      return;
+    }
     let text;
     try {
       text = JSON.stringify({ entries, summaries, lookups });
@@ -352,7 +391,7 @@ class Conversation {
       throw codedError(codes.INVALID_STATE, `chain entries cannot be serialized as JSON: ${cause.message}`, { cause });
     }
     this.engine.setChains(text);
-    this.chainsSeen = { entries: entries.slice(), version };
+    this.chainsSeen = { entries: entries.slice(), summaries, lookups, probe };
   }
 
   /** Renders the kept messages and applies the script to `messages`. */

@@ -1,0 +1,81 @@
+'use strict';
+// pi/locate.js: which pi-condense the pi package loads and whether the
+// addon is switched off, read from settings files the way pi reads its
+// `packages` (project first, then the agent directory), in a scratch tree.
+// Runs under `node --test` and `bun test`.
+
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { locatePiCondense, switchedOff, dropInFor } = require('../pi/locate.js');
+
+function tree() {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'condense-locate-'));
+  const cwd = path.join(root, 'project');
+  const agent = path.join(root, 'agent');
+  fs.mkdirSync(path.join(cwd, '.pi'), { recursive: true });
+  fs.mkdirSync(agent, { recursive: true });
+  const pkg = (dir, version, name = 'pi-condense') => {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name, version }));
+    return dir;
+  };
+  const settings = (file, value) => fs.writeFileSync(file, JSON.stringify(value));
+  return { root, cwd, agent, pkg, settings, done: () => fs.rmSync(root, { recursive: true, force: true }) };
+}
+
+test('pi-condense is found from the settings packages, the project before the agent directory', () => {
+  const t = tree();
+  try {
+    assert.equal(locatePiCondense(t.cwd, t.agent, {}).dir, null);
+    assert.match(locatePiCondense(t.cwd, t.agent, {}).why, /no pi-condense package is declared/);
+
+    // User scope: npm:pi-condense with the package filter, installed where pi installs it.
+    t.settings(path.join(t.agent, 'settings.json'), { packages: [{ source: 'npm:pi-condense@2.4.3', extensions: [] }, 'npm:condense-native'] });
+    assert.equal(locatePiCondense(t.cwd, t.agent, {}).dir, null, 'declared but not installed');
+    const user = t.pkg(path.join(t.agent, 'npm', 'node_modules', 'pi-condense'), '2.4.3');
+    assert.deepEqual(locatePiCondense(t.cwd, t.agent, {}), { dir: user, version: '2.4.3', how: `npm:pi-condense@2.4.3 in ${path.join(t.agent, 'settings.json')}` });
+
+    // Project scope wins: a local path, resolved from the settings file.
+    const local = t.pkg(path.join(t.root, 'checkout'), '2.9.1');
+    t.settings(path.join(t.cwd, '.pi', 'settings.json'), { packages: ['../../checkout', 'npm:something-else'] });
+    assert.equal(locatePiCondense(t.cwd, t.agent, {}).dir, local);
+    assert.equal(locatePiCondense(t.cwd, t.agent, {}).version, '2.9.1');
+
+    // A local path holding another package is not pi-condense.
+    t.settings(path.join(t.cwd, '.pi', 'settings.json'), { packages: [path.relative(path.join(t.cwd, '.pi'), t.pkg(path.join(t.root, 'other'), '1.0.0', 'other'))] });
+    assert.equal(locatePiCondense(t.cwd, t.agent, {}).dir, user);
+
+    // The variable names a folder, over everything.
+    assert.equal(locatePiCondense(t.cwd, t.agent, { CONDENSE_NATIVE_PI_CONDENSE: local }).dir, local);
+    assert.match(locatePiCondense(t.cwd, t.agent, { CONDENSE_NATIVE_PI_CONDENSE: t.root }).why, /holds no pi-condense package\.json/);
+  } finally {
+    t.done();
+  }
+});
+
+test('the addon is switched off by CONDENSE_NATIVE or condenseNative.enabled, the project over the agent directory', () => {
+  const t = tree();
+  try {
+    assert.equal(switchedOff(t.cwd, t.agent, {}), null);
+    for (const v of ['off', 'OFF', '0', 'false', 'no', 'js']) assert.equal(switchedOff(t.cwd, t.agent, { CONDENSE_NATIVE: v }), `CONDENSE_NATIVE=${v}`);
+    assert.equal(switchedOff(t.cwd, t.agent, { CONDENSE_NATIVE: 'on' }), null);
+    t.settings(path.join(t.agent, 'settings.json'), { condenseNative: { enabled: false } });
+    assert.match(switchedOff(t.cwd, t.agent, {}), /"condenseNative": \{ "enabled": false \} in .*agent/);
+    t.settings(path.join(t.cwd, '.pi', 'settings.json'), { condenseNative: { enabled: true } });
+    assert.equal(switchedOff(t.cwd, t.agent, {}), null, 'the project switches it back on');
+    assert.equal(switchedOff(t.cwd, t.agent, { CONDENSE_NATIVE: 'off' }), 'CONDENSE_NATIVE=off', 'the environment wins');
+  } finally {
+    t.done();
+  }
+});
+
+test('each pi-condense line has its drop-in, other versions none', () => {
+  assert.equal(dropInFor('2.4.3'), '2.4');
+  assert.equal(dropInFor('2.4.0'), '2.4');
+  assert.equal(dropInFor('2.9.1'), '2.9');
+  assert.equal(dropInFor('2.9.7-beta.1'), '2.9');
+  for (const v of ['2.5.0', '3.0.0', '2.10.1', '', 'x']) assert.equal(dropInFor(v), null, v);
+});

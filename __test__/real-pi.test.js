@@ -1,0 +1,257 @@
+'use strict';
+// condense-native inside real pi, installed as a pi user installs it. For
+// each pi-condense release (2.4.3 and 2.9.1, from ../shared/pi-condense),
+// pi-condense and condense-native's packed tarballs go into a fresh agent
+// directory the way `pi install` puts packages there (npm install --prefix
+// <agentDir>/npm, pi's flags), and pi 1.6.0's own CLI runs in print mode a
+// scripted session of tool calls (fixtures/pi-extension/faux-model.js: pi-ai's
+// faux provider, no network) long enough that pi-condense flushes, stubs
+// summarized results, compresses closed chains and purges failed calls:
+//
+//   alone   pi-condense as `pi install npm:pi-condense` leaves it;
+//   native  condense-native's package too, pi-condense's own entry switched
+//           off with the package filter of the README;
+//   off     the same, with condense-native switched off (the environment
+//           variable for 2.4.3, the setting for 2.9.1).
+//
+// Every request the model receives must be, byte for byte, the one of the
+// `alone` run; the native run must have rendered every context event on the
+// addon, the off run on pi-condense's own function. The test prints the time
+// per render of both. A pi-condense of another version must run as it always
+// does, after a warning. Clocks stand still (fixtures/pi-extension/
+// frozen-clock.js), so the three runs stamp their messages alike.
+//
+// Needs a Node >= 22.19 (pi's engines): this Node, or under Bun the `node`
+// on PATH; skips with the reason otherwise, and without a local build of the
+// addon or ../shared/pi-condense.
+
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+const { packRelease, localBinary } = require('./helpers/pack.js');
+
+const ROOT = path.join(__dirname, '..');
+const FIXTURES = path.join(__dirname, 'fixtures', 'pi-extension');
+const SHARED = path.join(ROOT, '..', 'shared', 'pi-condense');
+const PI_DIR = path.join(ROOT, 'node_modules', '@earendil-works', 'pi-coding-agent');
+const PI_PKG = JSON.parse(fs.readFileSync(path.join(PI_DIR, 'package.json'), 'utf8'));
+const PI_CLI = path.join(PI_DIR, PI_PKG.bin.pi);
+const RELEASES = ['2.4.3', '2.9.1'];
+const PROMPTS = Array.from({ length: 7 }, (_, i) => `Prompt ${i + 1}: go on with the task.`);
+
+// pi-condense's settings for a short session: every batch summarized, chains
+// compressed after one, errors purged after a turn, thinking kept for two.
+const CONTEXT_PRUNE = {
+  enabled: true,
+  pruneOn: 'agent-message',
+  minBatchChars: 0,
+  recoveryGraceTurns: 0,
+  chainCompression: { enabled: true, rollingWindow: 1, stripFinalAssistantThinking: true, fuseRangeSummary: true },
+  purgeErrors: { enabled: true, cooldownTurns: 1, minArgChars: 20 },
+  thinkingStrip: { enabled: true, keepLastTurns: 2 },
+};
+
+// pi's engines, e.g. ">=22.19.0".
+function meetsPi(version) {
+  const want = /^>=\s*(\d+)\.(\d+)/.exec(PI_PKG.engines.node);
+  const [major, minor] = version.replace(/^v/, '').split('.').map(Number);
+  return major > Number(want[1]) || (major === Number(want[1]) && minor >= Number(want[2]));
+}
+
+// The Node that runs pi: this one, or under Bun the one on PATH.
+function piNode() {
+  if (!process.versions.bun) {
+    return meetsPi(process.versions.node) ? { node: process.execPath } : { why: `Node ${process.versions.node} is below pi ${PI_PKG.version}'s engines (${PI_PKG.engines.node})` };
+  }
+  const r = spawnSync('node', ['--version'], { encoding: 'utf8' });
+  if (r.status !== 0) return { why: 'no node on PATH to run pi with' };
+  return meetsPi(r.stdout.trim()) ? { node: 'node' } : { why: `the node on PATH (${r.stdout.trim()}) is below pi's engines (${PI_PKG.engines.node})` };
+}
+
+const NODE = piNode();
+const skip = NODE.why
+  ? `${NODE.why}; pi runs on Node ${PI_PKG.engines.node} (npm test under Node 22 or 24 runs this)`
+  : !localBinary()
+    ? 'no local build of the addon (npm run build)'
+    : !RELEASES.every((r) => fs.existsSync(path.join(SHARED, r, 'package.json')))
+      ? `pi-condense ${RELEASES.join(' and ')} are absent from ${SHARED}`
+      : false;
+
+function run(file, args, options) {
+  const r = spawnSync(file, args, { encoding: 'utf8', maxBuffer: 1 << 28, timeout: 180_000, ...options });
+  if (r.error || r.status !== 0) {
+    throw new Error(`${file} ${args.join(' ')} failed (${r.error ? r.error.message : `exit ${r.status}`}):\n${r.stdout}\n${r.stderr}`);
+  }
+  return r;
+}
+
+// npm, offline, with nothing of this checkout's environment.
+function cleanEnv(work, extra = {}) {
+  const env = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/^(npm_|CONDENSE_NATIVE|NODE_OPTIONS$|NODE_PATH$|PI_|FAUX_)/i.test(key)) continue;
+    env[key] = value;
+  }
+  return Object.assign(env, {
+    HOME: path.join(work, 'home'),
+    npm_config_cache: path.join(work, 'npm-cache'),
+    npm_config_offline: 'true',
+    npm_config_registry: 'http://127.0.0.1:9/',
+    npm_config_update_notifier: 'false',
+    ...extra,
+  });
+}
+
+let prepared;
+function prepare() {
+  if (prepared) return prepared;
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'condense-real-pi-'));
+  process.on('exit', () => fs.rmSync(work, { recursive: true, force: true }));
+  fs.mkdirSync(path.join(work, 'home'));
+  const env = cleanEnv(work);
+  const tarballs = packRelease(work, env);
+  for (const r of RELEASES) {
+    const out = run('npm', ['pack', '--silent', '--pack-destination', path.join(work, 'tarballs'), path.join(SHARED, r)], { cwd: work, env });
+    tarballs[r] = path.join(work, 'tarballs', out.stdout.trim().split('\n').pop());
+  }
+  prepared = { work, env, tarballs };
+  return prepared;
+}
+
+// An agent directory with pi-condense `release` and condense-native installed
+// as `pi install` installs npm packages (pi's DefaultPackageManager:
+// package.json "pi-extensions", npm install --prefix <agentDir>/npm
+// --legacy-peer-deps; pi's own packages are its peers, never installed).
+function installAgent(release) {
+  const { work, env, tarballs } = prepare();
+  const agent = path.join(work, `agent-${release}`);
+  fs.mkdirSync(path.join(agent, 'npm'), { recursive: true });
+  fs.writeFileSync(path.join(agent, 'npm', 'package.json'), JSON.stringify({ name: 'pi-extensions', private: true }, null, 2));
+  run('npm', ['install', tarballs[release], tarballs.main.file, tarballs.platform.file, '--prefix', path.join(agent, 'npm'), '--legacy-peer-deps', '--no-audit', '--no-fund'], { cwd: work, env });
+  for (const name of ['pi-condense', 'condense-native']) assert.ok(fs.existsSync(path.join(agent, 'npm', 'node_modules', name, 'package.json')), `${name} is not installed`);
+  assert.ok(!fs.existsSync(path.join(agent, 'npm', 'node_modules', '@earendil-works')), "pi's own packages were installed next to the extensions");
+  return agent;
+}
+
+// A project folder with the files the script reads, the same path for
+// every run (pi puts the working directory into the system prompt).
+function project(work) {
+  const dir = path.join(work, 'project');
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(path.join(dir, 'notes'), { recursive: true });
+  for (let p = 1; p <= PROMPTS.length; p++) {
+    fs.writeFileSync(path.join(dir, 'notes', `f${p}.txt`), `Notes ${p}: ${'the ledger balances once the importer runs. '.repeat(40 + p)}`);
+  }
+  return dir;
+}
+
+/**
+ * One pi run over a fresh session: `packages` is the settings' list, `extra`
+ * more settings, `envExtra` more environment. Returns the requests (JSON
+ * lines), the renders condense-native announced, and its warnings.
+ */
+function piRun(agent, { packages, extra = {}, envExtra = {}, prompts = PROMPTS }) {
+  const { work } = prepare();
+  const cwd = project(work);
+  fs.rmSync(path.join(agent, 'sessions'), { recursive: true, force: true });
+  fs.writeFileSync(path.join(agent, 'settings.json'), JSON.stringify({ packages, contextPrune: CONTEXT_PRUNE, ...extra }, null, 2));
+  const log = path.join(work, 'requests.jsonl');
+  const renders = path.join(work, 'renders.jsonl');
+  fs.rmSync(log, { force: true });
+  fs.rmSync(renders, { force: true });
+  const env = cleanEnv(work, { PI_CODING_AGENT_DIR: agent, PI_OFFLINE: '1', FAUX_LOG: log, FAUX_RENDERS: renders, ...envExtra });
+  const args = ['-r', path.join(FIXTURES, 'frozen-clock.js'), PI_CLI, '--print', '--model', 'faux/scripted', '--tools', 'read,bash', '-e', path.join(FIXTURES, 'faux-model.js'), ...prompts];
+  const r = run(NODE.node, args, { cwd, env });
+  const lines = (file) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
+  const events = lines(renders).map((l) => JSON.parse(l));
+  return {
+    requests: lines(log),
+    renders: events.filter((e) => e.engine !== undefined),
+    warnings: events.filter((e) => e.warning !== undefined).map((e) => e.warning),
+    statuses: events.filter((e) => e.status !== undefined).map((e) => e.status),
+    stdout: r.stdout,
+    stderr: r.stderr,
+  };
+}
+
+const FILTERED = [{ source: 'npm:pi-condense', extensions: [] }, 'npm:condense-native'];
+
+function assertSameRequests(got, want, label) {
+  assert.equal(got.requests.length, want.requests.length, `${label}: ${got.requests.length} requests, pi-condense alone sent ${want.requests.length}`);
+  for (let n = 0; n < want.requests.length; n++) {
+    if (got.requests[n] !== want.requests[n]) {
+      const a = got.requests[n];
+      const b = want.requests[n];
+      let at = 0;
+      while (at < a.length && a[at] === b[at]) at++;
+      assert.fail(`${label}: request ${n + 1} differs from pi-condense alone's at character ${at}:\n  got  ${a.slice(Math.max(0, at - 80), at + 120)}\n  want ${b.slice(Math.max(0, at - 80), at + 120)}`);
+    }
+  }
+}
+
+const median = (list) => [...list].sort((a, b) => a - b)[list.length >> 1];
+
+for (const release of RELEASES) {
+  test(`pi ${PI_PKG.version} with pi-condense ${release}: condense-native sends the model what pi-condense alone sends`, { skip, timeout: 600_000 }, () => {
+    const agent = installAgent(release);
+    const alone = piRun(agent, { packages: ['npm:pi-condense'] });
+    const native = piRun(agent, { packages: FILTERED, prompts: [...PROMPTS, '/condense-native'] });
+    const offBy = release === '2.4.3' ? { envExtra: { CONDENSE_NATIVE: 'off' } } : { extra: { condenseNative: { enabled: false } } };
+    const off = piRun(agent, { packages: FILTERED, ...offBy });
+
+    // The session did what it is for.
+    const agentCalls = alone.requests.filter((l) => l.startsWith('{"kind":"agent"')).length;
+    const summaries = alone.requests.length - agentCalls;
+    assert.equal(agentCalls, PROMPTS.length * 4, 'four model calls per prompt');
+    assert.ok(summaries >= PROMPTS.length, `pi-condense flushed ${summaries} times`);
+    const all = alone.requests.join('\n');
+    for (const [what, mark] of [
+      ['a stubbed tool result', '[Summarized in pruner summary, ref'],
+      ['a compressed chain', '<compressed-chain id=\\"b'],
+      ['a purged failed call', '"_purged"'],
+    ]) {
+      assert.ok(all.includes(mark), `pi-condense ${release} alone never sent ${what}: the session does not exercise it`);
+    }
+
+    assertSameRequests(native, alone, `${release} on condense-native`);
+    assertSameRequests(off, alone, `${release} with condense-native switched off`);
+
+    assert.deepEqual(native.warnings, [], `${release}: condense-native warned`);
+    assert.equal(native.renders.length, agentCalls, 'one render per context event');
+    assert.ok(native.renders.every((r) => r.engine === 'condense-native' && r.version === release), JSON.stringify(native.renders[0]));
+    assert.ok(native.renders.some((r) => r.pruned));
+    assert.equal(native.statuses.length, 1, '/condense-native answered');
+    assert.match(native.statuses[0], new RegExp(`render engine: condense-native \\(native addon\\); pi-condense ${release.replace(/\./g, '\\.')}; .*last render [\\d.]+ ms, median [\\d.]+ ms over ${agentCalls} renders`));
+    assert.equal(off.renders.length, agentCalls);
+    assert.ok(off.renders.every((r) => r.engine === 'pi-condense'), JSON.stringify(off.renders[0]));
+    assert.deepEqual(off.warnings, []);
+
+    const ms = (runOf) => runOf.renders.map((r) => r.ms);
+    const fmt = (list) => list.map((v) => v.toFixed(2)).join(' ');
+    console.log(
+      `# real pi ${PI_PKG.version} (Node ${process.versions.bun ? 'on PATH' : process.versions.node}), pi-condense ${release}, ${agentCalls} renders, ms per render:\n` +
+        `#   pi-condense's own: median ${median(ms(off)).toFixed(3)}  [${fmt(ms(off))}]\n` +
+        `#   condense-native:   median ${median(ms(native)).toFixed(3)}  [${fmt(ms(native))}]`,
+    );
+  });
+}
+
+test(`pi ${PI_PKG.version}: a pi-condense release condense-native does not know runs as it always does, after a warning`, { skip, timeout: 300_000 }, () => {
+  const agent = installAgent('2.4.3');
+  const alone = piRun(agent, { packages: ['npm:pi-condense'], prompts: PROMPTS.slice(0, 3) });
+  // The same code under another version number, named by the variable.
+  const copy = path.join(prepare().work, 'pi-condense-2.5.0');
+  fs.rmSync(copy, { recursive: true, force: true });
+  fs.cpSync(path.join(agent, 'npm', 'node_modules', 'pi-condense'), copy, { recursive: true });
+  const pkg = JSON.parse(fs.readFileSync(path.join(copy, 'package.json'), 'utf8'));
+  fs.writeFileSync(path.join(copy, 'package.json'), JSON.stringify({ ...pkg, version: '2.5.0' }, null, 2));
+  const unknown = piRun(agent, { packages: FILTERED, envExtra: { CONDENSE_NATIVE_PI_CONDENSE: copy }, prompts: PROMPTS.slice(0, 3) });
+  assertSameRequests(unknown, alone, 'pi-condense 2.5.0');
+  assert.equal(unknown.renders.length, 0, 'an unknown release is not routed');
+  assert.equal(unknown.warnings.length, 1);
+  assert.match(unknown.warnings[0], /pi-condense 2\.5\.0 is not a release condense-native renders/);
+  assert.match(unknown.stderr, /pi-condense 2\.5\.0 is not a release condense-native renders/);
+});

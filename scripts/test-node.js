@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+'use strict';
+// `npm run test:node`: every __test__/*.test.js under `node --test`, named
+// one by one. Node 20 reads a folder argument as "run the tests in it", but
+// Node 22 and 24 read it as a module to load ("Cannot find module
+// .../__test__") and want files or globs, which Node 20 does not expand and
+// Windows' shell does not either. Naming the files works on all three.
+// Arguments are passed on to node (e.g. --test-name-pattern).
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+
+const dir = path.join(__dirname, '..', '__test__');
+const files = fs
+  .readdirSync(dir)
+  .filter((f) => f.endsWith('.test.js'))
+  .sort()
+  .map((f) => path.join('__test__', f));
+const r = spawnSync(process.execPath, ['--test', ...process.argv.slice(2), ...files], { cwd: path.join(__dirname, '..'), stdio: 'inherit' });
+process.exit(r.status === null ? 1 : r.status);
