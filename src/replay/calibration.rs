@@ -17,6 +17,11 @@ pub const DEFAULT_CHARS_PER_TOKEN: f64 = 4.0;
 /// Median relative error above which recorded sizes are not trusted.
 const MAX_FIT_ERROR: f64 = 0.25;
 
+/// Characters per token a tokenizer gives, from dense code and non-Latin
+/// text to long runs of spaces: a fit outside says the recorded usage does
+/// not describe these contexts.
+const PLAUSIBLE_CHARS_PER_TOKEN: (f64, f64) = (1.5, 12.0);
+
 /// One call's sizes under the recorded policy.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SizePoint {
@@ -94,11 +99,25 @@ impl Calibration {
                 .by_model
                 .values()
                 .find(|f| f.fit_error.is_some_and(|e| e > MAX_FIT_ERROR));
+            let implausible = out.by_model.values().find(|f| {
+                let c = 1.0 / f.tokens_per_char;
+                f.source != "default"
+                    && !(PLAUSIBLE_CHARS_PER_TOKEN.0..=PLAUSIBLE_CHARS_PER_TOKEN.1).contains(&c)
+            });
             if let Some(f) = bad {
                 out.unreconciled = Some(format!(
                     "the recorded prompt sizes do not follow the context (median error {:.0}%): synthetic usage or a proxy in between; priced at {DEFAULT_CHARS_PER_TOKEN} chars a token",
                     f.fit_error.unwrap_or(0.0) * 100.0
                 ));
+            } else if let Some(f) = implausible {
+                out.unreconciled = Some(format!(
+                    "the recorded prompt sizes fit only at {:.0} chars a token, outside what tokenizers give ({}-{}): the recorded usage does not describe these contexts (another client's requests, or contexts pi did not send); priced at {DEFAULT_CHARS_PER_TOKEN} chars a token",
+                    1.0 / f.tokens_per_char,
+                    PLAUSIBLE_CHARS_PER_TOKEN.0,
+                    PLAUSIBLE_CHARS_PER_TOKEN.1
+                ));
+            }
+            if out.unreconciled.is_some() {
                 for f in out.by_model.values_mut() {
                     f.tokens_per_char = 1.0 / DEFAULT_CHARS_PER_TOKEN;
                     f.preamble_tokens = None;
@@ -210,6 +229,16 @@ mod tests {
             None,
         );
         assert!(c.unreconciled.is_some());
+        // A fit at 100 chars a token describes other contexts.
+        let c = Calibration::fit(
+            &[point(100_000.0, 0.0, 1000.0), point(500_000.0, 0.0, 5000.0)],
+            None,
+        );
+        assert!(c
+            .unreconciled
+            .as_deref()
+            .is_some_and(|r| r.contains("100 chars a token")));
+        assert_eq!(c.factor(1).tokens_per_char, 0.25);
         assert_eq!(
             Calibration::fit(&[point(1.0, 0.0, 1.0)], Some(2.0))
                 .factor(1)
