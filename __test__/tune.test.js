@@ -1,0 +1,243 @@
+'use strict';
+// The tune (issue 23): on generated sessions (helpers/tune-sessions.js)
+// and the sample, the recommendation is the cheapest configuration of the
+// grid under the same cost model, the ranking and the front follow from the
+// figures, and every configuration's figures equal a plain `replay` with
+// that configuration (release 2.4.3 -> policy 'config', 2.9.1 -> '2.9.1',
+// none -> 'none'; the thinking boundary from the configuration's
+// keepLastTurns, as the tune computes it). With several files: the
+// held-out check, per-file costs that add up and match single-file tunes.
+// tuneAsync and typed errors. Runs under `node --test` and `bun test`.
+
+const { test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const { tune, tuneAsync, replay, backend } = require('..');
+const { tuneSession } = require('./helpers/tune-sessions.js');
+
+const skip = backend !== 'native' && 'the tune needs the native binding';
+const ROOT = path.join(__dirname, '..');
+const SAMPLE = path.join(ROOT, 'sample', 'session.jsonl');
+const POLICY = { '2.4.3': 'config', '2.9.1': '2.9.1', none: 'none' };
+const GRID = 121;
+
+let dir = null;
+let files = [];
+
+before(() => {
+  if (skip) return;
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'condense-tune-'));
+  files = [1, 2, 3].map((seed) => {
+    const f = path.join(dir, `session-${seed}.jsonl`);
+    fs.writeFileSync(f, tuneSession(seed));
+    return f;
+  });
+});
+
+after(() => {
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const key = (c) => JSON.stringify([c.release, c.contextPrune]);
+const sameConfig = (a, b, what) => {
+  assert.equal(a.release, b.release, `${what}: release`);
+  assert.deepEqual(a.contextPrune, b.contextPrune, `${what}: contextPrune`);
+};
+const near = (got, want, what) => {
+  const scale = Math.max(Math.abs(want), Math.abs(got), 1e-300);
+  assert.ok(Math.abs(got - want) <= 1e-9 * scale, `${what}: ${got} != ${want}`);
+};
+const cost = (c, fileIdx) => fileIdx.reduce((n, f) => n + c.perFileCostUsd[f], 0);
+
+/** What holds of every tune: ranking, front, current, sums. */
+function checkShape(r, nFiles) {
+  assert.equal(r.files.length, nFiles);
+  const inGrid = r.ranked.length === GRID;
+  assert.ok(inGrid || r.ranked.length === GRID + 1, `ranked.length ${r.ranked.length}`);
+  assert.equal(new Set(r.ranked.map(key)).size, r.ranked.length, 'every configuration once');
+  assert.equal(r.ranked.filter((c) => c.release === 'none').length, 1);
+  assert.equal(r.ranked.filter((c) => c.release === '2.4.3').length, 96 + (inGrid || r.current.release !== '2.4.3' ? 0 : 1));
+  assert.equal(r.ranked.filter((c) => c.release === '2.9.1').length, 24 + (inGrid || r.current.release !== '2.9.1' ? 0 : 1));
+  const cur = r.ranked.filter((c) => c.current);
+  assert.equal(cur.length, 1, 'exactly one current configuration');
+  sameConfig(cur[0], r.current, 'current');
+  assert.equal(cur[0].costUsd, r.current.costUsd);
+  assert.equal(cur[0].charsSent, r.current.charsSent);
+  for (let i = 0; i < r.ranked.length; i++) {
+    const c = r.ranked[i];
+    assert.equal(c.perFileCostUsd.length, nFiles);
+    near(cost(c, [...c.perFileCostUsd.keys()]), c.costUsd, `${key(c)} per-file costs add up`);
+    assert.ok(Number.isInteger(c.charsSent) && c.charsSent > 0);
+    assert.ok(Number.isInteger(c.rewrites) && c.rewrites >= 0);
+    if (i > 0) {
+      const p = r.ranked[i - 1];
+      assert.ok(p.costUsd < c.costUsd || (p.costUsd === c.costUsd && p.charsSent <= c.charsSent), `ranked ${i - 1} before ${i}`);
+    }
+    // The front: exactly the configurations no other is both cheaper-or-equal and smaller-or-equal than, one strictly.
+    const dominated = r.ranked.some((d) => d.costUsd <= c.costUsd && d.charsSent <= c.charsSent && (d.costUsd < c.costUsd || d.charsSent < c.charsSent));
+    assert.equal(c.front, !dominated, `${key(c)} front`);
+  }
+  assert.ok(r.ranked.some((c) => c.front));
+  const rec = r.ranked.find((c) => key(c) === key(r.recommended));
+  assert.ok(rec, 'the recommendation is a ranked configuration');
+  assert.equal(rec.costUsd, r.recommended.costUsd);
+  assert.equal(rec.charsSent, r.recommended.charsSent);
+  near(r.recommended.saving, r.current.costUsd > 0 ? 1 - r.recommended.costUsd / r.current.costUsd : 0, 'saving');
+  const { min, median, max } = r.recommended.savingSpread;
+  assert.ok(min <= median && median <= max, `savingSpread ${min} ${median} ${max}`);
+}
+
+/** Every ranked configuration equals a plain replay of `file` with it. */
+function checkAgainstReplay(r, file, options = {}) {
+  for (const c of r.ranked) {
+    const policy = POLICY[c.release];
+    const config = { contextPrune: c.release === 'none' ? {} : c.contextPrune };
+    const rp = replay(file, { ...options, policies: [policy], config, thinkingBoundary: 'config' });
+    const p = rp.policies.find((x) => x.policy === policy);
+    assert.ok(p, `policy ${policy} in the replay`);
+    const what = `${path.basename(file)} ${key(c)}`;
+    near(c.costUsd, p.costUsd, `${what} costUsd`);
+    assert.equal(c.charsSent, p.charsSent, `${what} charsSent`);
+    assert.equal(c.rewrites, p.callClasses.partial + p.callClasses.rewrite + p.callClasses.expired, `${what} rewrites`);
+  }
+}
+
+test('one generated session: the recommendation is the cheapest, the ranking and front follow', { skip }, () => {
+  const r = tune(files[0]);
+  checkShape(r, 1);
+  assert.equal(r.ranked.length, GRID, 'the default configuration is in the grid');
+  assert.equal(r.heldOut, null);
+  assert.ok(r.modelCalls > 30, `modelCalls ${r.modelCalls}`);
+  sameConfig(r.recommended, r.ranked[0], 'recommended is ranked[0]');
+  for (const c of r.ranked) assert.ok(r.recommended.costUsd <= c.costUsd, `recommended ${r.recommended.costUsd} > ${key(c)} ${c.costUsd}`);
+  const { min, median, max } = r.recommended.savingSpread;
+  assert.equal(min, max);
+  assert.equal(median, max);
+  near(median, r.recommended.saving, 'one file: the spread is the saving');
+  // The session is long enough that the configurations differ.
+  assert.ok(new Set(r.ranked.map((c) => c.costUsd)).size >= 20, 'costs differ between configurations');
+  // Each render-time setting the grid varies changes the bill somewhere.
+  for (const setting of ['thinkingStrip', 'purgeErrors', 'chainCompression']) {
+    const groups = new Map();
+    for (const c of r.ranked.filter((x) => x.release === '2.4.3')) {
+      const k = JSON.stringify({ ...c.contextPrune, [setting]: null });
+      groups.set(k, [...(groups.get(k) ?? []), c.costUsd]);
+    }
+    assert.ok([...groups.values()].some((costs) => new Set(costs).size > 1), `${setting} changes the cost`);
+  }
+  assert.ok(r.ranked[0].costUsd < r.ranked.find((c) => c.release === 'none').costUsd);
+});
+
+test('one generated session: every configuration equals a plain replay with its config', { skip }, () => {
+  const r = tune(files[0]);
+  checkAgainstReplay(r, files[0]);
+});
+
+test('the sample session: cheapest recommendation, every configuration equals a plain replay', { skip }, () => {
+  const r = tune(SAMPLE);
+  checkShape(r, 1);
+  sameConfig(r.recommended, r.ranked[0], 'recommended is ranked[0]');
+  for (const c of r.ranked) assert.ok(r.recommended.costUsd <= c.costUsd);
+  checkAgainstReplay(r, SAMPLE);
+});
+
+test('a current configuration outside the grid is ranked too, and equals a plain replay', { skip }, () => {
+  const config = { contextPrune: { purgeErrors: { enabled: true, cooldownTurns: 3, minArgChars: 700 }, thinkingStrip: { enabled: true, keepLastTurns: 12 } } };
+  const r = tune(files[1], { config });
+  checkShape(r, 1);
+  assert.equal(r.ranked.length, GRID + 1);
+  assert.equal(r.current.release, '2.4.3');
+  assert.deepEqual(r.current.contextPrune.purgeErrors, config.contextPrune.purgeErrors);
+  assert.deepEqual(r.current.contextPrune.thinkingStrip, config.contextPrune.thinkingStrip);
+  sameConfig(r.recommended, r.ranked[0], 'recommended is ranked[0]');
+  // The grid is built over the user's block: their settings stay where the grid does not set them.
+  for (const c of r.ranked) if (c.contextPrune) assert.deepEqual(c.contextPrune.protectedPaths, ['**/skills/**/*.md']);
+  const cur = r.ranked.find((c) => c.current);
+  checkAgainstReplay({ ranked: [cur, r.ranked[0]] }, files[1]);
+  const r29 = tune(files[1], { config, release: '2.9.1' });
+  assert.equal(r29.current.release, '2.9.1');
+  checkShape(r29, 1);
+  checkAgainstReplay({ ranked: [r29.ranked.find((c) => c.current)] }, files[1]);
+});
+
+test('several sessions: held-out check, per-file costs match single-file tunes', { skip }, () => {
+  const all = [...files, SAMPLE];
+  const r = tune(all);
+  checkShape(r, all.length);
+  assert.deepEqual(r.files, all);
+  const h = r.heldOut;
+  assert.ok(h, 'heldOut with two or more files');
+  assert.deepEqual(h.fitFiles, [all[0], all[2]]);
+  assert.deepEqual(h.testFiles, [all[1], all[3]]);
+  assert.deepEqual([...h.fitFiles, ...h.testFiles].sort(), [...all].sort());
+  const fit = [0, 2];
+  const test_ = [1, 3];
+  const chosen = r.ranked.find((c) => key(c) === key(h.chosen));
+  assert.ok(chosen, 'the chosen configuration is ranked');
+  for (const c of r.ranked) assert.ok(cost(chosen, fit) <= cost(c, fit), `chosen is the cheapest on the fit files (${key(c)})`);
+  const cur = r.ranked.find((c) => c.current);
+  near(h.savingFit, 1 - cost(chosen, fit) / cost(cur, fit), 'savingFit');
+  near(h.savingTest, 1 - cost(chosen, test_) / cost(cur, test_), 'savingTest');
+  near(h.noise, Math.abs(h.savingFit - h.savingTest), 'noise');
+  assert.equal(h.beatsNoise, key(chosen) !== key(cur) && h.savingTest > 0 && h.savingTest > h.noise);
+  if (h.beatsNoise) sameConfig(r.recommended, h.chosen, 'recommended is the chosen');
+  else sameConfig(r.recommended, r.current, 'noise keeps the current configuration');
+  // Per-file savings of the recommendation.
+  const rec = r.ranked.find((c) => key(c) === key(r.recommended));
+  const savings = all.map((_, f) => 1 - rec.perFileCostUsd[f] / cur.perFileCostUsd[f]).sort((a, b) => a - b);
+  near(r.recommended.savingSpread.min, savings[0], 'spread min');
+  near(r.recommended.savingSpread.max, savings[savings.length - 1], 'spread max');
+  near(r.recommended.savingSpread.median, savings[Math.floor(savings.length / 2)], 'spread median');
+  // Each file's column equals that file's own tune.
+  all.forEach((file, f) => {
+    const one = new Map(tune(file).ranked.map((c) => [key(c), c]));
+    for (const c of r.ranked) {
+      const o = one.get(key(c));
+      assert.ok(o, `${key(c)} in ${file}'s tune`);
+      near(c.perFileCostUsd[f], o.costUsd, `${path.basename(file)} ${key(c)}`);
+    }
+  });
+  // A directory is its *.jsonl files, sorted.
+  fs.writeFileSync(path.join(dir, 'notes.txt'), 'not a session');
+  const byDir = tune(dir);
+  assert.deepEqual(byDir.files, files);
+  const byList = tune(files);
+  assert.deepEqual(byDir, byList);
+});
+
+test('tuneAsync gives the same result as tune and reports progress', { skip }, async () => {
+  const calls = [];
+  const got = await tuneAsync(files, { onProgress: (done, total) => calls.push([done, total]) });
+  assert.deepEqual(got, tune(files));
+  assert.ok(calls.length > 0, 'progress reported');
+  const [done, total] = calls[calls.length - 1];
+  assert.ok(total > 0, `total ${total}`);
+  assert.equal(done, total);
+  for (const [d, t] of calls) assert.ok(d <= t && d >= 0, `progress ${d}/${t}`);
+  for (let i = 1; i < calls.length; i++) assert.ok(calls[i][0] >= calls[i - 1][0], 'done never goes back');
+  assert.deepEqual(await tuneAsync(files[0]), tune(files[0]));
+});
+
+test('bad input throws typed errors', { skip }, async () => {
+  const code = (fn) => {
+    try {
+      fn();
+    } catch (e) {
+      return e.code;
+    }
+    return 'no error';
+  };
+  for (const fn of [() => tune([]), () => tune('/no/such/file.jsonl'), () => tune(files[0], { release: '3.0' }), () => tune(42), () => tune(files[0], { cacheModel: 'bogus' })]) {
+    const c = code(fn);
+    assert.match(String(c), /^ERR_CONDENSE_/, `${fn}: ${c}`);
+  }
+  assert.equal(code(() => tune('/no/such/file.jsonl')), 'ERR_CONDENSE_IO');
+  const empty = fs.mkdtempSync(path.join(dir, 'empty-'));
+  assert.match(String(code(() => tune(empty))), /^ERR_CONDENSE_/);
+  for (const args of [[[]], ['/no/such/file.jsonl'], [files[0], { release: '3.0' }], [files[0], { onProgress: 5 }]]) {
+    await assert.rejects(() => tuneAsync(...args), (e) => /^ERR_CONDENSE_/.test(e.code));
+  }
+});
