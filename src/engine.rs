@@ -74,7 +74,7 @@ impl Engine {
         self.dialect
     }
 
-    /// The state, config or boundary changed: every kept decision and
+    /// The state or the config changed: every kept decision and
     /// every edit the JS side holds goes.
     fn changed(&mut self) {
         self.memo.invalidate();
@@ -92,12 +92,12 @@ impl Engine {
         self.changed();
     }
 
+    /// Only phase 4 of 2.4.3 reads the boundary, and it keeps no decision
+    /// in the memo: the stub and chain decisions, their text ids and the
+    /// edits the JS side holds (keyed by whether thinking is stripped) all
+    /// stay valid when it moves.
     pub fn set_boundary(&mut self, boundary: Option<f64>) {
-        // Compared bit for bit: -0 after 0 is reported as given.
-        if self.boundary.map(f64::to_bits) != boundary.map(f64::to_bits) {
-            self.boundary = boundary;
-            self.changed();
-        }
+        self.boundary = boundary;
     }
 
     /// Records what a host indexer answered for one key (see

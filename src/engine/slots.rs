@@ -50,8 +50,8 @@ impl RenderedScript<'_> {
         self.script.changed
     }
 
-    /// Changes whenever the kept decisions were dropped (new state, config
-    /// or boundary): stub text ids are stable only within one generation.
+    /// Changes whenever the kept decisions were dropped (new state or
+    /// config): stub text ids are stable only within one generation.
     pub fn generation(&self) -> u64 {
         self.memo.generation()
     }

@@ -1,9 +1,10 @@
 //! What a kept engine remembers between renders so that a render after an
 //! append costs what changed. The phases decide per message from the state
 //! and the config (is this result stubbed, and with which text; is this
-//! message inside a compressed chain); those decisions hold until the state,
-//! the config or the boundary change (a new `generation`) or the message
-//! itself is re-sent (`truncate`). A stateless call uses a fresh memo, so
+//! message inside a compressed chain); those decisions hold until the state
+//! or the config change (a new `generation`) or the message itself is
+//! re-sent (`truncate`). The thinking boundary is not among them: phase 4
+//! decides afresh at every render. A stateless call uses a fresh memo, so
 //! both paths run the same phase code.
 
 use crate::hash::HashMap;
@@ -62,7 +63,7 @@ pub struct Memo {
 }
 
 impl Memo {
-    /// Forgets every decision: the state, config or boundary changed.
+    /// Forgets every decision: the state or the config changed.
     pub fn invalidate(&mut self) {
         self.generation += 1;
         self.stubs.clear();
