@@ -34,6 +34,8 @@ pub struct Engine {
     /// Keys whose indexer answers changed since the last render.
     answered: HashSet<Box<[u8]>>,
     sent: SentEdits,
+    /// An earlier script's slots, for the next render to fill.
+    spare_slots: Vec<crate::script::Slot>,
 }
 
 /// A render's answer for the JS applier.
@@ -67,6 +69,7 @@ impl Engine {
             memo: Memo::default(),
             answered: HashSet::default(),
             sent: SentEdits::default(),
+            spare_slots: Vec::new(),
         }
     }
 
@@ -202,7 +205,8 @@ impl Engine {
             boundary: self.boundary,
             dialect: self.dialect,
         };
-        phases::run(&inputs, &mut self.memo)
+        let spare = std::mem::take(&mut self.spare_slots);
+        phases::run_reusing(&inputs, &mut self.memo, spare)
     }
 
     /// Prunes the kept messages.

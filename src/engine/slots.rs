@@ -29,6 +29,12 @@ impl Engine {
             script,
         })
     }
+
+    /// Hands back the slots of an earlier script, for the next render to
+    /// fill instead of allocating (a replay renders thousands of times).
+    pub fn recycle_slots(&mut self, slots: Vec<Slot>) {
+        self.spare_slots = slots;
+    }
 }
 
 impl RenderedScript<'_> {
@@ -39,6 +45,12 @@ impl RenderedScript<'_> {
     /// The synthetic block an `Insert` slot shows.
     pub fn block(&self, slot: &Slot) -> &Inserted {
         &self.script.blocks[slot.input as usize]
+    }
+
+    /// The slots, for keeping past the render (the engine may be given
+    /// them back with `Engine::recycle_slots`).
+    pub fn into_slots(self) -> Vec<Slot> {
+        self.script.slots
     }
 
     pub fn stats(&self) -> Stats {

@@ -60,6 +60,12 @@ pub struct Memo {
     pub(crate) log_index: super::log_index::LogIndex,
     /// 2.9.1 phase 3's ranges for the current resolution of the entries.
     pub(crate) range_plan: Option<super::chain_ranges::RangePlan>,
+    /// The keys a tool result is looked up by (its id; in 2.9.1 also its
+    /// occurrence key) to the messages `0..keyed` that carry them, so a
+    /// flush forgets the decisions its answers touched without reading
+    /// every message. It depends on the messages alone.
+    result_keys: HashMap<Box<[u8]>, Vec<u32>>,
+    keyed: usize,
 }
 
 impl Memo {
@@ -92,6 +98,10 @@ impl Memo {
             }
         }
         self.log_index.truncate(from, log);
+        if from < self.keyed {
+            self.result_keys.clear();
+            self.keyed = 0;
+        }
         if self.range_plan.as_mut().is_some_and(|p| !p.truncate(from)) {
             self.range_plan = None;
         }
@@ -114,21 +124,29 @@ impl Memo {
         dialect: crate::dialect::Dialect,
     ) {
         use crate::record::{Role, Scalar};
-        for (i, rec) in log.records.iter().enumerate().take(self.stubs.len()) {
+        for (i, rec) in log.records.iter().enumerate().skip(self.keyed) {
             if rec.role != Role::ToolResult {
                 continue;
             }
-            let id = match rec.tool_call_id {
-                Scalar::Str(s) => Some(log.syms.text(s)),
-                _ => None,
-            };
-            let hit = id.is_some_and(|id| keys.contains(id))
-                || (dialect == crate::dialect::Dialect::V2_9
-                    && super::keys::message_key(rec, &log.syms)
-                        .text()
-                        .is_some_and(|k| keys.contains(k)));
-            if hit {
-                self.stubs[i] = None;
+            if let Scalar::Str(s) = rec.tool_call_id {
+                let id = log.syms.text(s);
+                self.result_keys.entry(id.into()).or_default().push(i as u32);
+            }
+            if dialect == crate::dialect::Dialect::V2_9 {
+                if let super::keys::MessageKey::Text(k) = super::keys::message_key(rec, &log.syms) {
+                    self.result_keys
+                        .entry(k.into_boxed_slice())
+                        .or_default()
+                        .push(i as u32);
+                }
+            }
+        }
+        self.keyed = log.records.len();
+        for key in keys {
+            for &i in self.result_keys.get(key).into_iter().flatten() {
+                if let Some(d) = self.stubs.get_mut(i as usize) {
+                    *d = None;
+                }
             }
         }
     }

@@ -51,6 +51,16 @@ impl Inputs<'_> {
 /// `memo` keeps per-message decisions for the next render (a fresh one for
 /// a stateless call).
 pub fn run(inputs: &Inputs<'_>, memo: &mut Memo) -> Result<EditScript> {
+    run_reusing(inputs, memo, Vec::new())
+}
+
+/// As `run`, filling `spare` (an earlier script's slots) for the output
+/// instead of a new allocation.
+pub fn run_reusing(
+    inputs: &Inputs<'_>,
+    memo: &mut Memo,
+    spare: Vec<crate::script::Slot>,
+) -> Result<EditScript> {
     let log = inputs.log;
     // Phase 1 reads `msg.role` of every element: a null one throws.
     if let Some(i) = log.records.iter().position(|r| r.kind == Kind::Null) {
@@ -60,7 +70,7 @@ pub fn run(inputs: &Inputs<'_>, memo: &mut Memo) -> Result<EditScript> {
             "is null, not a message object",
         ));
     }
-    let mut script = EditScript::identity(log.len());
+    let mut script = EditScript::identity_in(log.len(), spare);
     let mut stats = Stats::default();
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
     let mut changed = stub::run(inputs, memo, &mut script, &mut stats)?;

@@ -40,7 +40,7 @@ pub fn run(
         let StubDecision::Stub(text) = decision else {
             continue;
         };
-        if !grace.is_empty() && message_key_text(inputs, i).is_some_and(|k| grace.contains(&k)) {
+        if !grace.is_empty() && in_grace(inputs, i, &grace) {
             continue;
         }
         script.stub(i, text);
@@ -50,15 +50,19 @@ pub fn run(
     Ok(changed)
 }
 
-/// The key recovery grace compares: 2.4.3 the id, 2.9.1 `K(m)`.
-fn message_key_text(inputs: &Inputs<'_>, i: usize) -> Option<Vec<u8>> {
+/// Whether tool result `i`'s key is among the `grace` keys: 2.4.3 compares
+/// the id, 2.9.1 `K(m)`.
+fn in_grace(inputs: &Inputs<'_>, i: usize, grace: &[Vec<u8>]) -> bool {
     let log = inputs.log;
     let rec = &log.records[i];
     match inputs.dialect {
-        Dialect::V2_4 => rec.tool_call_id.as_str().map(|s| log.syms.text(s).to_vec()),
+        Dialect::V2_4 => rec
+            .tool_call_id
+            .as_str()
+            .is_some_and(|s| grace.iter().any(|g| g.as_slice() == log.syms.text(s))),
         Dialect::V2_9 => match message_key(rec, &log.syms) {
-            MessageKey::Text(k) => Some(k),
-            MessageKey::Value(_) => None,
+            MessageKey::Text(k) => grace.contains(&k),
+            MessageKey::Value(_) => false,
         },
     }
 }
@@ -119,13 +123,18 @@ fn recovery_grace(inputs: &Inputs<'_>) -> Vec<Vec<u8>> {
     let Some(grace) = inputs.config.grace_turns() else {
         return Vec::new();
     };
-    let users = log.records.iter().filter(|r| r.role == Role::User).count();
-    let mut seen = 0usize;
+    // A result's turn distance is the number of user messages after it:
+    // walked from the end, it only grows, so the walk stops at the first
+    // message beyond the grace (a number above 0, never NaN).
+    let mut users_after = 0usize;
     let mut keys = Vec::new();
-    for rec in &log.records {
+    for rec in log.records.iter().rev() {
         if rec.role == Role::User {
-            seen += 1;
+            users_after += 1;
             continue;
+        }
+        if users_after as f64 > grace {
+            break;
         }
         let query = rec.role == Role::ToolResult
             && rec
@@ -135,7 +144,7 @@ fn recovery_grace(inputs: &Inputs<'_>) -> Vec<Vec<u8>> {
         let Scalar::Str(id) = rec.tool_call_id else {
             continue;
         };
-        if query && ((users - seen) as f64) <= grace {
+        if query {
             keys.push(match inputs.dialect {
                 Dialect::V2_4 => log.syms.text(id).to_vec(),
                 Dialect::V2_9 => match message_key(rec, &log.syms) {

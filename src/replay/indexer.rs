@@ -12,7 +12,6 @@
 //! handed to the engine whole.
 
 use crate::dialect::Dialect;
-use crate::engine::Engine;
 use crate::error::{PruneError, Result};
 use crate::hash::{HashMap, HashSet};
 use crate::json::parse::parse_value;
@@ -24,6 +23,23 @@ use crate::sessionfile::{CondenseState, Entry};
 use crate::state::{Chains, State};
 
 type Key = JsKey<'static>;
+
+/// Where the indexer's answers go: a render engine, or a timeline that
+/// keeps them for every engine of the dialect (`timeline.rs`).
+pub trait AnswerSink {
+    /// `isSummarized`, `getRecord`, `getShortRefForToolCallId` for a key.
+    fn answer(
+        &mut self,
+        key: &[u8],
+        summarized: bool,
+        record: Option<Json>,
+        short_ref: Option<Json>,
+    );
+    /// 2.9.1's `hasLegacyBareRecord` for an id.
+    fn answer_legacy(&mut self, id: &[u8], legacy: bool);
+    /// The chain registry, whole.
+    fn set_chains(&mut self, chains: Chains);
+}
 
 /// How an entry touched a key.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -256,7 +272,7 @@ impl Indexer {
     /// Hands the engine the answers of every key touched since the last
     /// call (and of the keys that alias them), and the chain registry when
     /// it changed.
-    pub fn answer(&mut self, state: &CondenseState<'_>, engine: &mut Engine) -> Result<()> {
+    pub fn answer(&mut self, state: &CondenseState<'_>, engine: &mut impl AnswerSink) -> Result<()> {
         let pairs = state.dedup_alias_pairs();
         for (j, (new, original)) in pairs.iter().enumerate().skip(self.pairs_seen) {
             let (new, original) = (owned(new), owned(original));
@@ -355,7 +371,7 @@ impl Indexer {
         })
     }
 
-    fn chains(&mut self, state: &CondenseState<'_>, engine: &mut Engine) -> Result<()> {
+    fn chains(&mut self, state: &CondenseState<'_>, engine: &mut impl AnswerSink) -> Result<()> {
         let bodies = self.bodies_matter(state);
         if !self.chains_dirty && !bodies {
             return Ok(());

@@ -44,6 +44,7 @@ mod pricer;
 mod report;
 mod request;
 mod settings;
+mod timeline;
 mod walk;
 pub mod wire;
 
@@ -260,6 +261,8 @@ pub struct Prepared<'a> {
     models: Vec<(u64, String, bool)>,
     calibration: Calibration,
     options: ReplayOptions,
+    /// The state per call, per dialect, built when a walk first needs it.
+    timelines: timeline::Timelines,
 }
 
 impl<'a> Prepared<'a> {
@@ -332,6 +335,7 @@ impl<'a> Prepared<'a> {
             models,
             calibration: Calibration::fit(&[], options.chars_per_token),
             options: options.clone(),
+            timelines: Default::default(),
         };
         prepared.calibration = if options.cache_model == CacheModel::Provider {
             let measured = prepared
@@ -368,6 +372,7 @@ impl<'a> Prepared<'a> {
             long: self.options.long_retention,
             cache_model: self.options.cache_model,
             boundary_from_config: self.options.boundary_from_config,
+            timelines: &self.timelines,
         }
     }
 

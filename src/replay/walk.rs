@@ -1,9 +1,10 @@
 //! One policy's pass over a session's model calls, in order, on one kept
 //! engine: at each call the context view moves to the call's leaf and the
-//! state rebuild takes in the entries up to it (SESSIONS.md C.3); the
-//! engine re-syncs only the messages from the first one that changed, hears
-//! only the indexer answers a flush changed, takes the 2.4.3 boundary of
-//! the frontier in force, and renders. The render is measured against the
+//! state is the rebuild up to it (SESSIONS.md C.3; `timeline.rs`, shared by
+//! every walk of the dialect); the engine re-syncs only the messages from
+//! the first one that changed, hears only the indexer answers a flush
+//! changed, takes the 2.4.3 boundary of the frontier in force (or its own
+//! config's), and renders. The render is measured against the
 //! previous one (break, cache read and write, hashes) and checked against
 //! the flush-gated invariant.
 
@@ -15,18 +16,18 @@ use super::calls::CallMeta;
 use super::catalog::Catalog;
 use super::cost::{CostModel, Totals};
 use super::digest::{Digest, Digests};
-use super::indexer::Indexer;
 use super::invariant::{attribute, Current, Previous};
 use super::policy::Policy;
 use super::pricer::{Change, Priced, Pricer};
 use super::settings::Settings;
+use super::timeline::Timelines;
 use super::{CallInfo, PolicyReplay, Progress, Render};
 use crate::engine::Engine;
 use crate::error::{PruneError, Result};
 use crate::record::array_len;
 use crate::record::scan::Source;
 use crate::script::{Slot, Stats};
-use crate::sessionfile::{CondenseState, ContextView, ModelCall, SessionFile};
+use crate::sessionfile::{ContextView, ModelCall, SessionFile};
 
 /// Violations kept in full per policy (all are counted).
 const KEPT_VIOLATIONS: usize = 1000;
@@ -78,6 +79,8 @@ pub(super) struct Walk<'a, 's> {
     /// The 2.4.3 boundary is computed at each flush from the config's
     /// `keepLastTurns` (else the frontier in force gives it).
     pub boundary_from_config: bool,
+    /// The rebuilt state per call, shared by every walk of the file.
+    pub timelines: &'a Timelines,
 }
 
 /// The thinking strip of a 2.4.3 render config: enabled, keepLastTurns.
@@ -135,13 +138,15 @@ impl Walk<'_, '_> {
                 e
             })
         };
+        let timeline = self
+            .timelines
+            .get(self.file, self.path, self.calls, dialect);
         let mut view = ContextView::new(self.file, self.path);
-        let mut condense = CondenseState::new(dialect);
-        let mut indexer = Indexer::new(dialect);
         let mut engine = fresh_engine();
         let mut applied = 0usize;
-        let mut version = condense.version();
         let mut digests = Digests::default();
+        let mut before: Vec<u32> = Vec::new();
+        let mut before_sum = 0usize;
         let mut last = Last::default();
         let mut out: Vec<Digest> = Vec::new();
         let mut scratch: Vec<u8> = Vec::new();
@@ -175,11 +180,9 @@ impl Walk<'_, '_> {
                 // Digests are kept by the view's message ids, which a new
                 // view hands out afresh.
                 digests = Digests::default();
-                condense = CondenseState::new(dialect);
-                indexer = Indexer::new(dialect);
+                before.clear();
+                before_sum = 0;
                 engine = fresh_engine();
-                applied = 0;
-                version = condense.version();
                 own_boundary = None;
                 assistant_times.clear();
                 timed = 0;
@@ -197,21 +200,20 @@ impl Walk<'_, '_> {
             } else {
                 &[]
             };
-            for &e in &self.path[applied..wanted] {
-                let entry = self.file.entry(e as usize);
-                condense.apply(entry).map_err(super::located)?;
-                indexer.note(entry);
-            }
+            let step = timeline.step(k)?;
             applied = wanted;
-            let flushed = condense.version() != version;
-            version = condense.version();
+            let flushed = step.flushed;
             out.clear();
-            let chars_before = array_len(
-                ids.len(),
-                ids.iter()
-                    .map(|&id| digests.kept(&view, id).len as usize)
-                    .sum::<usize>(),
-            );
+            // The context's size, kept per message and summed again only
+            // from the first message that changed.
+            let kept = from.min(before.len()).min(ids.len());
+            before_sum -= before.drain(kept..).map(|l| l as usize).sum::<usize>();
+            for &id in &ids[kept..] {
+                let len = digests.kept(&view, id).len;
+                before.push(len);
+                before_sum += len as usize;
+            }
+            let chars_before = array_len(ids.len(), before_sum);
             let mut stats = Stats::default();
             let mut violation = None;
             let mut change = Change {
@@ -221,10 +223,10 @@ impl Walk<'_, '_> {
             };
             if let Some(engine) = &mut engine {
                 if flushed {
-                    indexer.answer(&condense, engine)?;
+                    timeline.answer(k, engine)?;
                 }
                 if policy.uses_boundary() && !self.boundary_from_config {
-                    engine.set_boundary(condense.thinking_boundary());
+                    engine.set_boundary(step.boundary);
                 } else if policy.uses_boundary() {
                     if let (true, Some(k)) = (flushed, keep) {
                         for &e in &self.path[timed..applied] {
@@ -329,8 +331,8 @@ impl Walk<'_, '_> {
                         ));
                     }
                 }
-                last.slots.clear();
-                last.slots.extend_from_slice(script.slots());
+                let slots = script.into_slots();
+                engine.recycle_slots(std::mem::replace(&mut last.slots, slots));
             } else {
                 out.extend(ids.iter().map(|&id| digests.kept(&view, id)));
                 if self.cache_model == CacheModel::Provider {
