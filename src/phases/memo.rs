@@ -130,7 +130,10 @@ impl Memo {
             }
             if let Scalar::Str(s) = rec.tool_call_id {
                 let id = log.syms.text(s);
-                self.result_keys.entry(id.into()).or_default().push(i as u32);
+                self.result_keys
+                    .entry(id.into())
+                    .or_default()
+                    .push(i as u32);
             }
             if dialect == crate::dialect::Dialect::V2_9 {
                 if let super::keys::MessageKey::Text(k) = super::keys::message_key(rec, &log.syms) {

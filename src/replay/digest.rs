@@ -64,9 +64,13 @@ pub struct Digests {
     kept: Vec<Option<Digest>>,
     /// Purged and/or stripped messages, by view id and edit.
     edits: HashMap<EditKey, Digest>,
-    /// The engine generation the two maps below belong to.
+    /// Each view message's latest edit, looked up by index before `edits`
+    /// (a message keeps its edit from one render to the next).
+    last_edit: Vec<Option<(bool, Box<[(u32, u32)]>, Digest)>>,
+    /// The engine generation the stubs and inserts belong to.
     generation: Option<u64>,
-    stubs: HashMap<(u32, u32), Digest>,
+    /// Each view message's stub: its text id and digest.
+    stubs: Vec<Option<(u32, Digest)>>,
     inserts: HashMap<InsertKey, Digest>,
     scratch: Vec<u8>,
 }
@@ -104,25 +108,43 @@ impl Digests {
         match slot.op {
             Op::Keep => self.kept(view, ids[slot.input as usize]),
             Op::Stub => {
-                let key = (ids[slot.input as usize], slot.text);
-                if let Some(d) = self.stubs.get(&key) {
-                    return *d;
+                let id = ids[slot.input as usize] as usize;
+                if let Some(Some((text, d))) = self.stubs.get(id) {
+                    if *text == slot.text {
+                        return *d;
+                    }
                 }
                 let d = self.written(script, slot);
-                self.stubs.insert(key, d);
+                if self.stubs.len() <= id {
+                    self.stubs.resize(id + 1, None);
+                }
+                self.stubs[id] = Some((slot.text, d));
                 d
             }
             Op::Edit => {
+                let id = ids[slot.input as usize] as usize;
+                if let Some(Some((strip, purged, d))) = self.last_edit.get(id) {
+                    if *strip == slot.strip_thinking && **purged == *slot.purged {
+                        return *d;
+                    }
+                }
                 let key: EditKey = (
-                    ids[slot.input as usize],
+                    id as u32,
                     slot.strip_thinking,
                     slot.purged.clone().into_boxed_slice(),
                 );
-                if let Some(d) = self.edits.get(&key) {
-                    return *d;
+                let d = match self.edits.get(&key) {
+                    Some(d) => *d,
+                    None => {
+                        let d = self.written(script, slot);
+                        self.edits.insert(key.clone(), d);
+                        d
+                    }
+                };
+                if self.last_edit.len() <= id {
+                    self.last_edit.resize(id + 1, None);
                 }
-                let d = self.written(script, slot);
-                self.edits.insert(key, d);
+                self.last_edit[id] = Some((key.1, key.2, d));
                 d
             }
             Op::Insert => {

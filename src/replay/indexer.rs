@@ -272,7 +272,11 @@ impl Indexer {
     /// Hands the engine the answers of every key touched since the last
     /// call (and of the keys that alias them), and the chain registry when
     /// it changed.
-    pub fn answer(&mut self, state: &CondenseState<'_>, engine: &mut impl AnswerSink) -> Result<()> {
+    pub fn answer(
+        &mut self,
+        state: &CondenseState<'_>,
+        engine: &mut impl AnswerSink,
+    ) -> Result<()> {
         let pairs = state.dedup_alias_pairs();
         for (j, (new, original)) in pairs.iter().enumerate().skip(self.pairs_seen) {
             let (new, original) = (owned(new), owned(original));

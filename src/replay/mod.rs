@@ -263,6 +263,7 @@ pub struct Prepared<'a> {
     options: ReplayOptions,
     /// The state per call, per dialect, built when a walk first needs it.
     timelines: timeline::Timelines,
+    conversions: pricer::Conversions,
 }
 
 impl<'a> Prepared<'a> {
@@ -336,6 +337,7 @@ impl<'a> Prepared<'a> {
             calibration: Calibration::fit(&[], options.chars_per_token),
             options: options.clone(),
             timelines: Default::default(),
+            conversions: Default::default(),
         };
         prepared.calibration = if options.cache_model == CacheModel::Provider {
             let measured = prepared
@@ -373,6 +375,7 @@ impl<'a> Prepared<'a> {
             cache_model: self.options.cache_model,
             boundary_from_config: self.options.boundary_from_config,
             timelines: &self.timelines,
+            conversions: &self.conversions,
         }
     }
 

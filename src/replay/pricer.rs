@@ -6,7 +6,7 @@
 //! appended tail, and priced (`bill.rs`). pi's cache warms since the
 //! previous call re-send that call's request first.
 
-use std::rc::Rc;
+use std::sync::{Arc, RwLock};
 
 use super::bill::{price, BillTotals, CallBill, CallClass, Cause};
 use super::cache::{Cache, Outcome};
@@ -60,12 +60,33 @@ impl Previous {
     }
 }
 
+/// Output messages converted to wire blocks, by digest and model key:
+/// a conversion depends on the message's text and the model alone, so
+/// every walk of a file (each policy, each tune configuration, on any
+/// thread) converts a message once between them.
+#[derive(Default)]
+pub struct Conversions(RwLock<HashMap<(u64, u64), Arc<Converted<Packed>>>>);
+
+impl Conversions {
+    fn get(&self, key: (u64, u64)) -> Option<Arc<Converted<Packed>>> {
+        let map = self.0.read().unwrap_or_else(|e| e.into_inner());
+        map.get(&key).cloned()
+    }
+
+    fn insert(&self, key: (u64, u64), value: Arc<Converted<Packed>>) {
+        let mut map = self.0.write().unwrap_or_else(|e| e.into_inner());
+        map.insert(key, value);
+    }
+}
+
 pub struct Pricer<'a> {
     meta: &'a [CallMeta],
     catalog: &'a Catalog,
     calibration: &'a Calibration,
     long: bool,
-    converted: HashMap<(u64, u64), Rc<Converted<Packed>>>,
+    shared: &'a Conversions,
+    /// The conversions this walk has used, without the shared map's lock.
+    converted: HashMap<(u64, u64), Arc<Converted<Packed>>>,
     caches: HashMap<u64, Cache>,
     previous: HashMap<u64, Previous>,
     last_model: Option<u64>,
@@ -75,7 +96,7 @@ pub struct Pricer<'a> {
     incremental: Incremental,
     /// The previous call's output and its converted messages, by index.
     out: Vec<Digest>,
-    messages: Vec<Rc<Converted<Packed>>>,
+    messages: Vec<Arc<Converted<Packed>>>,
     messages_model: Option<u64>,
     pub totals: BillTotals,
     /// Size points for the calibration (measure mode).
@@ -88,12 +109,14 @@ impl<'a> Pricer<'a> {
         catalog: &'a Catalog,
         calibration: &'a Calibration,
         long: bool,
+        shared: &'a Conversions,
     ) -> Self {
         Pricer {
             meta,
             catalog,
             calibration,
             long,
+            shared,
             converted: HashMap::default(),
             caches: HashMap::default(),
             previous: HashMap::default(),
@@ -122,19 +145,28 @@ impl<'a> Pricer<'a> {
     }
 
     /// Whether output message `digest` still needs converting for call `k`.
-    pub fn needs(&self, k: usize, digest: &Digest) -> bool {
-        !self
-            .converted
-            .contains_key(&(digest.hash, self.meta[k].model_key))
+    pub fn needs(&mut self, k: usize, digest: &Digest) -> bool {
+        let key = (digest.hash, self.meta[k].model_key);
+        if self.converted.contains_key(&key) {
+            return false;
+        }
+        match self.shared.get(key) {
+            Some(c) => {
+                self.converted.insert(key, c);
+                false
+            }
+            None => true,
+        }
     }
 
     /// Converts one output message (its `JSON.stringify` text) for call k.
     pub fn convert(&mut self, k: usize, digest: &Digest, json: &[u8]) {
         let meta = &self.meta[k];
         let value = parse_value(json).unwrap_or_default();
-        let packed = convert_message(&value, &meta.model, false).pack();
-        self.converted
-            .insert((digest.hash, meta.model_key), Rc::new(packed));
+        let packed = Arc::new(convert_message(&value, &meta.model, false).pack());
+        let key = (digest.hash, meta.model_key);
+        self.shared.insert(key, packed.clone());
+        self.converted.insert(key, packed);
     }
 
     fn factor(&self, key: u64) -> (f64, Option<f64>) {

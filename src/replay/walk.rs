@@ -18,7 +18,7 @@ use super::cost::{CostModel, Totals};
 use super::digest::{Digest, Digests};
 use super::invariant::{attribute, Current, Previous};
 use super::policy::Policy;
-use super::pricer::{Change, Priced, Pricer};
+use super::pricer::{Change, Conversions, Priced, Pricer};
 use super::settings::Settings;
 use super::timeline::Timelines;
 use super::{CallInfo, PolicyReplay, Progress, Render};
@@ -81,6 +81,8 @@ pub(super) struct Walk<'a, 's> {
     pub boundary_from_config: bool,
     /// The rebuilt state per call, shared by every walk of the file.
     pub timelines: &'a Timelines,
+    /// Wire conversions, shared by every walk of the file.
+    pub conversions: &'a Conversions,
 }
 
 /// The thinking strip of a 2.4.3 render config: enabled, keepLastTurns.
@@ -151,7 +153,13 @@ impl Walk<'_, '_> {
         let mut out: Vec<Digest> = Vec::new();
         let mut scratch: Vec<u8> = Vec::new();
         let mut bytes: Vec<u8> = Vec::new();
-        let mut pricer = Pricer::new(self.meta, self.catalog, self.calibration, self.long);
+        let mut pricer = Pricer::new(
+            self.meta,
+            self.catalog,
+            self.calibration,
+            self.long,
+            self.conversions,
+        );
         // The config's own boundary: pi-condense's rule at every flush, over
         // the branch's assistant timestamps up to the leaf (SESSIONS.md C.2).
         let keep = strip_of(config_json.as_ref()).filter(|_| self.boundary_from_config);
