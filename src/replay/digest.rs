@@ -55,6 +55,8 @@ impl std::hash::Hash for SharedText {
 }
 
 type EditKey = (u32, bool, Box<[(u32, u32)]>);
+/// A message's latest edit: thinking stripped, purged blocks, digest.
+type LastEdit = (bool, Box<[(u32, u32)]>, Digest);
 /// A synthetic block by text identity and its timestamp's JSON.
 type InsertKey = (SharedText, Option<Box<[u8]>>);
 
@@ -66,7 +68,7 @@ pub struct Digests {
     edits: HashMap<EditKey, Digest>,
     /// Each view message's latest edit, looked up by index before `edits`
     /// (a message keeps its edit from one render to the next).
-    last_edit: Vec<Option<(bool, Box<[(u32, u32)]>, Digest)>>,
+    last_edit: Vec<Option<LastEdit>>,
     /// The engine generation the stubs and inserts belong to.
     generation: Option<u64>,
     /// Each view message's stub: its text id and digest.
