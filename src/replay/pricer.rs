@@ -65,15 +65,18 @@ impl Previous {
 /// every walk of a file (each policy, each tune configuration, on any
 /// thread) converts a message once between them.
 #[derive(Default)]
-pub struct Conversions(RwLock<HashMap<(u64, u64), Arc<Converted<Packed>>>>);
+pub struct Conversions(RwLock<HashMap<(u64, u64), Shared>>);
+
+/// One converted message, shared between walks.
+type Shared = Arc<Converted<Packed>>;
 
 impl Conversions {
-    fn get(&self, key: (u64, u64)) -> Option<Arc<Converted<Packed>>> {
+    fn get(&self, key: (u64, u64)) -> Option<Shared> {
         let map = self.0.read().unwrap_or_else(|e| e.into_inner());
         map.get(&key).cloned()
     }
 
-    fn insert(&self, key: (u64, u64), value: Arc<Converted<Packed>>) {
+    fn insert(&self, key: (u64, u64), value: Shared) {
         let mut map = self.0.write().unwrap_or_else(|e| e.into_inner());
         map.insert(key, value);
     }
@@ -86,7 +89,7 @@ pub struct Pricer<'a> {
     long: bool,
     shared: &'a Conversions,
     /// The conversions this walk has used, without the shared map's lock.
-    converted: HashMap<(u64, u64), Arc<Converted<Packed>>>,
+    converted: HashMap<(u64, u64), Shared>,
     caches: HashMap<u64, Cache>,
     previous: HashMap<u64, Previous>,
     last_model: Option<u64>,
@@ -96,7 +99,7 @@ pub struct Pricer<'a> {
     incremental: Incremental,
     /// The previous call's output and its converted messages, by index.
     out: Vec<Digest>,
-    messages: Vec<Arc<Converted<Packed>>>,
+    messages: Vec<Shared>,
     messages_model: Option<u64>,
     pub totals: BillTotals,
     /// Size points for the calibration (measure mode).
