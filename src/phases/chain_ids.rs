@@ -127,7 +127,8 @@ pub fn run(
     if memo.chain_sets.is_none() {
         memo.chain_sets = Some(chain_sets(inputs, chain)?);
     }
-    let mut facts = Vec::with_capacity(script.slots.len());
+    let mut facts = std::mem::take(&mut memo.facts);
+    facts.clear();
     for slot in &script.slots {
         let i = slot.input as usize;
         let f = match memo.chain_fact(i) {
@@ -166,8 +167,12 @@ pub fn run(
 
     memo.log_index.catch_up(log);
     let existing = &memo.log_index;
-    let mut out: Vec<Slot> = Vec::with_capacity(script.slots.len());
-    for (mut slot, f) in std::mem::take(&mut script.slots).into_iter().zip(facts) {
+    // The output goes into the spare allocation, and the input's becomes
+    // the next render's spare.
+    let mut out: Vec<Slot> = std::mem::take(&mut memo.spare_slots);
+    out.clear();
+    let mut input = std::mem::take(&mut script.slots);
+    for (mut slot, &f) in input.drain(..).zip(&facts) {
         if f.dropped {
             stats.chain_dropped += 1;
             continue;
@@ -193,6 +198,8 @@ pub fn run(
         }
     }
     script.slots = out;
+    memo.spare_slots = input;
+    memo.facts = facts;
     Ok(true)
 }
 

@@ -66,6 +66,11 @@ pub struct Memo {
     /// every message. It depends on the messages alone.
     result_keys: HashMap<Box<[u8]>, Vec<u32>>,
     keyed: usize,
+    /// Buffers 2.4.3's phase 3 reuses from one render to the next (a long
+    /// conversation's would otherwise be allocated, and zeroed by the
+    /// system, at every render): the facts per slot and a slot array.
+    pub(crate) facts: Vec<ChainFact>,
+    pub(crate) spare_slots: Vec<crate::script::Slot>,
 }
 
 impl Memo {

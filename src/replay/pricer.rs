@@ -101,6 +101,8 @@ pub struct Pricer<'a> {
     out: Vec<Digest>,
     messages: Vec<Shared>,
     messages_model: Option<u64>,
+    /// `first_new` of the current call: (call, index).
+    first_of: Option<(usize, usize)>,
     pub totals: BillTotals,
     /// Size points for the calibration (measure mode).
     pub points: Vec<SizePoint>,
@@ -129,6 +131,7 @@ impl<'a> Pricer<'a> {
             out: Vec::new(),
             messages: Vec::new(),
             messages_model: None,
+            first_of: None,
             totals: BillTotals::default(),
             points: Vec::new(),
         }
@@ -137,14 +140,24 @@ impl<'a> Pricer<'a> {
     /// The first output message of call `k` that differs from the
     /// previous call's (0 after a model switch): only those from there on
     /// need converting and assembling again.
-    pub fn first_new(&self, k: usize, out: &[Digest]) -> usize {
-        if self.messages_model != Some(self.meta[k].model_key) {
-            return 0;
+    pub fn first_new(&mut self, k: usize, out: &[Digest]) -> usize {
+        if let Some((at, first)) = self.first_of {
+            if at == k {
+                return first;
+            }
         }
-        let common = self.out.len().min(out.len());
-        (0..common)
-            .find(|&i| out[i] != self.out[i])
-            .unwrap_or(common)
+        let first = if self.messages_model != Some(self.meta[k].model_key) {
+            0
+        } else {
+            let common = self.out.len().min(out.len());
+            (0..common)
+                .find(|&i| out[i] != self.out[i])
+                .unwrap_or(common)
+        };
+        // The walk asks before converting, `request` again after: the
+        // output is the same in between.
+        self.first_of = Some((k, first));
+        first
     }
 
     /// Whether output message `digest` still needs converting for call `k`.
@@ -190,6 +203,7 @@ impl<'a> Pricer<'a> {
         self.out.truncate(first);
         self.out.extend_from_slice(&out[first..]);
         self.messages_model = Some(key);
+        self.first_of = None;
         let mut preamble = meta.preamble;
         if let (tpc, Some(tokens)) = self.factor(key) {
             preamble.tools_chars = 0;

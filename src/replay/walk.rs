@@ -55,6 +55,16 @@ fn prefix_chars(digests: &[Digest]) -> usize {
     1 + digests.iter().map(|d| d.len as usize + 1).sum::<usize>()
 }
 
+/// The first index where two renders differ (the shorter one's length
+/// when one is a prefix of the other).
+fn first_difference(before: &[Digest], after: &[Digest]) -> usize {
+    before
+        .iter()
+        .zip(after)
+        .position(|(a, b)| a != b)
+        .unwrap_or(before.len().min(after.len()))
+}
+
 fn array_chars(digests: &[Digest]) -> usize {
     array_len(
         digests.len(),
@@ -224,6 +234,9 @@ impl Walk<'_, '_> {
             let chars_before = array_len(ids.len(), before_sum);
             let mut stats = Stats::default();
             let mut violation = None;
+            // The first output message that differs from the previous
+            // render's (set once the output is known).
+            let break_index;
             let mut change = Change {
                 rewound,
                 context_rewritten: k > 0 && from < last.inputs,
@@ -278,6 +291,7 @@ impl Walk<'_, '_> {
                 for slot in script.slots() {
                     out.push(digests.slot(&view, ids, &script, slot));
                 }
+                break_index = first_difference(&last.digests, &out);
                 if self.cache_model == CacheModel::Provider {
                     let first = pricer.first_new(k, &out);
                     for (i, slot) in script.slots().iter().enumerate().skip(first) {
@@ -305,7 +319,7 @@ impl Walk<'_, '_> {
                         dialect,
                         final_answer_strip: &strip,
                     };
-                    let changed = (0..common).filter(|&i| out[i] != last.digests[i]);
+                    let changed = (break_index..common).filter(|&i| out[i] != last.digests[i]);
                     for at in changed.take(CHANGES_NAMED) {
                         let v = attribute(k, at, &previous, &current);
                         change.policy.push((v.phase, flushed, at));
@@ -317,10 +331,7 @@ impl Walk<'_, '_> {
                 }
                 if same_history {
                     result.checked += 1;
-                    let common = last.digests.len().min(out.len());
-                    let at = (0..common)
-                        .find(|&i| out[i] != last.digests[i])
-                        .unwrap_or(common);
+                    let at = break_index;
                     if at < last.digests.len() {
                         let strip = |i: usize| script.final_answer_strip(i);
                         violation = Some(attribute(
@@ -343,6 +354,7 @@ impl Walk<'_, '_> {
                 engine.recycle_slots(std::mem::replace(&mut last.slots, slots));
             } else {
                 out.extend(ids.iter().map(|&id| digests.kept(&view, id)));
+                break_index = first_difference(&last.digests, &out);
                 if self.cache_model == CacheModel::Provider {
                     let first = pricer.first_new(k, &out);
                     for (i, &id) in ids.iter().enumerate().skip(first) {
@@ -362,10 +374,6 @@ impl Walk<'_, '_> {
                     result.violations.push(v);
                 }
             }
-            let common = last.digests.len().min(out.len());
-            let break_index = (0..common)
-                .find(|&i| out[i] != last.digests[i])
-                .unwrap_or(common);
             let chars_after = array_chars(&out);
             let time = self.infos[k].time;
             let expired = k > 0 && self.cost.expired(last.time, time);
