@@ -192,11 +192,7 @@ impl Engine {
     /// The phases over the kept messages, after dropping the decisions that
     /// changed indexer answers made stale.
     fn run_phases(&mut self) -> Result<EditScript> {
-        if !self.answered.is_empty() {
-            self.memo
-                .forget_stubs_for(&self.answered, &self.log, self.dialect);
-            self.answered.clear();
-        }
+        self.forget_answered();
         let inputs = Inputs {
             log: &self.log,
             text: &[],
@@ -207,6 +203,15 @@ impl Engine {
         };
         let spare = std::mem::take(&mut self.spare_slots);
         phases::run_reusing(&inputs, &mut self.memo, spare)
+    }
+
+    /// Drops the decisions that changed indexer answers made stale.
+    fn forget_answered(&mut self) {
+        if !self.answered.is_empty() {
+            self.memo
+                .forget_stubs_for(&self.answered, &self.log, self.dialect);
+            self.answered.clear();
+        }
     }
 
     /// Prunes the kept messages.

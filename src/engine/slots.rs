@@ -7,6 +7,7 @@
 
 use super::Engine;
 use crate::apply::{slot_len, write_slot};
+use crate::config::ThinkingConfig;
 use crate::error::Result;
 use crate::phases::{Inputs, Memo};
 use crate::script::{EditScript, Inserted, Slot, Stats};
@@ -25,6 +26,45 @@ impl Engine {
         let script = self.run_phases()?;
         Ok(RenderedScript {
             inputs: self.view(),
+            memo: &self.memo,
+            script,
+        })
+    }
+
+    /// Renders the kept messages with every phase but 2.4.3's thinking
+    /// strip (the engine's config's own strip is not applied): the part
+    /// that configs differing in the strip alone share. `with_strip` then
+    /// finishes a copy per strip.
+    pub fn render_before_thinking(&mut self) -> Result<EditScript> {
+        self.forget_answered();
+        let spare = std::mem::take(&mut self.spare_slots);
+        let inputs = Inputs {
+            log: &self.log,
+            text: &[],
+            state: &self.state,
+            config: &self.config,
+            boundary: self.boundary,
+            dialect: self.dialect,
+        };
+        crate::phases::run_before_thinking(&inputs, &mut self.memo, spare)
+    }
+
+    /// Finishes `script` (from `render_before_thinking`) with the thinking
+    /// strip `thinking` at `boundary`, as a render with that strip and
+    /// boundary gives it.
+    pub fn with_strip(
+        &self,
+        mut script: EditScript,
+        thinking: Option<&ThinkingConfig>,
+        boundary: Option<f64>,
+    ) -> Result<RenderedScript<'_>> {
+        let mut inputs = self.view();
+        inputs.boundary = boundary;
+        if let Some(t) = thinking {
+            crate::phases::strip_thinking(&inputs, t, &mut script)?;
+        }
+        Ok(RenderedScript {
+            inputs,
             memo: &self.memo,
             script,
         })

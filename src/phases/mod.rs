@@ -61,6 +61,36 @@ pub fn run_reusing(
     memo: &mut Memo,
     spare: Vec<crate::script::Slot>,
 ) -> Result<EditScript> {
+    let mut script = run_before_thinking(inputs, memo, spare)?;
+    if let Some(thinking) = &inputs.config.thinking {
+        strip_thinking(inputs, thinking, &mut script)?;
+    }
+    Ok(script)
+}
+
+/// 2.4.3's phase 4 over the script of the phases before it, with
+/// `inputs.boundary`: what `run` adds for a config with a thinking strip.
+/// Configs that differ in the strip alone share everything before it.
+pub fn strip_thinking(
+    inputs: &Inputs<'_>,
+    thinking: &crate::config::ThinkingConfig,
+    script: &mut EditScript,
+) -> Result<()> {
+    if inputs.dialect == Dialect::V2_4 {
+        let mut stats = script.stats;
+        script.changed |= thinking::run(inputs, thinking, script, &mut stats)?;
+        script.stats = stats;
+    }
+    Ok(())
+}
+
+/// Every phase but 2.4.3's thinking strip (`inputs.config.thinking` is not
+/// read): 2.9.1's whole render.
+pub fn run_before_thinking(
+    inputs: &Inputs<'_>,
+    memo: &mut Memo,
+    spare: Vec<crate::script::Slot>,
+) -> Result<EditScript> {
     let log = inputs.log;
     // Phase 1 reads `msg.role` of every element: a null one throws.
     if let Some(i) = log.records.iter().position(|r| r.kind == Kind::Null) {
@@ -92,15 +122,8 @@ pub fn run_reusing(
             };
         }
     }
-    match inputs.dialect {
-        Dialect::V2_4 => {
-            if let Some(thinking) = &inputs.config.thinking {
-                changed |= thinking::run(inputs, thinking, &mut script, &mut stats)?;
-            }
-        }
-        Dialect::V2_9 => {
-            changed |= sweep::run(inputs, &mut script, &mut stats, &mut diagnostics)?;
-        }
+    if inputs.dialect == Dialect::V2_9 {
+        changed |= sweep::run(inputs, &mut script, &mut stats, &mut diagnostics)?;
     }
     script.changed = changed;
     script.stats = stats;

@@ -389,6 +389,20 @@ impl<'a> Prepared<'a> {
         self.walk(settings, progress).run(policy, walk::Pass::Price)
     }
 
+    /// One policy over every call, once per settings of `family`, which
+    /// differ at most in their thinking strip (they share every phase
+    /// before it).
+    pub fn run_family(
+        &self,
+        policy: Policy,
+        family: &[&Settings],
+        progress: Option<&Progress>,
+    ) -> Result<Vec<PolicyReplay>> {
+        let settings = family.first().copied().unwrap_or(&self.options.settings);
+        self.walk(settings, progress)
+            .run_family(policy, family, walk::Pass::Price)
+    }
+
     pub fn model_calls(&self) -> usize {
         self.calls.len()
     }

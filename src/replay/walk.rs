@@ -72,6 +72,46 @@ fn array_chars(digests: &[Digest]) -> usize {
     )
 }
 
+/// One settings' pass through a family walk.
+struct Lane<'p> {
+    /// Its 2.4.3 thinking strip (the engine's config has none).
+    thinking: Option<crate::config::ThinkingConfig>,
+    /// Its own keepLastTurns, when the boundary comes from the config.
+    keep: Option<f64>,
+    own_boundary: Option<f64>,
+    digests: Digests,
+    last: Last,
+    /// This call's output.
+    out: Vec<Digest>,
+    pricer: Pricer<'p>,
+    result: PolicyReplay,
+    /// What the render found, for the measure that follows it.
+    pending: Pending,
+}
+
+/// A lane's render, between finding its output and pricing it.
+#[derive(Default)]
+struct Pending {
+    stats: Stats,
+    change: Change,
+    violation: Option<super::invariant::Violation>,
+    break_index: usize,
+}
+
+/// The call every lane renders.
+struct Call<'v, 'f> {
+    k: usize,
+    dialect: crate::dialect::Dialect,
+    pass: Pass,
+    rewound: bool,
+    flushed: bool,
+    /// The first context message that changed since the previous call.
+    from: usize,
+    chars_before: usize,
+    ids: &'v [u32],
+    view: &'v ContextView<'f>,
+}
+
 pub(super) struct Walk<'a, 's> {
     pub file: &'s SessionFile<'s>,
     pub path: &'a [u32],
@@ -140,9 +180,64 @@ impl Walk<'_, '_> {
     }
 
     pub fn run(&self, policy: Policy, pass: Pass) -> Result<PolicyReplay> {
+        let mut results = self.run_family(policy, &[self.settings], pass)?;
+        Ok(results.remove(0))
+    }
+
+    /// One pass per settings of `family`, which differ at most in their
+    /// 2.4.3 thinking strip: the view, the state, the engine and every
+    /// phase before the strip are shared, and each settings' lane strips,
+    /// measures and prices its own copy of the render.
+    pub fn run_family(
+        &self,
+        policy: Policy,
+        family: &[&Settings],
+        pass: Pass,
+    ) -> Result<Vec<PolicyReplay>> {
         let dialect = policy.dialect();
-        let config_json = policy.config_json(self.settings);
-        let config = policy.config(self.settings)?;
+        let mut lanes: Vec<Lane<'_>> = Vec::with_capacity(family.len());
+        for settings in family {
+            let config_json = policy.config_json(settings);
+            let thinking = policy.config(settings)?.and_then(|c| c.thinking);
+            // The config's own boundary: pi-condense's rule at every flush,
+            // over the branch's assistant timestamps up to the leaf
+            // (SESSIONS.md C.2).
+            let keep = strip_of(config_json.as_ref()).filter(|_| self.boundary_from_config);
+            lanes.push(Lane {
+                thinking,
+                keep,
+                own_boundary: None,
+                digests: Digests::default(),
+                last: Last::default(),
+                out: Vec::new(),
+                pricer: Pricer::new(
+                    self.meta,
+                    self.catalog,
+                    self.calibration,
+                    self.long,
+                    self.conversions,
+                ),
+                result: PolicyReplay {
+                    policy,
+                    config: config_json,
+                    totals: Totals::default(),
+                    renders: Vec::new(),
+                    checked: 0,
+                    violation_count: 0,
+                    violations: Vec::new(),
+                    bill: Default::default(),
+                    points: Vec::new(),
+                    priced: Vec::new(),
+                },
+                pending: Pending::default(),
+            });
+        }
+        // The engine renders every phase but the strip, which each lane
+        // applies with its own config and boundary.
+        let config = policy.config(family[0])?.map(|mut c| {
+            c.thinking = None;
+            c
+        });
         let fresh_engine = || {
             config.clone().map(|c| {
                 let mut e = Engine::new(dialect);
@@ -156,38 +251,14 @@ impl Walk<'_, '_> {
         let mut view = ContextView::new(self.file, self.path);
         let mut engine = fresh_engine();
         let mut applied = 0usize;
-        let mut digests = Digests::default();
+        let mut sizes = Digests::default();
         let mut before: Vec<u32> = Vec::new();
         let mut before_sum = 0usize;
-        let mut last = Last::default();
-        let mut out: Vec<Digest> = Vec::new();
         let mut scratch: Vec<u8> = Vec::new();
         let mut bytes: Vec<u8> = Vec::new();
-        let mut pricer = Pricer::new(
-            self.meta,
-            self.catalog,
-            self.calibration,
-            self.long,
-            self.conversions,
-        );
-        // The config's own boundary: pi-condense's rule at every flush, over
-        // the branch's assistant timestamps up to the leaf (SESSIONS.md C.2).
-        let keep = strip_of(config_json.as_ref()).filter(|_| self.boundary_from_config);
-        let mut own_boundary: Option<f64> = None;
         let mut assistant_times: Vec<f64> = Vec::new();
         let mut timed = 0usize;
-        let mut result = PolicyReplay {
-            policy,
-            config: config_json,
-            totals: Totals::default(),
-            renders: Vec::new(),
-            checked: 0,
-            violation_count: 0,
-            violations: Vec::new(),
-            bill: Default::default(),
-            points: Vec::new(),
-            priced: Vec::new(),
-        };
+        let any_keep = lanes.iter().any(|l| l.keep.is_some());
         for (k, call) in self.calls.iter().enumerate() {
             let wanted = call.leaf.map_or(0, |l| l + 1);
             let mut rewound = false;
@@ -197,11 +268,14 @@ impl Walk<'_, '_> {
                 view = ContextView::new(self.file, self.path);
                 // Digests are kept by the view's message ids, which a new
                 // view hands out afresh.
-                digests = Digests::default();
+                sizes = Digests::default();
                 before.clear();
                 before_sum = 0;
                 engine = fresh_engine();
-                own_boundary = None;
+                for lane in &mut lanes {
+                    lane.digests = Digests::default();
+                    lane.own_boundary = None;
+                }
                 assistant_times.clear();
                 timed = 0;
                 rewound = true;
@@ -221,54 +295,43 @@ impl Walk<'_, '_> {
             let step = timeline.step(k)?;
             applied = wanted;
             let flushed = step.flushed;
-            out.clear();
             // The context's size, kept per message and summed again only
             // from the first message that changed.
             let kept = from.min(before.len()).min(ids.len());
             before_sum -= before.drain(kept..).map(|l| l as usize).sum::<usize>();
             for &id in &ids[kept..] {
-                let len = digests.kept(&view, id).len;
+                let len = sizes.kept(&view, id).len;
                 before.push(len);
                 before_sum += len as usize;
             }
             let chars_before = array_len(ids.len(), before_sum);
-            let mut stats = Stats::default();
-            let mut violation = None;
-            // The first output message that differs from the previous
-            // render's (set once the output is known).
-            let break_index;
-            let mut change = Change {
-                rewound,
-                context_rewritten: k > 0 && from < last.inputs,
-                policy: Vec::new(),
-            };
+            let mut base = None;
             if let Some(engine) = &mut engine {
                 if flushed {
                     timeline.answer(k, engine)?;
                 }
-                if policy.uses_boundary() && !self.boundary_from_config {
-                    engine.set_boundary(step.boundary);
-                } else if policy.uses_boundary() {
-                    if let (true, Some(k)) = (flushed, keep) {
-                        for &e in &self.path[timed..applied] {
-                            let entry = self.file.entry(e as usize);
-                            if entry.is("message") && entry.message_role_is("assistant") {
-                                let t = entry
-                                    .message()
-                                    .and_then(|m| m.get("timestamp"))
-                                    .and_then(|t| t.number())
-                                    .unwrap_or(f64::NAN);
-                                assistant_times.push(t);
-                            }
+                if policy.uses_boundary() && self.boundary_from_config && flushed && any_keep {
+                    for &e in &self.path[timed..applied] {
+                        let entry = self.file.entry(e as usize);
+                        if entry.is("message") && entry.message_role_is("assistant") {
+                            let t = entry
+                                .message()
+                                .and_then(|m| m.get("timestamp"))
+                                .and_then(|t| t.number())
+                                .unwrap_or(f64::NAN);
+                            assistant_times.push(t);
                         }
-                        timed = applied;
-                        own_boundary = crate::frontier::compute_thinking_boundary(
-                            &assistant_times,
-                            k,
-                            own_boundary,
-                        );
                     }
-                    engine.set_boundary(own_boundary);
+                    timed = applied;
+                    for lane in &mut lanes {
+                        if let Some(keep) = lane.keep {
+                            lane.own_boundary = crate::frontier::compute_thinking_boundary(
+                                &assistant_times,
+                                keep,
+                                lane.own_boundary,
+                            );
+                        }
+                    }
                 }
                 let from = from.min(engine.len());
                 if from < engine.len() || ids.len() != engine.len() {
@@ -285,160 +348,254 @@ impl Walk<'_, '_> {
                         .sync(from, &bytes, Source::Bytes)
                         .map_err(|e| self.at_call(e, k, policy, &view, ids))?;
                 }
-                let script = engine
-                    .render_script()
-                    .map_err(|e| self.at_call(e, k, policy, &view, ids))?;
-                for slot in script.slots() {
-                    out.push(digests.slot(&view, ids, &script, slot));
-                }
-                break_index = first_difference(&last.digests, &out);
-                if self.cache_model == CacheModel::Provider {
-                    let first = pricer.first_new(k, &out);
-                    for (i, slot) in script.slots().iter().enumerate().skip(first) {
-                        if pricer.needs(k, &out[i]) {
-                            bytes.clear();
-                            script.write_slot(slot, &mut bytes);
-                            pricer.convert(k, &out[i], &bytes);
-                        }
-                    }
-                }
-                stats = script.stats();
-                let same_history = k > 0 && !flushed && !rewound && from >= last.inputs;
-                if k > 0 && !rewound && from >= last.inputs && !last.digests.is_empty() {
-                    // The phase behind each earlier output message the policy
-                    // changed (the first few), for the pricer's causes.
-                    let common = last.digests.len().min(out.len());
-                    let strip = |i: usize| script.final_answer_strip(i);
-                    let previous = Previous {
-                        slots: &last.slots,
-                        stats: last.stats,
-                    };
-                    let current = Current {
-                        slots: script.slots(),
-                        stats,
-                        dialect,
-                        final_answer_strip: &strip,
-                    };
-                    let changed = (break_index..common).filter(|&i| out[i] != last.digests[i]);
-                    for at in changed.take(CHANGES_NAMED) {
-                        let v = attribute(k, at, &previous, &current);
-                        change.policy.push((v.phase, flushed, at));
-                    }
-                    if change.policy.is_empty() && common < last.digests.len() {
-                        let v = attribute(k, common, &previous, &current);
-                        change.policy.push((v.phase, flushed, common));
-                    }
-                }
-                if same_history {
-                    result.checked += 1;
-                    let at = break_index;
-                    if at < last.digests.len() {
-                        let strip = |i: usize| script.final_answer_strip(i);
-                        violation = Some(attribute(
-                            k,
-                            at,
-                            &Previous {
-                                slots: &last.slots,
-                                stats: last.stats,
-                            },
-                            &Current {
-                                slots: script.slots(),
-                                stats,
-                                dialect,
-                                final_answer_strip: &strip,
-                            },
-                        ));
-                    }
-                }
-                let slots = script.into_slots();
-                engine.recycle_slots(std::mem::replace(&mut last.slots, slots));
-            } else {
-                out.extend(ids.iter().map(|&id| digests.kept(&view, id)));
-                break_index = first_difference(&last.digests, &out);
-                if self.cache_model == CacheModel::Provider {
-                    let first = pricer.first_new(k, &out);
-                    for (i, &id) in ids.iter().enumerate().skip(first) {
-                        if pricer.needs(k, &out[i]) {
-                            pricer.convert(k, &out[i], &view.message(id).json);
-                        }
-                    }
-                }
+                base = Some(
+                    engine
+                        .render_before_thinking()
+                        .map_err(|e| self.at_call(e, k, policy, &view, ids))?,
+                );
             }
-            if let Some(mut v) = violation {
-                result.violation_count += 1;
-                if result.violations.len() < KEPT_VIOLATIONS {
-                    if let Some(i) = v.input_index {
-                        let entry = self.file.entry(view.message(ids[i]).entry as usize);
-                        v.detail = format!("{} (entry {})", v.detail, super::id_string(&entry));
-                    }
-                    result.violations.push(v);
-                }
-            }
-            let chars_after = array_chars(&out);
-            let time = self.infos[k].time;
-            let expired = k > 0 && self.cost.expired(last.time, time);
-            let (read, write) = if expired {
-                (0, chars_after)
-            } else {
-                let read = prefix_chars(&out[..break_index]);
-                (read, chars_after - read)
-            };
-            result.totals.add(chars_after, read, write);
-            let priced = match (self.cache_model, pass) {
-                (CacheModel::Provider, Pass::Measure) => {
-                    pricer.measure(k, &out);
+            let count = lanes.len();
+            for (n, lane) in lanes.iter_mut().enumerate() {
+                let boundary = if !policy.uses_boundary() {
                     None
-                }
-                (CacheModel::Provider, Pass::Price) => Some(pricer.price(k, &out, time, change)),
-                (CacheModel::Prefix, _) => Some(self.prefix_priced(
+                } else if self.boundary_from_config {
+                    lane.own_boundary
+                } else {
+                    step.boundary
+                };
+                // The last lane takes the shared render itself.
+                let script = match (&mut base, n + 1 == count) {
+                    (Some(b), true) => Some(std::mem::take(b)),
+                    (Some(b), false) => Some(b.clone()),
+                    (None, _) => None,
+                };
+                let at = Call {
                     k,
-                    expired,
-                    break_index,
-                    last.digests.len(),
-                    read,
-                    write,
-                    chars_after,
-                )),
-            };
-            if let (CacheModel::Prefix, Some(p)) = (self.cache_model, &priced) {
-                pricer.totals.add(&p.bill);
-                pricer.totals.count(p.class);
-            }
-            if let Some(p) = priced {
-                result.priced.push(p);
-            }
-            if self.keep_renders {
-                scratch.clear();
-                for d in &out {
-                    scratch.extend_from_slice(&d.hash.to_le_bytes());
-                }
-                result.renders.push(Render {
-                    call: k,
+                    dialect,
+                    pass,
+                    rewound,
+                    flushed,
+                    from,
                     chars_before,
-                    chars_after,
-                    messages_before: ids.len(),
-                    messages_after: out.len(),
-                    break_index,
-                    cache_read_chars: read,
-                    cache_write_chars: write,
-                    cache_expired: expired,
-                    prefix_hash: xxh3_64(&scratch[..break_index * 8]),
-                    output_hash: xxh3_64(&scratch),
-                    stats,
-                    priced,
-                });
-            }
-            last.digests.clone_from(&out);
-            last.stats = stats;
-            last.inputs = ids.len();
-            last.time = time;
-            if let Some(p) = self.progress {
-                p.advance();
+                    ids,
+                    view: &view,
+                };
+                match (&mut engine, script) {
+                    (Some(engine), Some(script)) => {
+                        let rendered = engine
+                            .with_strip(script, lane.thinking.as_ref(), boundary)
+                            .map_err(|e| self.at_call(e, k, policy, &view, ids))?;
+                        let slots = self.lane_rendered(lane, &at, rendered, &mut bytes);
+                        engine.recycle_slots(slots);
+                    }
+                    _ => self.lane_kept(lane, &at),
+                }
+                self.lane_measure(lane, &at, &mut scratch);
             }
         }
-        result.bill = pricer.totals;
-        result.points = pricer.points;
-        Ok(result)
+        Ok(lanes
+            .into_iter()
+            .map(|mut lane| {
+                lane.result.bill = lane.pricer.totals;
+                lane.result.points = lane.pricer.points;
+                lane.result
+            })
+            .collect())
+    }
+
+    /// A lane's output under an engine: digests, wire conversions, and the
+    /// phase behind each earlier message it changed. Hands back the
+    /// previous render's slots, for the engine to fill next time.
+    fn lane_rendered(
+        &self,
+        lane: &mut Lane<'_>,
+        at: &Call<'_, '_>,
+        script: crate::engine::RenderedScript<'_>,
+        bytes: &mut Vec<u8>,
+    ) -> Vec<crate::script::Slot> {
+        let k = at.k;
+        let last = &lane.last;
+        lane.out.clear();
+        for slot in script.slots() {
+            let d = lane.digests.slot(at.view, at.ids, &script, slot);
+            lane.out.push(d);
+        }
+        let out = &lane.out;
+        let break_index = first_difference(&last.digests, out);
+        if self.cache_model == CacheModel::Provider {
+            let first = lane.pricer.first_new(k, out);
+            for (i, slot) in script.slots().iter().enumerate().skip(first) {
+                if lane.pricer.needs(k, &out[i]) {
+                    bytes.clear();
+                    script.write_slot(slot, bytes);
+                    lane.pricer.convert(k, &out[i], bytes);
+                }
+            }
+        }
+        let stats = script.stats();
+        let mut change = Change {
+            rewound: at.rewound,
+            context_rewritten: k > 0 && at.from < last.inputs,
+            policy: Vec::new(),
+        };
+        let strip = |i: usize| script.final_answer_strip(i);
+        let previous = Previous {
+            slots: &last.slots,
+            stats: last.stats,
+        };
+        let current = Current {
+            slots: script.slots(),
+            stats,
+            dialect: at.dialect,
+            final_answer_strip: &strip,
+        };
+        if k > 0 && !at.rewound && at.from >= last.inputs && !last.digests.is_empty() {
+            // The phase behind each earlier output message the policy
+            // changed (the first few), for the pricer's causes.
+            let common = last.digests.len().min(out.len());
+            let changed = (break_index..common).filter(|&i| out[i] != last.digests[i]);
+            for i in changed.take(CHANGES_NAMED) {
+                let v = attribute(k, i, &previous, &current);
+                change.policy.push((v.phase, at.flushed, i));
+            }
+            if change.policy.is_empty() && common < last.digests.len() {
+                let v = attribute(k, common, &previous, &current);
+                change.policy.push((v.phase, at.flushed, common));
+            }
+        }
+        let same_history = k > 0 && !at.flushed && !at.rewound && at.from >= last.inputs;
+        let mut violation = None;
+        if same_history {
+            lane.result.checked += 1;
+            if break_index < last.digests.len() {
+                violation = Some(attribute(k, break_index, &previous, &current));
+            }
+        }
+        lane.pending = Pending {
+            stats,
+            change,
+            violation,
+            break_index,
+        };
+        let slots = script.into_slots();
+        std::mem::replace(&mut lane.last.slots, slots)
+    }
+
+    /// A lane's output without an engine (`none`): the context itself.
+    fn lane_kept(&self, lane: &mut Lane<'_>, at: &Call<'_, '_>) {
+        let k = at.k;
+        lane.out.clear();
+        let digests = &mut lane.digests;
+        lane.out
+            .extend(at.ids.iter().map(|&id| digests.kept(at.view, id)));
+        if self.cache_model == CacheModel::Provider {
+            let first = lane.pricer.first_new(k, &lane.out);
+            for (i, &id) in at.ids.iter().enumerate().skip(first) {
+                if lane.pricer.needs(k, &lane.out[i]) {
+                    lane.pricer
+                        .convert(k, &lane.out[i], &at.view.message(id).json);
+                }
+            }
+        }
+        lane.pending = Pending {
+            stats: Stats::default(),
+            change: Change {
+                rewound: at.rewound,
+                context_rewritten: k > 0 && at.from < lane.last.inputs,
+                policy: Vec::new(),
+            },
+            violation: None,
+            break_index: first_difference(&lane.last.digests, &lane.out),
+        };
+    }
+
+    /// A lane's render measured, priced and kept as the previous one.
+    fn lane_measure(&self, lane: &mut Lane<'_>, at: &Call<'_, '_>, scratch: &mut Vec<u8>) {
+        let k = at.k;
+        let Pending {
+            stats,
+            change,
+            violation,
+            break_index,
+        } = std::mem::take(&mut lane.pending);
+        let result = &mut lane.result;
+        if let Some(mut v) = violation {
+            result.violation_count += 1;
+            if result.violations.len() < KEPT_VIOLATIONS {
+                if let Some(i) = v.input_index {
+                    let entry = self
+                        .file
+                        .entry(at.view.message(at.ids[i]).entry as usize);
+                    v.detail = format!("{} (entry {})", v.detail, super::id_string(&entry));
+                }
+                result.violations.push(v);
+            }
+        }
+        let out = &lane.out;
+        let last = &mut lane.last;
+        let chars_after = array_chars(out);
+        let time = self.infos[k].time;
+        let expired = k > 0 && self.cost.expired(last.time, time);
+        let (read, write) = if expired {
+            (0, chars_after)
+        } else {
+            let read = prefix_chars(&out[..break_index]);
+            (read, chars_after - read)
+        };
+        result.totals.add(chars_after, read, write);
+        let priced = match (self.cache_model, at.pass) {
+            (CacheModel::Provider, Pass::Measure) => {
+                lane.pricer.measure(k, out);
+                None
+            }
+            (CacheModel::Provider, Pass::Price) => {
+                Some(lane.pricer.price(k, out, time, change))
+            }
+            (CacheModel::Prefix, _) => Some(self.prefix_priced(
+                k,
+                expired,
+                break_index,
+                last.digests.len(),
+                read,
+                write,
+                chars_after,
+            )),
+        };
+        if let (CacheModel::Prefix, Some(p)) = (self.cache_model, &priced) {
+            lane.pricer.totals.add(&p.bill);
+            lane.pricer.totals.count(p.class);
+        }
+        if let Some(p) = priced {
+            result.priced.push(p);
+        }
+        if self.keep_renders {
+            scratch.clear();
+            for d in out {
+                scratch.extend_from_slice(&d.hash.to_le_bytes());
+            }
+            result.renders.push(Render {
+                call: k,
+                chars_before: at.chars_before,
+                chars_after,
+                messages_before: at.ids.len(),
+                messages_after: out.len(),
+                break_index,
+                cache_read_chars: read,
+                cache_write_chars: write,
+                cache_expired: expired,
+                prefix_hash: xxh3_64(&scratch[..break_index * 8]),
+                output_hash: xxh3_64(scratch),
+                stats,
+                priced,
+            });
+        }
+        last.digests.clone_from(out);
+        last.stats = stats;
+        last.inputs = at.ids.len();
+        last.time = time;
+        if let Some(p) = self.progress {
+            p.advance();
+        }
     }
 
     /// A call under the prefix rule (`cacheModel: 'prefix'`): what was

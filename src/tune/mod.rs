@@ -16,7 +16,7 @@ use rayon::prelude::*;
 
 use crate::error::Result;
 use crate::json::Json;
-use crate::replay::{Prepared, Progress, ReplayOptions, Settings};
+use crate::replay::{Policy, Prepared, Progress, ReplayOptions, Settings};
 
 pub use choose::{choose, Choice, HeldOut};
 pub use grid::{Candidate, HELD};
@@ -71,6 +71,35 @@ fn outcome(p: &crate::replay::PolicyReplay) -> Outcome {
     }
 }
 
+/// The candidates as families that differ only in 2.4.3's thinking strip
+/// (indices into `candidates`): a family is replayed in one walk that
+/// shares every phase before the strip.
+fn families(candidates: &[Candidate]) -> Vec<Vec<usize>> {
+    let mut out: Vec<(Json, Vec<usize>)> = Vec::new();
+    for (i, c) in candidates.iter().enumerate() {
+        let rest = match (&c.block, c.policy) {
+            (Json::Obj(entries), Policy::Config) => Json::Obj(
+                entries
+                    .iter()
+                    .filter(|(k, _)| &**k != b"thinkingStrip")
+                    .cloned()
+                    .collect(),
+            ),
+            _ => {
+                out.push((Json::Null, vec![i]));
+                continue;
+            }
+        };
+        match out.iter_mut().find(|(r, f)| {
+            *r == rest && candidates[f[0]].policy == Policy::Config && !r.is_null()
+        }) {
+            Some((_, family)) => family.push(i),
+            None => out.push((rest, vec![i])),
+        }
+    }
+    out.into_iter().map(|(_, f)| f).collect()
+}
+
 /// Tunes over the session files `files` (name, bytes).
 pub fn tune(
     files: &[(String, Vec<u8>)],
@@ -91,20 +120,33 @@ pub fn tune(
     let mut replay_options = options.replay.clone();
     replay_options.boundary_from_config = true;
     replay_options.keep_renders = false;
+    let families = families(&candidates);
     let mut per_file: Vec<Vec<Outcome>> = Vec::with_capacity(files.len());
     let mut model_calls = 0;
     for (_, bytes) in files {
         let prepared = Prepared::new(bytes, &replay_options, progress, candidates.len())?;
         model_calls += prepared.model_calls();
-        let results: Vec<Result<Outcome>> = candidates
+        let results: Vec<Result<Vec<(usize, Outcome)>>> = families
             .par_iter()
-            .map(|c| {
-                prepared
-                    .run(c.policy, &c.settings, progress)
-                    .map(|p| outcome(&p))
+            .map(|family| {
+                let settings: Vec<&Settings> =
+                    family.iter().map(|&c| &candidates[c].settings).collect();
+                let policy = candidates[family[0]].policy;
+                let replays = prepared.run_family(policy, &settings, progress)?;
+                Ok(family
+                    .iter()
+                    .zip(&replays)
+                    .map(|(&c, p)| (c, outcome(p)))
+                    .collect())
             })
             .collect();
-        per_file.push(results.into_iter().collect::<Result<Vec<_>>>()?);
+        let mut outcomes = vec![Outcome::default(); candidates.len()];
+        for family in results {
+            for (c, o) in family? {
+                outcomes[c] = o;
+            }
+        }
+        per_file.push(outcomes);
     }
     // outcomes[c][f]
     let outcomes: Vec<Vec<Outcome>> = (0..candidates.len())
