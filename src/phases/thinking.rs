@@ -9,7 +9,7 @@ use super::Inputs;
 use crate::config::ThinkingConfig;
 use crate::error::{PruneError, Result};
 use crate::frontier::js_max;
-use crate::record::{BlockType, Content, Kind, Role};
+use crate::record::{Content, Kind, Role};
 use crate::script::{EditScript, Op, Stats};
 
 pub fn run(
@@ -56,19 +56,21 @@ pub fn run(
             continue;
         }
         // `content.some(c => c.type === "thinking")`, then the filter that
-        // reads every block: a null block throws either way.
-        let blocks = log.blocks(i);
-        if let Some(j) = blocks.iter().position(|b| b.kind == Kind::Null) {
+        // reads every block: a null block throws either way. The record
+        // says whether its blocks hold either (`record::scan`).
+        if rec.has_null_block {
+            let j = log
+                .blocks(i)
+                .iter()
+                .position(|b| b.kind == Kind::Null)
+                .unwrap_or_default();
             return Err(PruneError::bad_message(
                 i,
                 &format!("content[{j}]"),
                 "is null",
             ));
         }
-        if blocks
-            .iter()
-            .any(|b| b.kind == Kind::Object && b.ty == BlockType::Thinking)
-        {
+        if rec.has_thinking {
             script.slots[k].strip_thinking();
             stats.thinking_stripped += 1;
             changed = true;

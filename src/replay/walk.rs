@@ -46,15 +46,6 @@ struct Last {
     time: Option<f64>,
 }
 
-/// `JSON.stringify(array).length` up to (not including) element `upto`,
-/// with the `[` and each element's following `,`: 0 for an empty prefix.
-fn prefix_chars(digests: &[Digest]) -> usize {
-    if digests.is_empty() {
-        return 0;
-    }
-    1 + digests.iter().map(|d| d.len as usize + 1).sum::<usize>()
-}
-
 /// The first index where two renders differ (the shorter one's length
 /// when one is a prefix of the other).
 fn first_difference(before: &[Digest], after: &[Digest]) -> usize {
@@ -63,13 +54,6 @@ fn first_difference(before: &[Digest], after: &[Digest]) -> usize {
         .zip(after)
         .position(|(a, b)| a != b)
         .unwrap_or(before.len().min(after.len()))
-}
-
-fn array_chars(digests: &[Digest]) -> usize {
-    array_len(
-        digests.len(),
-        digests.iter().map(|d| d.len as usize).sum::<usize>(),
-    )
 }
 
 /// One settings' pass through a family walk.
@@ -523,9 +507,7 @@ impl Walk<'_, '_> {
             result.violation_count += 1;
             if result.violations.len() < KEPT_VIOLATIONS {
                 if let Some(i) = v.input_index {
-                    let entry = self
-                        .file
-                        .entry(at.view.message(at.ids[i]).entry as usize);
+                    let entry = self.file.entry(at.view.message(at.ids[i]).entry as usize);
                     v.detail = format!("{} (entry {})", v.detail, super::id_string(&entry));
                 }
                 result.violations.push(v);
@@ -533,13 +515,21 @@ impl Walk<'_, '_> {
         }
         let out = &lane.out;
         let last = &mut lane.last;
-        let chars_after = array_chars(out);
+        // One pass over the output for both sums.
+        let head: usize = out[..break_index].iter().map(|d| d.len as usize).sum();
+        let tail: usize = out[break_index..].iter().map(|d| d.len as usize).sum();
+        let chars_after = array_len(out.len(), head + tail);
         let time = self.infos[k].time;
         let expired = k > 0 && self.cost.expired(last.time, time);
         let (read, write) = if expired {
             (0, chars_after)
         } else {
-            let read = prefix_chars(&out[..break_index]);
+            // `[` and each message with its `,` (0 for an empty prefix).
+            let read = if break_index == 0 {
+                0
+            } else {
+                1 + head + break_index
+            };
             (read, chars_after - read)
         };
         result.totals.add(chars_after, read, write);
@@ -548,9 +538,7 @@ impl Walk<'_, '_> {
                 lane.pricer.measure(k, out);
                 None
             }
-            (CacheModel::Provider, Pass::Price) => {
-                Some(lane.pricer.price(k, out, time, change))
-            }
+            (CacheModel::Provider, Pass::Price) => Some(lane.pricer.price(k, out, time, change)),
             (CacheModel::Prefix, _) => Some(self.prefix_priced(
                 k,
                 expired,
@@ -589,7 +577,8 @@ impl Walk<'_, '_> {
                 priced,
             });
         }
-        last.digests.clone_from(out);
+        // The output becomes the previous one (the next call refills `out`).
+        std::mem::swap(&mut last.digests, &mut lane.out);
         last.stats = stats;
         last.inputs = at.ids.len();
         last.time = time;

@@ -90,9 +90,10 @@ fn families(candidates: &[Candidate]) -> Vec<Vec<usize>> {
                 continue;
             }
         };
-        match out.iter_mut().find(|(r, f)| {
-            *r == rest && candidates[f[0]].policy == Policy::Config && !r.is_null()
-        }) {
+        match out
+            .iter_mut()
+            .find(|(r, f)| *r == rest && candidates[f[0]].policy == Policy::Config && !r.is_null())
+        {
             Some((_, family)) => family.push(i),
             None => out.push((rest, vec![i])),
         }
