@@ -340,10 +340,29 @@ impl<'a> Prepared<'a> {
             conversions: Default::default(),
         };
         prepared.calibration = if options.cache_model == CacheModel::Provider {
-            let measured = prepared
-                .walk(&options.settings, progress)
-                .run(options.recorded_policy, walk::Pass::Measure)?;
-            Calibration::fit(&measured.points, options.chars_per_token)
+            // The other dialect's state is rebuilt meanwhile on the pool,
+            // when a policy will need it.
+            let recorded = options.recorded_policy.dialect();
+            let other = options
+                .policies
+                .iter()
+                .map(|p| p.dialect())
+                .find(|&d| d != recorded);
+            let (measured, ()) = rayon::join(
+                || {
+                    prepared
+                        .walk(&options.settings, progress)
+                        .run(options.recorded_policy, walk::Pass::Measure)
+                },
+                || {
+                    if let Some(d) = other {
+                        prepared
+                            .timelines
+                            .get(&prepared.file, &prepared.path, &prepared.calls, d);
+                    }
+                },
+            );
+            Calibration::fit(&measured?.points, options.chars_per_token)
         } else {
             let mut c = Calibration::fit(&[], Some(options.cost.chars_per_token));
             for (k, _, _) in &prepared.models {

@@ -98,7 +98,10 @@ fn families(candidates: &[Candidate]) -> Vec<Vec<usize>> {
             None => out.push((rest, vec![i])),
         }
     }
-    out.into_iter().map(|(_, f)| f).collect()
+    // The largest first, so the last ones to run on the pool are short.
+    let mut families: Vec<Vec<usize>> = out.into_iter().map(|(_, f)| f).collect();
+    families.sort_by_key(|f| std::cmp::Reverse(f.len()));
+    families
 }
 
 /// Tunes over the session files `files` (name, bytes).
