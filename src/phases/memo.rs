@@ -71,6 +71,8 @@ pub struct Memo {
     /// system, at every render): the facts per slot and a slot array.
     pub(crate) facts: Vec<ChainFact>,
     pub(crate) spare_slots: Vec<crate::script::Slot>,
+    /// Phase 2's index of the messages (`purge::PurgeIndex`).
+    pub(crate) purge_index: super::purge::PurgeIndex,
 }
 
 impl Memo {
@@ -103,6 +105,7 @@ impl Memo {
             }
         }
         self.log_index.truncate(from, log);
+        self.purge_index.truncate(from);
         if from < self.keyed {
             self.result_keys.clear();
             self.keyed = 0;

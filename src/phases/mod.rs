@@ -105,7 +105,13 @@ pub fn run_before_thinking(
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
     let mut changed = stub::run(inputs, memo, &mut script, &mut stats)?;
     if let Some(purge) = &inputs.config.purge {
-        changed |= purge::run(inputs, purge, &mut script, &mut stats)?;
+        changed |= purge::run(
+            inputs,
+            purge,
+            &mut memo.purge_index,
+            &mut script,
+            &mut stats,
+        )?;
     }
     if let Some(chain) = &inputs.config.chain {
         if inputs.state.has_chain_entries() {

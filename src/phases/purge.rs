@@ -44,7 +44,138 @@ impl Errored {
     }
 }
 
+/// What the phase reads of the messages, kept between renders (it depends
+/// on the messages alone): the failed tool results, each message's count
+/// of assistants before it, and where each tool call id's blocks are. A
+/// render then visits the failed calls rather than every assistant block.
+#[derive(Default)]
+pub struct PurgeIndex {
+    /// Messages indexed.
+    len: usize,
+    assistants: u32,
+    /// Per message, the assistants before it.
+    before: Vec<u32>,
+    /// Tool results with `isError === true`.
+    failed: Vec<u32>,
+    /// Tool call blocks by id: (message, block).
+    calls: HashMap<Sym, Vec<(u32, u32)>>,
+    /// An assistant whose content is not an array or holds a null block, a
+    /// tool call or failed result whose id is not a string: the phase reads
+    /// every message, as the reference does, to fail or match where it does.
+    irregular: bool,
+    /// A render has run with this memo since it was last reset: the index
+    /// is built from the second render on, so a stateless call (a fresh
+    /// memo each time) reads the messages once, without building it.
+    warm: bool,
+}
+
+impl PurgeIndex {
+    /// Forgets messages `from` and after (about to be re-sent).
+    pub fn truncate(&mut self, from: usize) {
+        if from < self.len {
+            *self = PurgeIndex::default();
+        }
+    }
+
+    fn catch_up(&mut self, log: &crate::record::Log) {
+        for (i, rec) in log.records.iter().enumerate().skip(self.len) {
+            self.before.push(self.assistants);
+            match rec.role {
+                Role::Assistant => {
+                    self.assistants += 1;
+                    if rec.content != Content::Array || rec.has_null_block {
+                        self.irregular = true;
+                    }
+                    for (j, b) in log.blocks(i).iter().enumerate() {
+                        if b.kind != Kind::Object || b.ty != BlockType::ToolCall {
+                            continue;
+                        }
+                        match b.id {
+                            Scalar::Str(s) => {
+                                self.calls.entry(s).or_default().push((i as u32, j as u32))
+                            }
+                            _ => self.irregular = true,
+                        }
+                    }
+                }
+                Role::ToolResult if rec.is_error => {
+                    if !matches!(rec.tool_call_id, Scalar::Str(_)) {
+                        self.irregular = true;
+                    }
+                    self.failed.push(i as u32);
+                }
+                _ => {}
+            }
+        }
+        self.len = log.records.len();
+    }
+}
+
 pub fn run(
+    inputs: &Inputs<'_>,
+    purge: &PurgeConfig,
+    index: &mut PurgeIndex,
+    script: &mut EditScript,
+    stats: &mut Stats,
+) -> Result<bool> {
+    if !index.warm {
+        index.warm = true;
+        return run_every_message(inputs, purge, script, stats);
+    }
+    index.catch_up(inputs.log);
+    if index.irregular {
+        return run_every_message(inputs, purge, script, stats);
+    }
+    let log = inputs.log;
+    // Phase 1 left every slot at its message: slot i shows message i.
+    let mut errored: HashMap<Sym, f64> = HashMap::default();
+    for &i in &index.failed {
+        let i = i as usize;
+        if script.slots[i].op == Op::Stub {
+            continue;
+        }
+        if let Scalar::Str(s) = log.records[i].tool_call_id {
+            errored.insert(s, f64::from(index.before[i]));
+        }
+    }
+    if errored.is_empty() {
+        return Ok(false);
+    }
+    let current = f64::from(index.assistants);
+    // (message, block, argument length), or None for missing arguments.
+    let mut hits: Vec<(u32, u32, Option<u32>)> = Vec::new();
+    for (id, &at) in &errored {
+        if current - at < purge.cooldown_turns {
+            continue;
+        }
+        for &(i, j) in index.calls.get(id).into_iter().flatten() {
+            let block = &log.blocks(i as usize)[j as usize];
+            hits.push((i, j, block.args.map(|a| a.len)));
+        }
+    }
+    hits.sort_unstable();
+    let mut changed = false;
+    for (i, j, len) in hits {
+        let Some(len) = len else {
+            return Err(PruneError::bad_message(
+                i as usize,
+                &format!("content[{j}].arguments"),
+                "is missing (the reference measures JSON.stringify of it)",
+            ));
+        };
+        if f64::from(len) < purge.min_arg_chars {
+            continue;
+        }
+        script.slots[i as usize].purge(j as usize, len);
+        stats.purged_args += 1;
+        changed = true;
+    }
+    Ok(changed)
+}
+
+/// The phase over every message, in order (what `run` does through its
+/// index, for the messages the index does not vouch for).
+fn run_every_message(
     inputs: &Inputs<'_>,
     purge: &PurgeConfig,
     script: &mut EditScript,
