@@ -275,6 +275,29 @@ impl<'a> Prepared<'a> {
         progress: Option<&Progress>,
         walks: usize,
     ) -> Result<Self> {
+        Self::build(bytes, options, progress, walks, false)
+    }
+
+    /// As `new`, for walks that will run on several threads (a tune): the
+    /// state of the dialect the calibration pass does not rebuild is
+    /// rebuilt on the pool meanwhile, so no walk waits for it later. It
+    /// costs the memory of both rebuilds at once.
+    pub fn new_for_pool(
+        bytes: &'a [u8],
+        options: &ReplayOptions,
+        progress: Option<&Progress>,
+        walks: usize,
+    ) -> Result<Self> {
+        Self::build(bytes, options, progress, walks, true)
+    }
+
+    fn build(
+        bytes: &'a [u8],
+        options: &ReplayOptions,
+        progress: Option<&Progress>,
+        walks: usize,
+        pool: bool,
+    ) -> Result<Self> {
         let file = SessionFile::parse(bytes).map_err(located)?;
         let path = path_to(&file, &Leaf::Active).map_err(located)?.entries;
         let calls = model_calls(&file, &path);
@@ -340,14 +363,15 @@ impl<'a> Prepared<'a> {
             conversions: Default::default(),
         };
         prepared.calibration = if options.cache_model == CacheModel::Provider {
-            // The other dialect's state is rebuilt meanwhile on the pool,
+            // For a pool, the other dialect's state is rebuilt meanwhile,
             // when a policy will need it.
             let recorded = options.recorded_policy.dialect();
             let other = options
                 .policies
                 .iter()
                 .map(|p| p.dialect())
-                .find(|&d| d != recorded);
+                .find(|&d| d != recorded)
+                .filter(|_| pool);
             let (measured, ()) = rayon::join(
                 || {
                     prepared
@@ -438,11 +462,19 @@ pub fn replay(
     if !policies.contains(&Policy::None) {
         policies.insert(0, Policy::None);
     }
-    let prepared = Prepared::new(bytes, options, progress, policies.len())?;
+    let mut prepared = Prepared::new(bytes, options, progress, policies.len())?;
     let settings = &options.settings;
     let mut results = Vec::with_capacity(policies.len());
-    for &p in &policies {
+    for (n, &p) in policies.iter().enumerate() {
         results.push(prepared.run(p, settings, progress)?);
+        // A dialect's rebuilt state goes once no later pass needs it.
+        let later = policies[n + 1..]
+            .iter()
+            .chain(std::iter::once(&options.recorded_policy).filter(|r| !policies.contains(r)))
+            .any(|q| q.dialect() == p.dialect());
+        if !later {
+            prepared.timelines.release(p.dialect());
+        }
     }
     if !policies.contains(&options.recorded_policy) {
         let r = prepared.run(options.recorded_policy, settings, None)?;

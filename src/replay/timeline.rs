@@ -198,10 +198,18 @@ impl Timelines {
         calls: &[ModelCall],
         dialect: Dialect,
     ) -> &Timeline {
-        let at = match dialect {
+        self.0[Self::slot(dialect)].get_or_init(|| Timeline::build(file, path, calls, dialect))
+    }
+
+    /// Drops a dialect's timeline (built again if a walk asks for it).
+    pub fn release(&mut self, dialect: Dialect) {
+        self.0[Self::slot(dialect)].take();
+    }
+
+    fn slot(dialect: Dialect) -> usize {
+        match dialect {
             Dialect::V2_4 => 0,
             Dialect::V2_9 => 1,
-        };
-        self.0[at].get_or_init(|| Timeline::build(file, path, calls, dialect))
+        }
     }
 }

@@ -128,7 +128,7 @@ pub fn tune(
     let mut per_file: Vec<Vec<Outcome>> = Vec::with_capacity(files.len());
     let mut model_calls = 0;
     for (_, bytes) in files {
-        let prepared = Prepared::new(bytes, &replay_options, progress, candidates.len())?;
+        let prepared = Prepared::new_for_pool(bytes, &replay_options, progress, candidates.len())?;
         model_calls += prepared.model_calls();
         let results: Vec<Result<Vec<(usize, Outcome)>>> = families
             .par_iter()
