@@ -38,6 +38,14 @@ pub struct Engine {
     spare_slots: Vec<crate::script::Slot>,
 }
 
+/// How far a render goes: every phase, or all but 2.4.3's thinking strip
+/// (for the replay, which strips per configuration: `engine/slots.rs`).
+#[derive(Clone, Copy)]
+enum Upto {
+    All,
+    BeforeThinking,
+}
+
 /// A render's answer for the JS applier.
 #[derive(Debug, Default)]
 pub struct Rendered {
@@ -192,6 +200,11 @@ impl Engine {
     /// The phases over the kept messages, after dropping the decisions that
     /// changed indexer answers made stale.
     fn run_phases(&mut self) -> Result<EditScript> {
+        self.run_phases_upto(Upto::All)
+    }
+
+    /// The phases up to `upto`, after `forget_answered`.
+    fn run_phases_upto(&mut self, upto: Upto) -> Result<EditScript> {
         self.forget_answered();
         let inputs = Inputs {
             log: &self.log,
@@ -202,7 +215,10 @@ impl Engine {
             dialect: self.dialect,
         };
         let spare = std::mem::take(&mut self.spare_slots);
-        phases::run_reusing(&inputs, &mut self.memo, spare)
+        match upto {
+            Upto::All => phases::run_reusing(&inputs, &mut self.memo, spare),
+            Upto::BeforeThinking => phases::run_before_thinking(&inputs, &mut self.memo, spare),
+        }
     }
 
     /// Drops the decisions that changed indexer answers made stale.

@@ -36,17 +36,7 @@ impl Engine {
     /// that configs differing in the strip alone share. `with_strip` then
     /// finishes a copy per strip.
     pub fn render_before_thinking(&mut self) -> Result<EditScript> {
-        self.forget_answered();
-        let spare = std::mem::take(&mut self.spare_slots);
-        let inputs = Inputs {
-            log: &self.log,
-            text: &[],
-            state: &self.state,
-            config: &self.config,
-            boundary: self.boundary,
-            dialect: self.dialect,
-        };
-        crate::phases::run_before_thinking(&inputs, &mut self.memo, spare)
+        self.run_phases_upto(super::Upto::BeforeThinking)
     }
 
     /// Finishes `script` (from `render_before_thinking`) with the thinking
