@@ -66,6 +66,8 @@ pub struct Memo {
     /// every message. It depends on the messages alone.
     result_keys: HashMap<Box<[u8]>, Vec<u32>>,
     keyed: usize,
+    /// The dialect `result_keys` was built for (a memo serves one engine).
+    keyed_dialect: crate::dialect::Dialect,
     /// Buffers 2.4.3's phase 3 reuses from one render to the next (a long
     /// conversation's would otherwise be allocated, and zeroed by the
     /// system, at every render): the facts per slot and a slot array.
@@ -105,11 +107,21 @@ impl Memo {
             }
         }
         self.log_index.truncate(from, log);
-        self.purge_index.truncate(from);
-        if from < self.keyed {
-            self.result_keys.clear();
-            self.keyed = 0;
+        self.purge_index.truncate(from, log);
+        // The keys the re-sent messages added are taken back, newest first.
+        for i in (from..self.keyed).rev() {
+            for key in result_keys_of(log, i, self.keyed_dialect).into_iter().rev() {
+                if let Some(v) = self.result_keys.get_mut(key.as_slice()) {
+                    if v.last() == Some(&(i as u32)) {
+                        v.pop();
+                    }
+                    if v.is_empty() {
+                        self.result_keys.remove(key.as_slice());
+                    }
+                }
+            }
         }
+        self.keyed = self.keyed.min(from);
         if self.range_plan.as_mut().is_some_and(|p| !p.truncate(from)) {
             self.range_plan = None;
         }
@@ -131,25 +143,13 @@ impl Memo {
         log: &crate::record::Log,
         dialect: crate::dialect::Dialect,
     ) {
-        use crate::record::{Role, Scalar};
-        for (i, rec) in log.records.iter().enumerate().skip(self.keyed) {
-            if rec.role != Role::ToolResult {
-                continue;
-            }
-            if let Scalar::Str(s) = rec.tool_call_id {
-                let id = log.syms.text(s);
+        self.keyed_dialect = dialect;
+        for i in self.keyed..log.records.len() {
+            for key in result_keys_of(log, i, dialect) {
                 self.result_keys
-                    .entry(id.into())
+                    .entry(key.into_boxed_slice())
                     .or_default()
                     .push(i as u32);
-            }
-            if dialect == crate::dialect::Dialect::V2_9 {
-                if let super::keys::MessageKey::Text(k) = super::keys::message_key(rec, &log.syms) {
-                    self.result_keys
-                        .entry(k.into_boxed_slice())
-                        .or_default()
-                        .push(i as u32);
-                }
             }
         }
         self.keyed = log.records.len();
@@ -255,4 +255,28 @@ impl Memo {
         }
         self.chain[i] = Some(f);
     }
+}
+
+/// The keys tool result `i` is looked up by, in the order they are indexed:
+/// its id, and in 2.9.1 its `K(m)` (none for another message).
+fn result_keys_of(
+    log: &crate::record::Log,
+    i: usize,
+    dialect: crate::dialect::Dialect,
+) -> Vec<Vec<u8>> {
+    use crate::record::{Role, Scalar};
+    let rec = &log.records[i];
+    let mut keys = Vec::new();
+    if rec.role != Role::ToolResult {
+        return keys;
+    }
+    if let Scalar::Str(s) = rec.tool_call_id {
+        keys.push(log.syms.text(s).to_vec());
+    }
+    if dialect == crate::dialect::Dialect::V2_9 {
+        if let super::keys::MessageKey::Text(k) = super::keys::message_key(rec, &log.syms) {
+            keys.push(k);
+        }
+    }
+    keys
 }

@@ -70,10 +70,40 @@ pub struct PurgeIndex {
 }
 
 impl PurgeIndex {
-    /// Forgets messages `from` and after (about to be re-sent).
-    pub fn truncate(&mut self, from: usize) {
-        if from < self.len {
-            *self = PurgeIndex::default();
+    /// Forgets messages `from` and after (about to be re-sent; `log` still
+    /// holds them): what they added is taken back, newest first, so a
+    /// re-sent tail costs its own length.
+    pub fn truncate(&mut self, from: usize, log: &crate::record::Log) {
+        if from >= self.len {
+            return;
+        }
+        for i in (from..self.len).rev() {
+            if log.records[i].role != Role::Assistant {
+                continue;
+            }
+            for (j, b) in log.blocks(i).iter().enumerate().rev() {
+                let Scalar::Str(s) = b.id else { continue };
+                if b.kind != Kind::Object || b.ty != BlockType::ToolCall {
+                    continue;
+                }
+                if let Some(v) = self.calls.get_mut(&s) {
+                    if v.last() == Some(&(i as u32, j as u32)) {
+                        v.pop();
+                    }
+                    if v.is_empty() {
+                        self.calls.remove(&s);
+                    }
+                }
+            }
+        }
+        let kept = self.failed.partition_point(|&i| (i as usize) < from);
+        self.failed.truncate(kept);
+        self.assistants = self.before[from];
+        self.before.truncate(from);
+        self.len = from;
+        // `irregular` stays: at worst the renders read every message.
+        if from == 0 {
+            self.irregular = false;
         }
     }
 
