@@ -372,20 +372,26 @@ impl<'a> Prepared<'a> {
                 .map(|p| p.dialect())
                 .find(|&d| d != recorded)
                 .filter(|_| pool);
-            let (measured, ()) = rayon::join(
-                || {
-                    prepared
-                        .walk(&options.settings, progress)
-                        .run(options.recorded_policy, walk::Pass::Measure)
-                },
-                || {
-                    if let Some(d) = other {
+            let measure = || {
+                prepared
+                    .walk(&options.settings, progress)
+                    .run(options.recorded_policy, walk::Pass::Measure)
+            };
+            // rayon::join from outside the pool would move the pass to a
+            // worker thread, whose allocator heap then holds its freed
+            // memory for the rest of the replay: without a rebuild beside
+            // it, the pass stays on this thread.
+            let measured = match other {
+                Some(d) => {
+                    let rebuild = || {
                         prepared
                             .timelines
                             .get(&prepared.file, &prepared.path, &prepared.calls, d);
-                    }
-                },
-            );
+                    };
+                    rayon::join(measure, rebuild).0
+                }
+                None => measure(),
+            };
             Calibration::fit(&measured?.points, options.chars_per_token)
         } else {
             let mut c = Calibration::fit(&[], Some(options.cost.chars_per_token));
