@@ -296,3 +296,32 @@ test('provider cache model: an append reads what the previous call read and wrot
   const prefixNone = prefix.policies[0];
   prefixNone.renders.forEach((x) => assert.ok(Math.abs(x.cacheReadTokens - x.cacheReadChars / 4) < 1e-9));
 });
+
+test('recorded usage that does not describe the contexts is reported unreconciled, under either cache model', { skip }, () => {
+  // The sample with every recorded prompt size cut 200-fold: the sizes still
+  // follow the contexts, but at some 700 chars a token, which no tokenizer
+  // gives. The sample's own usage is matched under both models.
+  const shrunk = SAMPLE.toString('utf8')
+    .split('\n')
+    .map((line) => {
+      if (!line.includes('"usage"')) return line;
+      const e = JSON.parse(line);
+      const u = e.message && e.message.usage;
+      if (!u) return line;
+      for (const k of ['input', 'cacheRead', 'cacheWrite']) u[k] = Math.round(u[k] / 200);
+      return JSON.stringify(e);
+    })
+    .join('\n');
+  for (const cacheModel of ['provider', 'prefix']) {
+    const own = replay(SAMPLE, { cacheModel, policies: ['none'] }).recorded;
+    assert.equal(own.status, 'matched', cacheModel);
+    assert.equal(own.reason, null, cacheModel);
+    const r = replay(Buffer.from(shrunk), { cacheModel, policies: ['none'] });
+    assert.equal(r.recorded.status, 'unreconciled', cacheModel);
+    assert.match(r.recorded.reason, /fit only at \d+ chars a token, outside what tokenizers give .*; priced at 4 chars a token$/, cacheModel);
+    assert.equal(r.recorded.calls, 94, cacheModel);
+  }
+  // Under the prefix rule a fixed size is the price, and the reason says so.
+  const fixed = replay(Buffer.from(shrunk), { cacheModel: 'prefix', charsPerToken: 3, policies: ['none'] }).recorded;
+  assert.match(fixed.reason, /; priced at 3 chars a token$/);
+});

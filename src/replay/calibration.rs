@@ -106,12 +106,12 @@ impl Calibration {
             });
             if let Some(f) = bad {
                 out.unreconciled = Some(format!(
-                    "the recorded prompt sizes do not follow the context (median error {:.0}%): synthetic usage or a proxy in between; priced at {DEFAULT_CHARS_PER_TOKEN} chars a token",
+                    "the recorded prompt sizes do not follow the context (median error {:.0}%): synthetic usage or a proxy in between",
                     f.fit_error.unwrap_or(0.0) * 100.0
                 ));
             } else if let Some(f) = implausible {
                 out.unreconciled = Some(format!(
-                    "the recorded prompt sizes fit only at {:.0} chars a token, outside what tokenizers give ({}-{}): the recorded usage does not describe these contexts (another client's requests, or contexts pi did not send); priced at {DEFAULT_CHARS_PER_TOKEN} chars a token",
+                    "the recorded prompt sizes fit only at {:.0} chars a token, outside what tokenizers give ({}-{}): the recorded usage does not describe these contexts (another client's requests, or contexts pi did not send)",
                     1.0 / f.tokens_per_char,
                     PLAUSIBLE_CHARS_PER_TOKEN.0,
                     PLAUSIBLE_CHARS_PER_TOKEN.1

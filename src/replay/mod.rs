@@ -490,12 +490,25 @@ pub fn replay(
         .iter()
         .find(|r| r.policy == options.recorded_policy)
         .map(|r| {
+            // The prefix rule prices at a fixed size, and its check against
+            // the bill is judged by the same fit on its JSON sizes.
+            let (verdict, priced_at) = match options.cache_model {
+                CacheModel::Provider => (
+                    prepared.calibration.unreconciled.clone(),
+                    calibration::DEFAULT_CHARS_PER_TOKEN,
+                ),
+                CacheModel::Prefix => (
+                    Calibration::fit(&r.points, None).unreconciled,
+                    options.cost.chars_per_token,
+                ),
+            };
             reconcile(
                 r,
                 &prepared.meta,
                 &options.catalog,
                 options.long_retention,
                 &prepared.calibration,
+                verdict.map(|why| format!("{why}; priced at {priced_at} chars a token")),
             )
         })
         .unwrap_or_default();
@@ -548,6 +561,7 @@ fn reconcile(
     catalog: &Catalog,
     long: bool,
     calibration: &Calibration,
+    unreconciled: Option<String>,
 ) -> Reconciliation {
     let mut out = Reconciliation {
         recorded_policy: r.policy.name(),
@@ -590,9 +604,9 @@ fn reconcile(
     }
     out.class_match = matched as f64 / out.calls as f64;
     out.status = "matched";
-    if let Some(why) = &calibration.unreconciled {
+    if let Some(why) = unreconciled {
         out.status = "unreconciled";
-        out.reason = Some(why.clone());
+        out.reason = Some(why);
     } else if !any_cache {
         out.status = "unreconciled";
         out.reason = Some(

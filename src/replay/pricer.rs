@@ -280,10 +280,19 @@ impl<'a> Pricer<'a> {
         let meta = &self.meta[k];
         let rules = self.model_rules(&meta.model);
         self.request(k, out, &rules);
+        let chars = self.incremental.request.message_chars;
+        self.note_size(k, chars);
+    }
+
+    /// The size point of call `k` whose messages take `message_chars`:
+    /// wire chars when measured, the rendered JSON's under the prefix rule
+    /// (there only to judge whether the recorded usage describes the file).
+    pub fn note_size(&mut self, k: usize, message_chars: u64) {
+        let meta = &self.meta[k];
         let preamble = (meta.preamble.tools_chars + meta.preamble.system_chars) as f64;
         self.points.push(SizePoint {
             model_key: meta.model_key,
-            message_chars: self.incremental.request.message_chars as f64,
+            message_chars: message_chars as f64,
             preamble_chars: preamble,
             recorded: meta.usage.map(|u| u.total()),
         });

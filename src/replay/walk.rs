@@ -552,6 +552,7 @@ impl Walk<'_, '_> {
         if let (CacheModel::Prefix, Some(p)) = (self.cache_model, &priced) {
             lane.pricer.totals.add(&p.bill);
             lane.pricer.totals.count(p.class);
+            lane.pricer.note_size(k, chars_after as u64);
         }
         if let Some(p) = priced {
             result.priced.push(p);
