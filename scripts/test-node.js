@@ -23,6 +23,6 @@ const files = fs
   .filter((f) => f.endsWith('.test.js'))
   .sort()
   .map((f) => path.join('__test__', f));
-const concurrency = Math.max(2, (os.availableParallelism ? os.availableParallelism() : os.cpus().length) - 1);
+const concurrency = Math.max(2, os.availableParallelism() - 1);
 const r = spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...process.argv.slice(2), ...files], { cwd: path.join(__dirname, '..'), stdio: 'inherit' });
 process.exit(r.status === null ? 1 : r.status);
