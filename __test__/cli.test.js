@@ -1,11 +1,16 @@
 'use strict';
-// The replay CLI run as a user runs it (a spawned process): the table, the
-// --json document, exit codes 0/1/2 with errors naming file and line, a bad
-// file not stopping a directory run, --config, the SVG as valid XML with a
-// series per policy, a quiet broken pipe, and the progress bar on a
-// terminal (a pseudo-terminal from util-linux `script`) but not on a pipe.
-// Runs under `node --test` and `bun test` (the CLI runs on the same
-// runtime).
+// The CLI run as a user runs it (a spawned process, ripgrep style: stdout,
+// stderr and exit code checked together): the report of the bundled sample
+// with where its settings and release came from, the labels and the legend;
+// the --json document and its field reference; totals over several files;
+// the user's own settings and installed release found in a temporary agent
+// directory; bad files named with their line while the others run; every
+// usage error found before any file is read and printed once; --svg never
+// writing over a file it reads or one it did not write; tune's own help and
+// errors, and the same USD from replay and tune; a quiet broken pipe; the
+// progress bar on a terminal only. Every run gets an empty agent directory
+// (PI_CODING_AGENT_DIR) unless the test makes one, so the machine's own pi
+// settings never leak in. Runs under `node --test` and `bun test`.
 
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -17,20 +22,30 @@ const { XMLParser, XMLValidator } = require('fast-xml-parser');
 
 const { backend } = require('..');
 const { handSession, purgeSession } = require('./helpers/replay-sessions.js');
+const { FIELDS } = require('../js/cli/help.js');
 
 const skip = backend !== 'native' && 'the replay needs the native binding';
 const ROOT = path.join(__dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'condense-native.js');
-const POLICIES = ['none', 'config', 'no-thinking-strip', 'live-thinking-strip', '2.9.1'];
-
-function cli(args, options = {}) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', ...options });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const SAMPLE = path.join(ROOT, 'sample', 'session.jsonl');
+const LABELS = ['no pruning', 'pi-condense 2.4.3 (yours)', '2.4.3 without thinking strip', '2.4.3, thinking strip counted live', 'pi-condense 2.9.1'];
 
 function tmpDir() {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'condense-cli-'));
 }
+
+const EMPTY_AGENT = tmpDir();
+
+function cli(args, { agentDir = EMPTY_AGENT, cwd = ROOT, env = {} } = {}) {
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, CONDENSE_NATIVE_PI_CONDENSE: '', ...env },
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 // A session whose index entry (line 11), in force for the call that made
 // a4, holds a null record: pi-condense throws rebuilding its state there.
@@ -43,84 +58,180 @@ function badSession() {
   );
 }
 
-test('no path: the bundled sample, a table on stdout, nothing on a piped stderr, exit 0', { skip }, () => {
+// An agent directory as pi leaves it after `pi install npm:pi-condense` of
+// `version`, with `settings` merged into its settings.json.
+function agentWith(version, settings = {}) {
+  const dir = tmpDir();
+  const pkg = path.join(dir, 'npm', 'node_modules', 'pi-condense');
+  fs.mkdirSync(pkg, { recursive: true });
+  fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'pi-condense', version }));
+  fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify({ packages: ['npm:pi-condense'], ...settings }, null, 2));
+  return dir;
+}
+
+test('no path: the bundled sample, where its settings came from, yours after none, a legend; exit 0', { skip }, () => {
   const r = cli(['replay']);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stderr, '');
-  assert.match(r.stdout, /^sample\/session\.jsonl: 94 model calls, priced with the provider cache model \(short retention\)$/m);
-  for (const p of POLICIES) assert.match(r.stdout, new RegExp(`^${p.replace('.', '\\.')} +[\\d,]+ +[\\d.]+%`, 'm'), p);
-  assert.match(r.stdout, /^config .* held \(79 checked\)$/m);
-  assert.match(r.stdout, /^live-thinking-strip .* broken by design: 31 of 79 \(thinkingStrip\)$/m);
-  // The sample's usage was made by the replay's own model (sample/README.md):
-  // both models priced from pi-ai's catalog and calibrated at 3.6 chars a
-  // token, the recorded cost met to the cent. One call of 94 falls outside its
-  // recorded class: its read passes the preamble by 22 tokens (the first user
-  // message), which the recorded-usage check counts as a rewrite.
-  assert.match(r.stdout, /^model anthropic\/claude-sonnet-4-5: 3\.60 chars per token \(systemMessage, 87 calls\)$/m);
-  assert.match(r.stdout, /^model anthropic\/claude-opus-4-6: 3\.60 chars per token \(systemMessage, 7 calls\)$/m);
-  assert.match(r.stdout, /^against the usage pi recorded \(policy none, 94 calls\): 100\.0% of calls in the recorded class; cost (\$[\d.]+) predicted vs \1 recorded \(-?0\.0%\)$/m);
+  const lines = r.stdout.split('\n');
+  assert.equal(lines[0], `settings: no ${EMPTY_AGENT}/settings.json: pi-condense's defaults; pi-condense not installed: 2.4.3 assumed (--release to choose)`);
+  assert.match(lines[1], /^priced as the provider bills each request pi sends \(pi-ai's catalog prices, short retention: the cache lives 5 minutes\)$/);
+  assert.match(r.stdout, /^sample\/session\.jsonl: 94 model calls$/m);
+  // The rows in the order a user reads them, each with its USD and ratio.
+  const rows = LABELS.map((label) => lines.findIndex((l) => l.startsWith(`${label} `)));
+  assert.ok(rows.every((i) => i > 0), rows.join());
+  assert.deepEqual([...rows].sort((a, b) => a - b), rows);
+  assert.match(lines[rows[0]], /\$0\.9213 +1\.000x/);
+  assert.match(lines[rows[1]], /\$0\.7726 +0\.839x .* held \(79 calls checked\)$/);
+  assert.match(lines[rows[3]], /broken by design: 31 of 79 calls \(thinkingStrip\)$/);
+  assert.match(lines[rows[4]], /\$0\.6200 +0\.673x/);
+  // The recorded usage: made by this model, and said so; the warm explains
+  // the difference between the total and the prediction.
+  assert.match(r.stdout, /^against the usage pi recorded \(policy none, 94 calls\): 100\.0% of calls in the recorded class; cost \$0\.9154 predicted vs \$0\.9154 recorded \(-?0\.0%\); the \$0\.9213 of no pruning above adds pi's cache warms, \$0\.0059$/m);
+  assert.match(r.stdout, /this file's usage is synthetic, made by this same cost model/);
+  // The legend explains each term shown, once.
+  const legend = lines.slice(lines.indexOf('What the terms mean:') + 1).filter(Boolean);
+  for (const term of ['x none', 'rewrites', 'thinkingDropped', 'expired', 'at a flush', 'warms', 'invariant']) {
+    assert.equal(legend.filter((l) => l.startsWith(`  ${term}: `)).length, 1, term);
+  }
+  assert.equal(legend.filter((l) => l.startsWith('  orphanSweep: ')).length, 0);
 });
 
-test('--json prints one document; --renders adds every render', { skip }, () => {
-  const sample = path.join(ROOT, 'sample', 'session.jsonl');
-  const r = cli(['replay', '--json', sample]);
+test('--json: settings, totals, files and errors; the provider figures under the plain names, the prefix rule only when asked', { skip }, () => {
+  const r = cli(['replay', '--json', SAMPLE]);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stderr, '');
   const doc = JSON.parse(r.stdout);
-  assert.equal(doc.files.length, 1);
-  assert.equal(doc.files[0].file, sample);
-  assert.equal(doc.files[0].modelCalls, 94);
-  assert.deepEqual(
-    doc.files[0].policies.map((p) => p.policy),
-    POLICIES,
-  );
-  assert.equal(doc.files[0].policies[0].renders, undefined);
-  assert.deepEqual(
-    { ...doc.summary, elapsedMs: 0 },
-    { files: 1, failed: 0, modelCalls: 94, invariantBroken: 0, elapsedMs: 0 },
-  );
-  const withRenders = JSON.parse(cli(['replay', '--json', '--renders', '--policy', 'config', sample]).stdout);
-  const config = withRenders.files[0].policies[1];
-  assert.equal(config.policy, 'config');
-  assert.equal(config.renders.length, 94);
-  assert.match(config.renders[5].prefixHash, /^[0-9a-f]{16}$/);
+  assert.deepEqual(Object.keys(doc), ['settings', 'totals', 'files', 'errors', 'summary']);
+  assert.deepEqual(doc.settings, { config: `no ${EMPTY_AGENT}/settings.json: pi-condense's defaults`, release: '2.4.3', releaseSource: 'pi-condense not installed: 2.4.3 assumed (--release to choose)', enabled: false });
+  assert.deepEqual(doc.errors, []);
+  const file = doc.files[0];
+  assert.equal(file.file, SAMPLE);
+  assert.equal(file.modelCalls, 94);
+  assert.equal(file.prefix, undefined);
+  assert.deepEqual(file.policies.map((p) => p.label), LABELS);
+  const yours = file.policies.find((p) => p.yours);
+  assert.equal(yours.policy, 'config');
+  for (const gone of ['cost', 'costVsNone', 'cacheWriteChars', 'cacheReadChars', 'billedCacheWriteTokens', 'prefix']) assert.equal(yours[gone], undefined, gone);
+  assert.equal(Math.round(yours.costUsd * 1e4), 7726);
+  assert.equal(yours.costUsdVsNone.toFixed(3), '0.839');
+  assert.equal(typeof yours.cacheWriteTokens, 'number');
+  // The totals of one file are that file's figures.
+  const total = doc.totals.find((t) => t.policy === 'config');
+  assert.equal(total.costUsd, yours.costUsd);
+  assert.equal(total.modelCalls, 94);
+  assert.deepEqual({ ...doc.summary, elapsedMs: 0 }, { files: 1, failed: 0, modelCalls: 94, invariantBroken: 0, elapsedMs: 0 });
+  // Under the prefix rule its own figures appear, under `prefix`.
+  const prefix = JSON.parse(cli(['replay', '--json', '--cache-model', 'prefix', '--cache-ttl', '600', '--policy', 'config', SAMPLE]).stdout).files[0];
+  assert.equal(prefix.prefix.cacheTtlSeconds, 600);
+  const p = prefix.policies.find((x) => x.policy === 'config');
+  assert.equal(typeof p.prefix.costVsNone, 'number');
+  assert.equal(typeof p.prefix.cacheWriteChars, 'number');
+  const renders = JSON.parse(cli(['replay', '--json', '--renders', '--policy', 'config', SAMPLE]).stdout).files[0];
+  assert.equal(renders.policies[1].renders.length, 94);
+  assert.match(renders.policies[1].renders[5].prefixHash, /^[0-9a-f]{16}$/);
+  assert.equal(renders.policies[1].renders[5].prefix, undefined);
 });
 
-test('a directory run goes on past bad files: each named with its line, exit 2', { skip }, () => {
+test('--help --json lists every field of a real --json document, for replay and for tune', { skip }, () => {
+  const paths = (value, at, out) => {
+    if (Array.isArray(value)) {
+      for (const v of value) paths(v, `${at}[]`, out);
+    } else if (value && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) {
+        const p = at ? `${at}.${k}` : k;
+        out.add(p);
+        paths(v, p, out);
+      }
+    }
+    return out;
+  };
+  const listed = (command) => FIELDS[command].map(([f]) => f);
+  // A field is covered when it, or an ancestor, is listed.
+  const covered = (field, list) => list.some((l) => field === l || field === l.replace(/\[\]$/, '') || field.startsWith(`${l}.`) || field.startsWith(`${l.replace(/\[\]$/, '')}[]`));
+  const replay = JSON.parse(cli(['replay', '--json', '--renders', SAMPLE]).stdout);
+  const prefix = JSON.parse(cli(['replay', '--json', '--renders', '--cache-model', 'prefix', SAMPLE]).stdout);
+  for (const doc of [replay, prefix]) {
+    for (const field of paths(doc, '', new Set())) assert.ok(covered(field, listed('replay')), `replay --json field ${field} is not in --help --json`);
+  }
+  const tune = JSON.parse(cli(['tune', '--json', SAMPLE]).stdout);
+  for (const field of paths(tune, '', new Set())) assert.ok(covered(field, listed('tune')), `tune --json field ${field} is not in --help --json`);
+  const page = cli(['replay', '--help', '--json']);
+  assert.equal(page.code, 0);
+  assert.match(page.stdout, /^  files\[\]\.policies\[\]\.costUsd +USD$/m);
+  assert.match(cli(['tune', '--help', '--json']).stdout, /^  perFile\[\] /m);
+});
+
+test('several files: the totals first, per file with --per-file; a bad file is named with its line, the rest run, exit 2', { skip }, () => {
   const dir = tmpDir();
   fs.mkdirSync(path.join(dir, 'sub'));
   fs.writeFileSync(path.join(dir, 'a-good.jsonl'), handSession().text);
+  fs.copyFileSync(SAMPLE, path.join(dir, 'b-sample.jsonl'));
   fs.writeFileSync(path.join(dir, 'sub', 'bad.jsonl'), badSession());
   fs.writeFileSync(path.join(dir, 'not-a-session.jsonl'), 'hello\n');
   fs.writeFileSync(path.join(dir, 'ignored.txt'), 'not a .jsonl file');
-  const r = cli(['replay', '--json', dir]);
-  assert.equal(r.code, 2);
   const bad = path.join(dir, 'sub', 'bad.jsonl');
-  assert.match(r.stderr, new RegExp(`^condense-native: ${bad.replace(/[.\\/]/g, '\\$&')}:11: context-prune-index toolCalls\\[0\\] is null`, 'm'));
-  assert.match(r.stderr, /not-a-session\.jsonl: not a pi session/);
-  const doc = JSON.parse(r.stdout);
-  const byName = Object.fromEntries(doc.files.map((f) => [path.relative(dir, f.file), f]));
-  assert.deepEqual(Object.keys(byName).sort(), ['a-good.jsonl', 'not-a-session.jsonl', path.join('sub', 'bad.jsonl')]);
-  assert.equal(byName['a-good.jsonl'].modelCalls, 3);
-  assert.deepEqual(
-    { ...byName[path.join('sub', 'bad.jsonl')].error, message: '' },
-    { code: 'ERR_CONDENSE_INVALID_SESSION', message: '', line: 11 },
-  );
+  const r = cli(['replay', dir]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, new RegExp(`^condense-native: ${escapeRe(bad)}:11: context-prune-index toolCalls\\[0\\] is null`, 'm'));
+  assert.match(r.stderr, new RegExp(`^condense-native: ${escapeRe(path.join(dir, 'not-a-session.jsonl'))}: `, 'm'));
+  assert.doesNotMatch(r.stderr, /replayAsync|tuneAsync/);
+  assert.match(r.stdout, /^2 session files, 97 model calls; 2 files left out \(named on stderr\)$/m);
+  assert.match(r.stdout, /^policy +calls +USD +x none +rewrites +chars sent +invariant +costliest causes of rewrites$/m);
+  assert.match(r.stdout, /^pi-condense 2\.4\.3 \(yours\) +97 /m);
+  assert.doesNotMatch(r.stdout, /a-good\.jsonl: 3 model calls/);
+  const perFile = cli(['replay', '--per-file', dir]);
+  assert.match(perFile.stdout, /a-good\.jsonl: 3 model calls/);
+  assert.match(perFile.stdout, /b-sample\.jsonl: 94 model calls/);
+  const json = cli(['replay', '--json', dir]);
+  assert.equal(json.code, 2);
+  const doc = JSON.parse(json.stdout);
+  assert.deepEqual(doc.files.map((f) => path.relative(dir, f.file)), ['a-good.jsonl', 'b-sample.jsonl']);
+  assert.deepEqual(doc.errors.map((e) => path.relative(dir, e.file)).sort(), ['not-a-session.jsonl', path.join('sub', 'bad.jsonl')]);
+  assert.deepEqual({ ...doc.errors.find((e) => e.file === bad).error, message: '' }, { code: 'ERR_CONDENSE_INVALID_SESSION', message: '', line: 11 });
+  const none = doc.totals.find((t) => t.policy === 'none');
+  assert.equal(none.costUsd, doc.files[0].policies[0].costUsd + doc.files[1].policies[0].costUsd);
   assert.equal(doc.summary.failed, 2);
-  // The table run reports the good file too.
-  const table = cli(['replay', dir]);
-  assert.equal(table.code, 2);
-  assert.match(table.stdout, /a-good\.jsonl: 3 model calls/);
 });
 
-test('exit 1 when a flush-gated policy changes history between flushes; --config can turn the cause off', { skip }, () => {
+test('an empty file, a directory with no session file, a missing path: exit 2 with a message', { skip }, () => {
+  const dir = tmpDir();
+  const empty = path.join(dir, 'empty.jsonl');
+  fs.writeFileSync(empty, '');
+  const r = cli(['replay', empty]);
+  assert.equal(r.code, 2);
+  assert.equal(r.stdout, '');
+  assert.match(r.stderr, new RegExp(`^condense-native: ${escapeRe(empty)}: empty file`, 'm'));
+  const none = tmpDir();
+  const d = cli(['replay', none]);
+  assert.equal(d.code, 2);
+  assert.equal(d.stderr, `condense-native: ${none}: no *.jsonl session file under this directory\n`);
+  const missing = cli(['tune', '/nope/x.jsonl']);
+  assert.equal(missing.code, 2);
+  assert.equal(missing.stderr, 'condense-native: /nope/x.jsonl: no such file or directory\n');
+});
+
+test('lines pi skips are counted in one stderr line per file', { skip }, () => {
+  const dir = tmpDir();
+  const file = path.join(dir, 'skips.jsonl');
+  const text = handSession().text.trimEnd().split('\n');
+  text.splice(2, 0, 'garbage, not JSON');
+  fs.writeFileSync(file, `${text.join('\n')}\n{"type":"message","id":"tr`);
+  const r = cli(['replay', file]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stderr, `condense-native: ${file}: 2 lines skipped as pi skips them (not JSON, truncated, or an unknown entry type): line 3, ${text.length + 1}\n`);
+  assert.match(r.stdout, /3 model calls/);
+});
+
+test('exit 1 when a flush-gated policy changes history between flushes, said where it prints', { skip }, () => {
   const dir = tmpDir();
   const file = path.join(dir, 'purge.jsonl');
   fs.writeFileSync(file, purgeSession());
   const r = cli(['replay', file]);
   assert.equal(r.code, 1, r.stderr);
-  assert.match(r.stdout, /^config .* BROKEN: 1 of 3 \(errorPurge\)$/m);
-  assert.match(r.stdout, /config: model call 3, output message 1: errorPurge: /);
+  assert.match(r.stdout, /^pi-condense 2\.4\.3 \(yours\) .* BROKEN: 1 of 3 calls \(errorPurge\)$/m);
+  assert.match(r.stdout, /pi-condense 2\.4\.3 \(yours\): model call 3, output message 1: errorPurge: /);
+  assert.match(r.stdout, /The flush-gated invariant broke in 3 renders \(listed above\): exit status 1\./);
   // pi's settings file with error purge off: the invariant holds.
   const settings = path.join(dir, 'settings.json');
   fs.writeFileSync(settings, JSON.stringify({ theme: 'dark', contextPrune: { enabled: true, purgeErrors: { enabled: false } } }));
@@ -131,22 +242,117 @@ test('exit 1 when a flush-gated policy changes history between flushes; --config
   assert.equal(config.invariant.broken, 0);
 });
 
-test('usage errors exit 2; --help documents the exit status', { skip }, () => {
-  for (const args of [['replay', '--bogus'], ['frobnicate'], ['replay', '--policy', 'nope'], ['replay', '--cache-ttl', '-3'], ['replay', '--svg']]) {
-    const r = cli(args);
-    assert.equal(r.code, 2, args.join(' '));
-    assert.equal(r.stdout, '');
-    assert.match(r.stderr, /^condense-native: error: /, args.join(' '));
-  }
+test('your settings and release: read from the agent directory as pi-condense reads them, and said', { skip }, () => {
+  const agent = agentWith('2.9.1', { contextPrune: { enabled: true, purgeErrors: { enabled: false } } });
+  const r = cli(['replay', '--json', SAMPLE], { agentDir: agent });
+  assert.equal(r.code, 0, r.stderr);
+  const doc = JSON.parse(r.stdout);
+  assert.deepEqual(doc.settings, { config: `contextPrune from ${agent}/settings.json`, release: '2.9.1', releaseSource: 'pi-condense 2.9.1 installed', enabled: true });
+  const yours = doc.files[0].policies.find((p) => p.yours);
+  assert.equal(yours.policy, '2.9.1');
+  assert.equal(yours.label, 'pi-condense 2.9.1 (yours)');
+  assert.deepEqual(yours.config.errorPurge, { enabled: false });
+  const table = cli(['replay', SAMPLE], { agentDir: agent });
+  const lines = table.stdout.split('\n');
+  assert.equal(lines[0], `settings: contextPrune from ${agent}/settings.json; pi-condense 2.9.1 installed`);
+  const rows = lines.filter((l) => /^(no pruning|pi-condense|2\.4\.3)/.test(l)).map((l) => l.split('  ')[0]);
+  assert.deepEqual(rows.slice(0, 2), ['no pruning', 'pi-condense 2.9.1 (yours)']);
+  // The master switch off (pi-condense's default): said, the row kept.
+  const off = agentWith('2.4.3', { contextPrune: { purgeErrors: { enabled: true } } });
+  const o = cli(['replay', SAMPLE], { agentDir: off });
+  assert.match(o.stdout, /pi-condense's master switch is off in these settings \(contextPrune\.enabled is not true\)/);
+  // A settings file without contextPrune: said on stderr, defaults used.
+  const bare = agentWith('2.4.3');
+  const b = cli(['replay', SAMPLE], { agentDir: bare });
+  assert.equal(b.code, 0);
+  assert.equal(b.stderr, `condense-native: warning: ${bare}/settings.json has no contextPrune block: pi-condense's defaults\n`);
+  // A project's contextPrune is not pi-condense's: said, not used.
+  const project = tmpDir();
+  fs.mkdirSync(path.join(project, '.pi'));
+  fs.writeFileSync(path.join(project, '.pi', 'settings.json'), JSON.stringify({ contextPrune: { purgeErrors: { enabled: false } } }));
+  const p = cli(['replay', '--json', SAMPLE], { agentDir: agent, cwd: project });
+  assert.match(p.stderr, /\.pi\/settings\.json has a contextPrune block, which pi-condense does not read/);
+  // --config and --release win over what is found.
+  const given = cli(['replay', '--json', '--release', '2.4.3', SAMPLE], { agentDir: agent });
+  assert.equal(JSON.parse(given.stdout).files[0].policies.find((x) => x.yours).policy, 'config');
+  // An unreadable settings file is an error, before any session is read.
+  const broken = tmpDir();
+  fs.writeFileSync(path.join(broken, 'settings.json'), '{"contextPrune": ');
+  const e = cli(['replay', SAMPLE], { agentDir: broken });
+  assert.equal(e.code, 2);
+  assert.match(e.stderr, /^condense-native: error: .*settings\.json: not JSON .*--config FILE\ncondense-native: try 'condense-native replay --help'\n$/);
+});
+
+test('usage errors: found before any file is read, printed once, naming the flag, the value and what is allowed', { skip }, () => {
   const dir = tmpDir();
-  fs.writeFileSync(path.join(dir, 'c.json'), '{not json');
-  const bad = cli(['replay', '--config', path.join(dir, 'c.json')]);
-  assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /--config .*c\.json: not JSON/);
+  const conf = (name, value) => {
+    const f = path.join(dir, `${name}.json`);
+    fs.writeFileSync(f, typeof value === 'string' ? value : JSON.stringify(value));
+    return f;
+  };
+  const cases = [
+    [['replay', '--bogus'], /unknown flag --bogus/],
+    [['frobnicate'], /unknown command 'frobnicate'/],
+    [['replay', '--policy', 'nope'], /--policy takes none, config, no-thinking-strip, live-thinking-strip or 2\.9\.1, not 'nope'/],
+    [['replay', '--retention', 'medium'], /--retention takes short or long, not 'medium'/],
+    [['replay', '--cache-model', 'foo'], /--cache-model takes provider or prefix, not 'foo'/],
+    [['replay', '--model', 'nonsense'], /--model takes PROVIDER\/ID .*not 'nonsense'/],
+    [['replay', '--thinking-boundary', 'x'], /--thinking-boundary takes auto, recorded or config, not 'x'/],
+    [['replay', '--cache-model', 'prefix', '--cache-ttl', '-3'], /--cache-ttl takes a non-negative number, not '-3'/],
+    [['replay', '--svg='], /--svg needs a value \(FILE\)/],
+    [['replay', '--input-price', '3'], /--input-price is the prefix rule's.*add --cache-model prefix/],
+    [['replay', '--cache-ttl', '60'], /--cache-ttl is the prefix rule's/],
+    [['tune', '--policy', 'none'], /tune takes no --policy/],
+    [['tune', '--renders'], /tune takes no --renders/],
+    [['replay', '--release', '2.5.0'], /--release takes 2\.4\.3 or 2\.9\.1, not '2\.5\.0'/],
+    [['replay', '--config', conf('bad', '{not json')], /--config .*bad\.json: not JSON/],
+    [['replay', '--config', conf('two', { contextPrune: { purgeErrors: { cooldownTurns: 'two' } } })], /contextPrune\.purgeErrors\.cooldownTurns must be a number >= 0, not the string "two"/],
+    [['replay', '--config', conf('x', { thinkingStrip: { keepLastTurns: 'x' } })], /thinkingStrip\.keepLastTurns must be a number >= 0, not the string "x"/],
+    [['tune', '--config', conf('abc', { contextPrune: { recoveryGraceTurns: 'abc' } })], /contextPrune\.recoveryGraceTurns must be a number >= 0, not the string "abc"/],
+  ];
+  for (const [args, message] of cases) {
+    // Two session files, one missing: the error comes first, and once.
+    const r = cli([...args, SAMPLE, '/nope/never-read.jsonl']);
+    assert.equal(r.code, 2, args.join(' '));
+    assert.equal(r.stdout, '', args.join(' '));
+    const lines = r.stderr.trimEnd().split('\n');
+    assert.equal(lines.length, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(lines[0], /^condense-native: error: /);
+    assert.match(lines[0], message);
+    assert.doesNotMatch(r.stderr, /never-read|replayAsync|tuneAsync/);
+    assert.match(lines[1], new RegExp(`^condense-native: try 'condense-native ${args[0] === 'tune' ? 'tune' : 'replay'} --help'$`));
+  }
   const help = cli(['replay', '--help']);
   assert.equal(help.code, 0);
+  assert.match(help.stdout, /^Usage: condense-native replay /);
   assert.match(help.stdout, /Exit status:\n  0 /);
-  for (const flag of ['--json', '--renders', '--svg', '--config', '--policy', '--chars-per-token', '--cache-ttl']) assert.ok(help.stdout.includes(flag), flag);
+  for (const flag of ['--json', '--renders', '--svg', '--force', '--config', '--policy', '--per-file', '--thinking-boundary', '--release', '--chars-per-token', '--cache-ttl']) assert.ok(help.stdout.includes(flag), flag);
+  const tuneHelp = cli(['tune', '--help']);
+  assert.equal(tuneHelp.code, 0);
+  assert.match(tuneHelp.stdout, /^Usage: condense-native tune /);
+  assert.doesNotMatch(tuneHelp.stdout, /--policy|--renders|--per-file/);
+});
+
+test('--svg: never over a session file of the run, nor over a file it did not write without --force', { skip }, () => {
+  const dir = tmpDir();
+  const victim = path.join(dir, 'victim.jsonl');
+  fs.copyFileSync(SAMPLE, victim);
+  const before = fs.readFileSync(victim, 'utf8');
+  const r = cli(['replay', '--svg', victim, victim]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--svg .*victim\.jsonl is a session file of this run/);
+  assert.equal(fs.readFileSync(victim, 'utf8'), before);
+  const notes = path.join(dir, 'notes.svg');
+  fs.writeFileSync(notes, 'my own drawing');
+  const refused = cli(['replay', '--svg', notes, victim]);
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr, /notes\.svg exists and is not an SVG condense-native wrote: add --force/);
+  assert.equal(fs.readFileSync(notes, 'utf8'), 'my own drawing');
+  assert.equal(cli(['replay', '--svg', notes, '--force', victim]).code, 0);
+  // Its own SVG is replaced without --force, by replay and by tune.
+  assert.equal(cli(['replay', '--svg', notes, victim]).code, 0);
+  assert.equal(cli(['tune', '--svg', notes, victim]).code, 0);
+  assert.equal(XMLValidator.validate(fs.readFileSync(notes, 'utf8')), true);
 });
 
 test('--svg writes valid XML with a series per policy and the cache-write spikes', { skip }, () => {
@@ -154,7 +360,7 @@ test('--svg writes valid XML with a series per policy and the cache-write spikes
   const out = path.join(dir, 'chart.svg');
   const purge = path.join(dir, 'purge.jsonl');
   fs.writeFileSync(purge, purgeSession());
-  const r = cli(['replay', '--svg', out, path.join(ROOT, 'sample', 'session.jsonl'), purge]);
+  const r = cli(['replay', '--svg', out, SAMPLE, purge]);
   assert.equal(r.code, 1, r.stderr);
   const text = fs.readFileSync(out, 'utf8');
   assert.equal(XMLValidator.validate(text), true);
@@ -163,14 +369,11 @@ test('--svg writes valid XML with a series per policy and the cache-write spikes
   assert.equal(charts.length, 2);
   for (const chart of charts) {
     const series = [chart.polyline].flat().map((p) => p['data-series']);
-    assert.deepEqual(series, POLICIES);
+    assert.deepEqual(series, ['none', 'config', 'no-thinking-strip', 'live-thinking-strip', '2.9.1']);
   }
   const spikes = (chart, policy) => [chart.circle].flat().filter((c) => c && c.class === 'spike' && c['data-series'] === policy);
-  // The sample: the live keep-window rewrites history 31 times between
-  // flushes, and flushes stub earlier results under config.
   assert.ok(spikes(charts[0], 'live-thinking-strip').length >= 31);
   assert.ok(spikes(charts[0], 'config').length > 0);
-  // The purge session: error purge at model call 3.
   assert.deepEqual(
     spikes(charts[1], 'config').map((c) => c['data-call']),
     ['3'],
@@ -178,17 +381,61 @@ test('--svg writes valid XML with a series per policy and the cache-write spikes
   assert.deepEqual(spikes(charts[1], 'none'), []);
 });
 
+test('tune: a bad file is named and left out, the rest tuned, --json still printed, exit 2', { skip }, () => {
+  const dir = tmpDir();
+  fs.copyFileSync(SAMPLE, path.join(dir, 'a.jsonl'));
+  fs.writeFileSync(path.join(dir, 'b.jsonl'), handSession().text);
+  fs.writeFileSync(path.join(dir, 'c-bad.jsonl'), badSession());
+  const r = cli(['tune', '--json', dir]);
+  assert.equal(r.code, 2, r.stderr);
+  const bad = path.join(dir, 'c-bad.jsonl');
+  assert.match(r.stderr, new RegExp(`^condense-native: ${escapeRe(bad)}:11: context-prune-index toolCalls\\[0\\] is null[^\\n]*\\n$`));
+  const doc = JSON.parse(r.stdout);
+  assert.equal(doc.files.length, 2);
+  assert.deepEqual(doc.errors.map((e) => [e.file, e.error.code, e.error.line]), [[bad, 'ERR_CONDENSE_INVALID_SESSION', 11]]);
+  assert.deepEqual(doc.perFile.map((f) => [path.basename(f.file), f.modelCalls]), [['a.jsonl', 94], ['b.jsonl', 3]]);
+  const table = cli(['tune', dir]);
+  assert.equal(table.code, 2);
+  assert.match(table.stdout, /^settings: /);
+  assert.match(table.stdout, /2 session files, 97 model calls, 121 configurations priced as the provider bills them; 1 file left out \(named on stderr\)/);
+  assert.match(table.stdout, / \(yours\) /);
+});
+
+test('replay and tune print the same USD for your release and settings', { skip }, () => {
+  const dir = tmpDir();
+  const settings = path.join(dir, 'settings.json');
+  fs.writeFileSync(settings, JSON.stringify({ contextPrune: { enabled: true, thinkingStrip: { enabled: true, keepLastTurns: 6 }, recoveryGraceTurns: 1 } }));
+  for (const release of ['2.4.3', '2.9.1']) {
+    for (const config of [[], ['--config', settings]]) {
+      const replay = JSON.parse(cli(['replay', '--json', '--release', release, ...config, SAMPLE]).stdout);
+      const tune = JSON.parse(cli(['tune', '--json', '--release', release, ...config, SAMPLE]).stdout);
+      const yours = replay.files[0].policies.find((p) => p.yours);
+      assert.equal(tune.current.costUsd, yours.costUsd, `${release} ${config.join(' ')}`);
+      assert.equal(tune.current.charsSent, yours.charsSent);
+      const text = cli(['replay', '--release', release, ...config, SAMPLE]).stdout;
+      const tuneText = cli(['tune', '--release', release, ...config, SAMPLE]).stdout;
+      const usd = `$${yours.costUsd.toFixed(4)}`;
+      assert.ok(text.includes(usd), `${release}: replay prints ${usd}`);
+      assert.ok(tuneText.includes(usd), `${release}: tune prints ${usd}`);
+    }
+  }
+});
+
 test('a broken pipe ends the run quietly with status 0', { skip: skip || (!fs.existsSync('/bin/bash') && 'no bash') }, () => {
-  const r = spawnSync('/bin/bash', ['-c', `"${process.execPath}" "${BIN}" replay --renders | head -n 1; exit \${PIPESTATUS[0]}`], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync('/bin/bash', ['-c', `"${process.execPath}" "${BIN}" replay --renders | head -n 1; exit \${PIPESTATUS[0]}`], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, PI_CODING_AGENT_DIR: EMPTY_AGENT },
+  });
   assert.equal(r.status, 0, r.stderr);
-  assert.equal(r.stdout, 'sample/session.jsonl: 94 model calls, priced with the provider cache model (short retention)\n');
+  assert.match(r.stdout, /^settings: /);
 });
 
 const script = spawnSync('script', ['--version'], { encoding: 'utf8' });
 const noScript = script.status !== 0 && 'util-linux `script` is not installed (no pseudo-terminal)';
 
 test('a terminal shows the progress bar; a pipe and --json do not', { skip: skip || noScript }, () => {
-  const command = (extra) => `"${process.execPath}" "${BIN}" replay ${extra}`;
+  const command = (extra) => `PI_CODING_AGENT_DIR="${EMPTY_AGENT}" "${process.execPath}" "${BIN}" replay ${extra}`;
   // `script` runs the CLI on a pseudo-terminal and copies what it wrote.
   const tty = spawnSync('script', ['-q', '-e', '-c', command(''), '/dev/null'], { cwd: ROOT, encoding: 'utf8' });
   assert.equal(tty.status, 0, tty.stderr);

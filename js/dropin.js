@@ -24,11 +24,19 @@ function makeDropIns(native, pure) {
   const hasEngine = typeof native.NativeEngine === 'function';
   const kept = { '2.4.3': new WeakMap(), '2.9.1': new WeakMap() };
 
-  // The indexer is asked only what the release's render asks (a method it
-  // never needs may be missing), but it must be an object to be kept by.
+  // The indexer must answer every method the release's render path may
+  // call (the oracles' lists): one that is missing is named before any
+  // render, not found half-way through one.
   function checkIndexer(indexer, dialect, where) {
+    const methods = INDEXER_METHODS[dialect];
     if (indexer === null || (typeof indexer !== 'object' && typeof indexer !== 'function')) {
-      throw argumentError(`${where}: indexer must be an object with ${INDEXER_METHODS[dialect].join(', ')}`);
+      throw argumentError(`${where}: indexer must be an object with ${methods.join(', ')}`);
+    }
+    for (const name of methods) {
+      if (typeof indexer[name] !== 'function') {
+        const found = indexer[name] === undefined ? 'it has none' : `it is ${indexer[name] === null ? 'null' : typeof indexer[name]}`;
+        throw argumentError(`${where}: indexer.${name} must be a function (pi-condense ${dialect}'s render calls it; ${found})`);
+      }
     }
   }
 

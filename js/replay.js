@@ -11,8 +11,36 @@
 
 const { fileInputOf, requireBinding, throwIfFailed } = require('./filearg.js');
 const { loadCatalog } = require('./catalog.js');
+const { configProblems } = require('./settings-check.js');
+const codes = require('./codes.js');
 
 const POLICIES = ['none', 'config', 'no-thinking-strip', 'live-thinking-strip', '2.9.1'];
+const RELEASES = ['2.4.3', '2.9.1'];
+
+// What each policy is, in a pi user's words: the release it renders and how
+// it differs from that release as configured.
+const LABELS = {
+  none: 'no pruning',
+  config: 'pi-condense 2.4.3',
+  'no-thinking-strip': '2.4.3 without thinking strip',
+  'live-thinking-strip': '2.4.3, thinking strip counted live',
+  '2.9.1': 'pi-condense 2.9.1',
+};
+// The policy that renders a release with the user's settings.
+const POLICY_OF_RELEASE = { '2.4.3': 'config', '2.9.1': '2.9.1' };
+
+/**
+ * Labels each policy of a replay result (`label`, and `yours: true` on the
+ * one the user runs when `release` is known); the order is kept.
+ */
+function labelPolicies(result, release) {
+  const yours = release ? POLICY_OF_RELEASE[release] : null;
+  for (const p of result.policies) {
+    p.label = p.policy === yours ? `${LABELS[p.policy]} (yours)` : LABELS[p.policy];
+    p.yours = p.policy === yours;
+  }
+  return result;
+}
 const NUMBERS = ['charsPerToken', 'inputPrice', 'cacheWriteMultiplier', 'cacheReadMultiplier', 'cacheTtlSeconds'];
 const PROGRESS_INTERVAL_MS = 100;
 
@@ -32,6 +60,13 @@ function makeReplayApi(native, { argumentError }) {
       if (typeof options.config !== 'object' || Array.isArray(options.config)) {
         throw argumentError(`${where}: config must be an object (pi's settings file, its contextPrune block, or a render config)`);
       }
+      const problems = configProblems(options.config);
+      if (problems.length > 0) {
+        const err = new TypeError(`${where}: config: ${problems.join('; ')}`);
+        err.code = codes.INVALID_CONFIG;
+        err.problems = problems;
+        throw err;
+      }
       out.config = options.config;
     }
     for (const name of NUMBERS) {
@@ -42,7 +77,7 @@ function makeReplayApi(native, { argumentError }) {
       }
       out[name] = v;
     }
-    const choices = { cacheModel: ['provider', 'prefix'], retention: ['short', 'long'], recordedPolicy: POLICIES, thinkingBoundary: ['recorded', 'config'] };
+    const choices = { cacheModel: ['provider', 'prefix'], retention: ['short', 'long'], recordedPolicy: POLICIES, thinkingBoundary: ['auto', 'recorded', 'config'], release: RELEASES };
     for (const [name, allowed] of Object.entries(choices)) {
       const v = options[name];
       if (v === undefined || v === null) continue;
@@ -55,6 +90,7 @@ function makeReplayApi(native, { argumentError }) {
       }
       out.model = options.model;
     }
+    if (out.release !== undefined) delete out.release;
     out.catalog = loadCatalog();
     if (options.renders !== undefined && options.renders !== null) {
       if (typeof options.renders !== 'boolean') throw argumentError(`${where}: renders must be a boolean`);
@@ -75,6 +111,8 @@ function makeReplayApi(native, { argumentError }) {
     return JSON.parse(result.json);
   }
 
+  const releaseOf = (options) => (options && RELEASES.includes(options.release) ? options.release : null);
+
   /**
    * Replays a pi session file (a path, file URL or its bytes, read in
    * place) on the calling thread.
@@ -84,7 +122,7 @@ function makeReplayApi(native, { argumentError }) {
     const input = inputOf(pathOrBuffer, 'replay');
     const json = optionsJson(options, 'replay');
     const result = input.bytes ? native.replayBytes(input.bytes, json) : native.replayFile(input.path, json);
-    return settle(result, input.name);
+    return labelPolicies(settle(result, input.name), releaseOf(options));
   }
 
   /**
@@ -110,7 +148,7 @@ function makeReplayApi(native, { argumentError }) {
     try {
       const result = await native.replayAsync(input.bytes ?? input.path, json, progress);
       if (onProgress) onProgress(progress.done, progress.total);
-      return settle(result, input.name);
+      return labelPolicies(settle(result, input.name), releaseOf(options));
     } finally {
       if (timer !== null) clearInterval(timer);
     }
@@ -119,4 +157,4 @@ function makeReplayApi(native, { argumentError }) {
   return { replay, replayAsync, POLICIES, optionsJson, settle };
 }
 
-module.exports = { makeReplayApi };
+module.exports = { makeReplayApi, labelPolicies, LABELS, POLICY_OF_RELEASE, RELEASES, POLICIES };

@@ -8,36 +8,18 @@
 // checks the options (those of replay, plus `release`), polls the progress
 // of an async tune, and turns a failure into an Error with a stable `code`.
 
-const fs = require('node:fs');
-const path = require('node:path');
 const { requireBinding } = require('./filearg.js');
+const { sessionFiles } = require('./session-files.js');
+const codes = require('./codes.js');
 
 const PROGRESS_INTERVAL_MS = 100;
 const RELEASES = ['2.4.3', '2.9.1'];
 
-/** Session files under `paths` (a directory: its *.jsonl files, sorted, recursively). */
-function sessionFiles(paths) {
-  const out = [];
-  const walk = (dir) => {
-    const entries = fs.readdirSync(dir, { withFileTypes: true });
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const e of entries) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile() && e.name.endsWith('.jsonl')) out.push(p);
-    }
-  };
-  for (const p of paths) {
-    let stat = null;
-    try {
-      stat = fs.statSync(p);
-    } catch {
-      stat = null;
-    }
-    if (stat && stat.isDirectory()) walk(p);
-    else out.push(p);
-  }
-  return out;
+// Paths that gave no session file join the files the tune left out.
+function withProblems(result, problems) {
+  const listed = problems.map((p) => ({ file: p.path, error: { code: codes.IO, message: p.message, line: null } }));
+  result.errors = [...listed, ...(result.errors ?? [])];
+  return result;
 }
 
 function makeTuneApi(native, { argumentError, replayApi }) {
@@ -46,8 +28,12 @@ function makeTuneApi(native, { argumentError, replayApi }) {
     if (!Array.isArray(list) || list.length === 0 || list.some((p) => typeof p !== 'string' && !(p instanceof URL))) {
       throw argumentError(`${where}: paths must be a session file or directory path, or a non-empty array of them`);
     }
-    const files = sessionFiles(list.map((p) => (p instanceof URL ? require('node:url').fileURLToPath(p) : p)));
-    if (files.length === 0) throw argumentError(`${where}: no *.jsonl session file under ${list.join(', ')}`);
+    const { files, problems } = sessionFiles(list.map((p) => (p instanceof URL ? require('node:url').fileURLToPath(p) : p)));
+    if (files.length === 0) {
+      const err = argumentError(`${where}: no session file to tune: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`);
+      err.code = codes.IO;
+      throw err;
+    }
     const release = options && options.release;
     if (release !== undefined && release !== null && !RELEASES.includes(release)) {
       throw argumentError(`${where}: release must be '2.4.3' or '2.9.1'`);
@@ -55,14 +41,14 @@ function makeTuneApi(native, { argumentError, replayApi }) {
     const { release: _r, onProgress: _p, ...rest } = options ?? {};
     const json = JSON.parse(replayApi.optionsJson(rest, where));
     if (release) json.release = release;
-    return { files, json: JSON.stringify(json) };
+    return { files, problems, json: JSON.stringify(json) };
   }
 
   /** Tunes on the calling thread (the configurations run on rayon's pool). */
   function tune(paths, options) {
     requireBinding(native, 'tuneFiles', 'tune');
-    const { files, json } = inputs(paths, options, 'tune');
-    return replayApi.settle(native.tuneFiles(files, json), files.length === 1 ? files[0] : `${files.length} files`);
+    const { files, problems, json } = inputs(paths, options, 'tune');
+    return withProblems(replayApi.settle(native.tuneFiles(files, json), files.length === 1 ? files[0] : `${files.length} files`), problems);
   }
 
   /**
@@ -71,7 +57,7 @@ function makeTuneApi(native, { argumentError, replayApi }) {
    */
   async function tuneAsync(paths, options) {
     requireBinding(native, 'tuneAsync', 'tuneAsync');
-    const { files, json } = inputs(paths, options, 'tuneAsync');
+    const { files, problems, json } = inputs(paths, options, 'tuneAsync');
     const onProgress = options && options.onProgress;
     if (onProgress !== undefined && onProgress !== null && typeof onProgress !== 'function') {
       throw argumentError('tuneAsync: onProgress must be a function');
@@ -85,13 +71,13 @@ function makeTuneApi(native, { argumentError, replayApi }) {
     try {
       const result = await native.tuneAsync(files, json, progress);
       if (onProgress) onProgress(progress.done, progress.total);
-      return replayApi.settle(result, files.length === 1 ? files[0] : `${files.length} files`);
+      return withProblems(replayApi.settle(result, files.length === 1 ? files[0] : `${files.length} files`), problems);
     } finally {
       if (timer !== null) clearInterval(timer);
     }
   }
 
-  return { tune, tuneAsync, sessionFiles };
+  return { tune, tuneAsync };
 }
 
-module.exports = { makeTuneApi, sessionFiles };
+module.exports = { makeTuneApi };

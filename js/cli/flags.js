@@ -1,53 +1,78 @@
 'use strict';
 
-// The replay CLI's flags, each defined once with its help text, read in two
-// steps as ripgrep does (flags/lowargs.rs, flags/hiargs.rs): `parseArgs`
-// reads the argument list raw (no file is touched), `resolve` checks the
-// values and builds the options of a run (reading --config). A usage error
-// is an Error with `usage = true`, which the CLI reports with exit code 2.
+// The CLI's flags, each defined once with its help text and the commands it
+// belongs to, read in two steps as ripgrep does (flags/lowargs.rs,
+// flags/hiargs.rs): `parseArgs` reads the argument list raw (no file is
+// touched), `resolve` checks every value and every combination and reads
+// --config, so a usage error is found before any session file is read and
+// is printed once. A usage error is an Error with `usage = true` (and the
+// command, for the "try --help" line), which the CLI reports with exit 2.
 
 const fs = require('node:fs');
 
-const POLICIES = ['none', 'config', 'no-thinking-strip', 'live-thinking-strip', '2.9.1'];
+const { POLICIES, RELEASES } = require('../replay.js');
+const { configProblems } = require('../settings-check.js');
+const { loadCatalog } = require('../catalog.js');
 
-function usageError(message) {
+const COMMANDS = ['replay', 'tune'];
+const BOTH = COMMANDS;
+
+function usageError(message, command = null) {
   const err = new Error(message);
   err.usage = true;
+  err.command = command;
   return err;
 }
 
-function nonNegative(name, text, positive = false) {
-  const n = Number(text);
-  if (text === undefined || text === '' || !Number.isFinite(n) || n < 0 || (positive && n === 0)) {
-    throw usageError(`${name} takes a ${positive ? 'positive' : 'non-negative'} number, not '${text ?? ''}'`);
-  }
-  return n;
+function choice(flag, allowed) {
+  return (o, v) => {
+    if (!allowed.includes(v)) throw usageError(`${flag} takes ${allowed.length > 1 ? `${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}` : allowed[0]}, not '${v}'`, o.command);
+    return v;
+  };
 }
 
-// name, value placeholder (absent for switches), help, and what it sets.
+function nonNegative(flag, positive = false) {
+  return (o, text) => {
+    const n = Number(text);
+    if (text === '' || !Number.isFinite(n) || n < 0 || (positive && n === 0)) {
+      throw usageError(`${flag} takes a ${positive ? 'positive' : 'non-negative'} number, not '${text}'`, o.command);
+    }
+    return n;
+  };
+}
+
+// What the prefix rule alone reads: under the provider model, prices come
+// from pi-ai's catalog and lifetimes from the provider's rules.
+const PREFIX_ONLY = "the prefix rule's; the provider model (the default) takes prices from pi-ai's catalog and the cache lifetime from the provider's rules: add --cache-model prefix, or leave it out";
+
+// name, value placeholder (absent for switches), the commands it belongs
+// to, help, how a value is read (`read`) and where it goes (`key`).
 const FLAGS = [
-  { name: '--json', help: 'Print one JSON document on stdout instead of the table (format below). No progress bar.', set: (o) => { o.json = true; } },
-  { name: '--renders', help: 'Include every render: per-render rows in the table, `renders` arrays in --json.', set: (o) => { o.renders = true; } },
-  { name: '--svg', value: 'FILE', help: 'Write an SVG chart: context size per model call before pruning and after, one series per policy, cache-write spikes marked.', set: (o, v) => { o.svg = v; } },
-  { name: '--config', value: 'FILE', help: "pi-condense's config as JSON: pi's settings file (its contextPrune block is read), that block alone, or a render config. Default: the release's documented defaults.", set: (o, v) => { o.config = v; } },
-  { name: '--policy', value: 'NAME[,NAME]', help: `Policies to compare (repeatable): ${POLICIES.join(', ')}. Default: all. none is always replayed (costs are relative to it).`, set: (o, v) => { o.policies.push(...v.split(',').filter(Boolean)); } },
-  { name: '--cache-model', value: 'NAME', help: "provider (default): each call priced by its provider's cache rules (breakpoints, lookback, lifetime, catalog prices); prefix: every message before the first changed one is read (no provider works so).", set: (o, v) => { o.cost.cacheModel = v; } },
-  { name: '--retention', value: 'short|long', help: "pi's cache retention (PI_CACHE_RETENTION): short (5 min, default) or long (1 h).", set: (o, v) => { o.cost.retention = v; } },
-  { name: '--model', value: 'PROVIDER/ID', help: "Price every call as if this model answered it (default: the model the session recorded per call).", set: (o, v) => { o.cost.model = v; } },
-  { name: '--recorded-policy', value: 'NAME', help: 'The policy in force when the session was recorded; its calls are checked against the usage pi recorded (default none).', set: (o, v) => { o.cost.recordedPolicy = v; } },
-  { name: '--chars-per-token', value: 'N', help: 'Characters per token, fixed (default: calibrated per model from the usage the session recorded, else 4).', set: (o, v) => { o.cost.charsPerToken = nonNegative('--chars-per-token', v, true); } },
-  { name: '--input-price', value: 'N', help: 'Price of one input token; costs are in this unit (default 1).', set: (o, v) => { o.cost.inputPrice = nonNegative('--input-price', v); } },
-  { name: '--cache-write', value: 'X', help: 'Cache-write price as a multiple of the input price (default 1.25).', set: (o, v) => { o.cost.cacheWriteMultiplier = nonNegative('--cache-write', v); } },
-  { name: '--cache-read', value: 'X', help: 'Cache-read price as a multiple of the input price (default 0.1).', set: (o, v) => { o.cost.cacheReadMultiplier = nonNegative('--cache-read', v); } },
-  { name: '--cache-ttl', value: 'SECONDS', help: 'Prompt-cache lifetime; a longer gap between model calls makes the next one a full write (default 300).', set: (o, v) => { o.cost.cacheTtlSeconds = nonNegative('--cache-ttl', v); } },
-  { name: '--release', value: '2.4.3|2.9.1', help: 'tune: the pi-condense release you run now (default 2.4.3); with --config, your current settings.', set: (o, v) => { o.release = v; } },
-  { name: '--help', short: '-h', help: 'Show this help.', set: (o) => { o.help = true; } },
-  { name: '--version', short: '-V', help: 'Show the version.', set: (o) => { o.version = true; } },
+  { name: '--json', commands: BOTH, help: 'Print one JSON document on stdout instead of the tables (with --help: the fields of that document, with their units). No progress bar.', key: 'json' },
+  { name: '--per-file', commands: ['replay'], help: 'With several files: a table per file after the totals (--json always has both).', key: 'perFile' },
+  { name: '--renders', commands: ['replay'], help: 'Include every model call: a row per call in each file table, `renders` arrays in --json.', key: 'renders' },
+  { name: '--policy', value: 'NAME[,NAME]', commands: ['replay'], help: `Policies to compare (repeatable): ${POLICIES.join(', ')}. Default: all. none is always replayed (costs are relative to it).`, key: 'policies', read: (o, v) => [...o.policies, ...v.split(',').filter(Boolean).map((p) => choice('--policy', POLICIES)(o, p))] },
+  { name: '--config', value: 'FILE', commands: BOTH, help: "pi-condense's settings as JSON: a pi settings file (its contextPrune block is read), that block alone, or a render config. Default: the contextPrune block of pi's settings.json in the agent directory ($PI_CODING_AGENT_DIR, else ~/.pi/agent), as pi-condense reads it; without one, the release's defaults.", key: 'config' },
+  { name: '--release', value: '2.4.3|2.9.1', commands: BOTH, help: 'The pi-condense release you run (its row is marked "(yours)"; tune compares against it). Default: the pi-condense pi would load (from the packages of pi\'s settings), else 2.4.3.', key: 'release', read: choice('--release', RELEASES) },
+  { name: '--thinking-boundary', value: 'auto|recorded|config', commands: BOTH, help: "Where pi-condense 2.4.3's thinking boundary comes from. auto (default): the boundary the config computes at each flush, which is the one the session recorded when its frontier entries were written under that config (each row says which); recorded: the session's frontier entries; config: the config's own.", key: 'thinkingBoundary', read: choice('--thinking-boundary', ['auto', 'recorded', 'config']) },
+  { name: '--cache-model', value: 'provider|prefix', commands: BOTH, help: "provider (default): each call priced as its provider bills it (breakpoints, lookback, lifetime, pi-ai's catalog prices); prefix: every message before the first changed one is read (no provider works so; kept for comparison).", key: 'cacheModel', read: choice('--cache-model', ['provider', 'prefix']) },
+  { name: '--retention', value: 'short|long', commands: BOTH, help: "pi's cache retention (PI_CACHE_RETENTION): short (5 min, default) or long (1 h).", key: 'retention', read: choice('--retention', ['short', 'long']) },
+  { name: '--model', value: 'PROVIDER/ID', commands: BOTH, help: "Price every call as if this model answered it (a model of pi-ai's catalog). Default: the model the session recorded per call.", key: 'model' },
+  { name: '--recorded-policy', value: 'NAME', commands: ['replay'], help: 'The policy in force when the session was recorded; its calls are checked against the usage pi recorded (default none).', key: 'recordedPolicy', read: choice('--recorded-policy', POLICIES) },
+  { name: '--chars-per-token', value: 'N', commands: BOTH, help: 'Characters per token, fixed (default: calibrated per model from the usage the session recorded, else 4).', key: 'charsPerToken', read: nonNegative('--chars-per-token', true) },
+  { name: '--input-price', value: 'N', commands: BOTH, prefixOnly: true, help: 'Prefix rule only: the price of one input token (default 1).', key: 'inputPrice', read: nonNegative('--input-price') },
+  { name: '--cache-write', value: 'X', commands: BOTH, prefixOnly: true, help: 'Prefix rule only: the cache-write price as a multiple of the input price (default 1.25).', key: 'cacheWriteMultiplier', read: nonNegative('--cache-write') },
+  { name: '--cache-read', value: 'X', commands: BOTH, prefixOnly: true, help: 'Prefix rule only: the cache-read price as a multiple of the input price (default 0.1).', key: 'cacheReadMultiplier', read: nonNegative('--cache-read') },
+  { name: '--cache-ttl', value: 'SECONDS', commands: BOTH, prefixOnly: true, help: 'Prefix rule only: the cache lifetime; a longer gap makes the next call a full write (default 300).', key: 'cacheTtlSeconds', read: nonNegative('--cache-ttl') },
+  { name: '--svg', value: 'FILE', commands: BOTH, help: 'Write an SVG chart (replay: cumulative USD and context size per call, per policy; tune: USD against chars sent). Never over a file being replayed, nor over an existing file that is not an SVG of condense-native\'s without --force.', key: 'svg' },
+  { name: '--force', commands: BOTH, help: 'Let --svg replace an existing file that condense-native did not write.', key: 'force' },
+  { name: '--help', short: '-h', commands: BOTH, help: 'Show this help (with --json: the fields of the JSON document).', key: 'help' },
+  { name: '--version', short: '-V', commands: BOTH, help: 'Show the version.', key: 'version' },
 ];
 
-/** Reads the arguments after the command name, without touching files. */
+/** Reads the arguments, without touching files. */
 function parseArgs(argv) {
-  const o = { command: null, paths: [], json: false, renders: false, svg: null, config: null, policies: [], cost: {}, help: false, version: false };
+  const o = { command: null, paths: [], policies: [], given: [] };
   let rest = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -64,54 +89,85 @@ function parseArgs(argv) {
     const eq = arg.indexOf('=');
     const name = eq > 0 ? arg.slice(0, eq) : arg;
     const flag = FLAGS.find((f) => f.name === name || f.short === name);
-    if (!flag) throw usageError(`unknown flag ${name}`);
+    if (!flag) throw usageError(`unknown flag ${name}`, o.command);
+    o.given.push(flag);
     if (flag.value === undefined) {
-      if (eq > 0) throw usageError(`${flag.name} takes no value`);
-      flag.set(o);
+      if (eq > 0) throw usageError(`${flag.name} takes no value`, o.command);
+      o[flag.key] = true;
       continue;
     }
-    let value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
-    if (value === undefined) throw usageError(`${flag.name} needs a value (${flag.value})`);
-    flag.set(o, value);
+    const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
+    if (value === undefined || value === '') throw usageError(`${flag.name} needs a value (${flag.value})`, o.command);
+    o[flag.key] = flag.read ? flag.read(o, value) : value;
   }
   return o;
 }
 
-/** Checks the parsed flags and reads --config; returns the run's settings. */
-function resolve(o) {
-  if (o.help || o.version) return o;
-  if (o.command === null) o.command = 'replay';
-  if (o.command !== 'replay' && o.command !== 'tune') throw usageError(`unknown command '${o.command}' (the commands are replay and tune)`);
-  if (o.release !== undefined && !['2.4.3', '2.9.1'].includes(o.release)) throw usageError(`--release takes 2.4.3 or 2.9.1, not '${o.release}'`);
-  for (const p of o.policies) {
-    if (!POLICIES.includes(p)) throw usageError(`unknown policy '${p}' (known: ${POLICIES.join(', ')})`);
+/** A --config file, read and checked. */
+function readConfig(file, command) {
+  let text;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw usageError(`--config ${file}: cannot read it (${e.code || e.message})`, command);
   }
-  let config = null;
-  if (o.config !== null) {
-    let text;
-    try {
-      text = fs.readFileSync(o.config, 'utf8');
-    } catch (e) {
-      throw usageError(`--config ${o.config}: cannot read it (${e.code || e.message})`);
+  let config;
+  try {
+    config = JSON.parse(text);
+  } catch (e) {
+    throw usageError(`--config ${file}: not JSON (${e.message})`, command);
+  }
+  const problems = configProblems(config);
+  if (problems.length > 0) throw usageError(`--config ${file}: ${problems.join('; ')}`, command);
+  return config;
+}
+
+/** Checks the parsed flags and their combination; returns the run. */
+function resolve(o) {
+  if (o.command === null) o.command = 'replay';
+  if (o.help || o.version) return o;
+  if (!COMMANDS.includes(o.command)) throw usageError(`unknown command '${o.command}' (the commands are ${COMMANDS.join(', ')} and pi-setup)`, null);
+  const command = o.command;
+  for (const flag of new Set(o.given)) {
+    if (!flag.commands.includes(command)) {
+      const why =
+        command === 'tune'
+          ? { '--policy': 'tune ranks its own grid of configurations', '--renders': 'tune reports totals per configuration', '--per-file': 'tune reports per file in its own table', '--recorded-policy': 'tune checks the recorded usage as none' }[flag.name]
+          : null;
+      throw usageError(`${command} takes no ${flag.name}${why ? ` (${why})` : ''}`, command);
     }
-    try {
-      config = JSON.parse(text);
-    } catch (e) {
-      throw usageError(`--config ${o.config}: not JSON (${e.message})`);
+    if (flag.prefixOnly && o.cacheModel !== 'prefix') throw usageError(`${flag.name} is ${PREFIX_ONLY}`, command);
+  }
+  if (o.model !== undefined) {
+    if (!/^[^/]+\/.+$/.test(o.model)) throw usageError(`--model takes PROVIDER/ID (e.g. anthropic/claude-sonnet-4-5), not '${o.model}'`, command);
+    const catalog = loadCatalog();
+    const known = Object.keys(catalog);
+    if (known.length > 0 && !catalog[o.model]) {
+      const provider = o.model.split('/')[0];
+      const same = known.filter((k) => k.startsWith(`${provider}/`));
+      const hint = same.length ? `${provider}'s: ${same.slice(0, 6).join(', ')}${same.length > 6 ? ', ...' : ''}` : `providers: ${[...new Set(known.map((k) => k.split('/')[0]))].slice(0, 12).join(', ')}`;
+      throw usageError(`--model ${o.model} is not in pi-ai's catalog (${hint})`, command);
     }
-    if (config === null || typeof config !== 'object' || Array.isArray(config)) {
-      throw usageError(`--config ${o.config}: must hold a JSON object`);
-    }
+  }
+  const config = o.config !== undefined ? readConfig(o.config, command) : undefined;
+  const cost = {};
+  for (const key of ['cacheModel', 'retention', 'model', 'recordedPolicy', 'charsPerToken', 'inputPrice', 'cacheWriteMultiplier', 'cacheReadMultiplier', 'cacheTtlSeconds', 'thinkingBoundary']) {
+    if (o[key] !== undefined) cost[key] = o[key];
   }
   return {
-    ...o,
-    replayOptions: {
-      policies: o.policies.length ? [...new Set(o.policies)] : null,
-      config,
-      renders: o.renders || o.svg !== null,
-      ...o.cost,
-    },
+    command,
+    paths: o.paths,
+    json: o.json === true,
+    perFile: o.perFile === true,
+    renders: o.renders === true,
+    svg: o.svg ?? null,
+    force: o.force === true,
+    configFile: o.config ?? null,
+    config,
+    release: o.release ?? null,
+    policies: o.policies.length ? [...new Set(o.policies)] : null,
+    options: cost,
   };
 }
 
-module.exports = { FLAGS, POLICIES, parseArgs, resolve, usageError };
+module.exports = { FLAGS, COMMANDS, parseArgs, resolve, usageError };

@@ -25,7 +25,7 @@ function spikes(renders) {
   const out = [];
   for (let k = 1; k < renders.length; k++) {
     const r = renders[k];
-    if (r.cacheExpired || r.breakIndex < renders[k - 1].messagesAfter) out.push(k);
+    if (r.callClass === 'expired' || r.breakIndex < renders[k - 1].messagesAfter) out.push(k);
   }
   return out;
 }
@@ -52,7 +52,7 @@ function chart(name, r, top) {
   const none = policies.find((p) => p.policy === 'none');
   const series = [{ id: 'none', label: 'none: context as sent', values: before, renders: none ? none.renders : null }];
   for (const p of policies) {
-    if (p !== none) series.push({ id: p.policy, label: `after: ${p.policy}`, values: p.renders.map((x) => x.charsAfter), renders: p.renders });
+    if (p !== none) series.push({ id: p.policy, label: `after: ${p.label ?? p.policy}`, values: p.renders.map((x) => x.charsAfter), renders: p.renders });
   }
   series.forEach((s, i) => {
     const color = COLORS[i % COLORS.length];
@@ -66,7 +66,7 @@ function chart(name, r, top) {
         const rr = s.renders[k];
         parts.push(
           `<circle class="spike" data-series="${escape(s.id)}" data-call="${k}" cx="${x(k).toFixed(1)}" cy="${y(rr.charsAfter).toFixed(1)}" r="3" fill="${color}">` +
-            `<title>${escape(s.id)}, model call ${k}: ${rr.cacheWriteChars.toLocaleString('en-US')} chars written${rr.cacheExpired ? ' (cache expired)' : ` (break at message ${rr.breakIndex})`}</title></circle>`,
+            `<title>${escape(s.id)}, model call ${k}: ${Math.round(rr.cacheWriteTokens).toLocaleString('en-US')} tokens written${rr.callClass === 'expired' ? ' (cache expired)' : ` (break at message ${rr.breakIndex})`}</title></circle>`,
         );
       }
     }
@@ -107,7 +107,7 @@ function costChart(name, r, top) {
     parts.push(`<polyline class="cost" data-series="${escape(p.policy)}" fill="none" stroke="${color}" stroke-width="1.5" points="${values.map((v, k) => `${x(k).toFixed(1)},${y(v).toFixed(1)}`).join(' ')}"/>`);
     const ly = top + MARGIN.top + 14 * i;
     parts.push(`<line x1="${WIDTH - MARGIN.right + 12}" y1="${ly}" x2="${WIDTH - MARGIN.right + 32}" y2="${ly}" stroke="${color}" stroke-width="2"/>`);
-    parts.push(`<text x="${WIDTH - MARGIN.right + 38}" y="${ly + 4}" font-size="11">${escape(p.policy)}: $${p.costUsd.toFixed(2)}</text>`);
+    parts.push(`<text x="${WIDTH - MARGIN.right + 38}" y="${ly + 4}" font-size="11">${escape(p.label ?? p.policy)}: $${p.costUsd.toFixed(2)}</text>`);
     p.renders.forEach((rr, k) => {
       if (!REWRITES.has(rr.callClass)) return;
       const cause = rr.rewriteCause ? `${rr.rewriteCause.cause}${rr.rewriteCause.flush ? ' at a flush' : ''}` : rr.callClass;
@@ -122,11 +122,11 @@ function costChart(name, r, top) {
 }
 
 /** The SVG document for replayed files `[{ file, result }]`. */
-function svgOf(files) {
+function svgOf(files, mark) {
   const height = Math.max(1, files.length) * HEIGHT * 2;
   const body = files.map((f, i) => chart(f.file, f.result, 2 * i * HEIGHT)).join('\n');
   return (
-    `<?xml version="1.0" encoding="UTF-8"?>\n` +
+    `<?xml version="1.0" encoding="UTF-8"?>\n${mark}\n` +
     `<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif">\n` +
     `<title>condense-native replay: cost and context size per model call</title>\n` +
     `<rect width="100%" height="100%" fill="#fff"/>\n${body}\n</svg>\n`

@@ -1,12 +1,28 @@
 'use strict';
 
-// The human report of a replay: one table per session file, a row per
-// policy, and with --renders a row per model call. Numbers are grouped by
-// thousands; tokens and costs are rounded for reading (--json has them
-// exact).
+// The human report of a replay: the totals over every file (a row per
+// policy), a table per file, and with --renders a row per model call.
+// Policies are shown by label ("pi-condense 2.9.1 (yours)"), the user's
+// release first after no pruning. Numbers are grouped by thousands; tokens
+// and costs are rounded for reading (--json has them exact). Each table
+// collects the terms it shows into `used`, for the legend (legend.js).
+
+const { useCause } = require('./legend.js');
 
 function group(n) {
   return Math.round(n).toLocaleString('en-US');
+}
+
+function plural(n, word) {
+  return `${group(n)} ${word}${n === 1 ? '' : 's'}`;
+}
+
+function usd(n) {
+  return `$${n.toFixed(n >= 100 ? 0 : n >= 1 ? 2 : 4)}`;
+}
+
+function ratio(x) {
+  return x === null || !Number.isFinite(x) ? '-' : `${x.toFixed(3)}x`;
 }
 
 function pad(cells, widths, right) {
@@ -18,94 +34,165 @@ function grid(header, rows, right) {
   return [pad(header, widths, right), pad(widths.map((w) => '-'.repeat(w)), widths, right), ...rows.map((r) => pad(r, widths, right))];
 }
 
-function invariantCell(p) {
+/** Policies in the order a user reads them: none, theirs, the rest. */
+function ordered(policies) {
+  const rank = (p) => (p.policy === 'none' ? 0 : p.yours ? 1 : 2);
+  return policies.map((p, i) => [p, i]).sort((a, b) => rank(a[0]) - rank(b[0]) || a[1] - b[1]).map(([p]) => p);
+}
+
+const rewritesOf = (p) => p.callClasses.rewrite + p.callClasses.partial + p.callClasses.expired;
+
+function invariantCell(p, used) {
   const inv = p.invariant;
   if (p.policy === 'none') return '-';
-  if (inv.broken === 0) return `held (${inv.checked} checked)`;
+  used.add('invariant');
+  if (inv.broken === 0) return `held (${plural(inv.checked, 'call')} checked)`;
   const tag = inv.flushGated ? 'BROKEN' : 'broken by design';
   const phases = [...new Set(inv.violations.map((v) => v.phase))].join(', ');
-  return `${tag}: ${inv.broken} of ${inv.checked} (${phases})`;
+  return `${tag}: ${inv.broken} of ${plural(inv.checked, 'call')} (${phases})`;
 }
 
-function usd(n) {
-  return `$${n.toFixed(n >= 100 ? 0 : n >= 1 ? 2 : 4)}`;
+/** The causes of a policy, the `n` costliest, in a few words. */
+function topCauses(causes, n, used) {
+  const top = [...causes].sort((a, b) => b.costUsd - a.costUsd).slice(0, n);
+  for (const c of top) useCause(c.cause, used);
+  return top.map((c) => `${c.cause} ${usd(c.costUsd)}`).join(', ') || '-';
 }
 
-/** The table of one replayed file. */
-function fileTable(name, r) {
-  const none = r.policies.find((p) => p.policy === 'none');
-  const provider = r.cacheModel === 'provider';
-  const rows = r.policies.map((p) => [
-    p.policy,
-    group(p.charsSent),
-    none && none.charsSent ? `${((100 * p.charsSent) / none.charsSent).toFixed(1)}%` : '-',
-    group(p.billedCacheWriteTokens),
-    group(p.billedCacheReadTokens),
-    usd(p.costUsd),
-    p.costUsdVsNone === null ? '-' : `${p.costUsdVsNone.toFixed(3)}x`,
-    `${p.callClasses.rewrite + p.callClasses.partial + p.callClasses.expired}`,
-    invariantCell(p),
-  ]);
-  const lines = [`${name}: ${r.modelCalls} model calls, priced with the ${r.cacheModel} cache model (${r.retention} retention)`, ''];
-  lines.push(
-    ...grid(
-      ['policy', 'chars sent', 'of none', 'cache-write tok', 'cache-read tok', 'USD', 'vs none', 'rewrites', 'flush-gated invariant'],
-      rows,
-      [false, true, true, true, true, true, true, true, false],
-    ),
-  );
-  if (provider) {
-    lines.push('');
-    for (const p of r.policies) {
-      if (p.causes.length === 0) continue;
-      lines.push(`${p.policy}: what rewrote the cache (tokens written beyond the appended tail)`);
-      for (const c of p.causes) {
-        lines.push(`    ${c.cause.padEnd(30)} ${String(c.calls).padStart(5)} calls ${group(c.tokensWritten).padStart(12)} tok ${usd(c.costUsd).padStart(10)}`);
+/**
+ * Totals per policy over the replayed files: calls, USD, the ratio to no
+ * pruning, rewrites, chars sent, causes summed by name, invariant counts.
+ */
+function totalsOf(results) {
+  const byPolicy = new Map();
+  for (const { result } of results) {
+    for (const p of result.policies) {
+      let t = byPolicy.get(p.policy);
+      if (!t) {
+        t = { policy: p.policy, label: p.label, yours: p.yours, files: 0, modelCalls: 0, costUsd: 0, charsSent: 0, rewrites: 0, warms: 0, warmCostUsd: 0, invariantBroken: 0, causes: new Map() };
+        byPolicy.set(p.policy, t);
       }
-      if (p.warms > 0) lines.push(`    (pi's cache warms: ${p.warms}, ${usd(p.warmCostUsd)})`);
+      t.files++;
+      t.modelCalls += result.modelCalls;
+      t.costUsd += p.costUsd;
+      t.charsSent += p.charsSent;
+      t.rewrites += rewritesOf(p);
+      t.warms += p.warms;
+      t.warmCostUsd += p.warmCostUsd;
+      if (p.invariant.flushGated) t.invariantBroken += p.invariant.broken;
+      for (const c of p.causes) {
+        const have = t.causes.get(c.cause) ?? { cause: c.cause, calls: 0, tokensWritten: 0, costUsd: 0 };
+        have.calls += c.calls;
+        have.tokensWritten += c.tokensWritten;
+        have.costUsd += c.costUsd;
+        t.causes.set(c.cause, have);
+      }
+    }
+  }
+  const none = byPolicy.get('none');
+  return [...byPolicy.values()].map((t) => ({
+    ...t,
+    costUsdVsNone: none && none.costUsd > 0 ? t.costUsd / none.costUsd : null,
+    causes: [...t.causes.values()].sort((a, b) => b.costUsd - a.costUsd),
+  }));
+}
+
+/** The totals table over several files. */
+function totalsTable(totals, used) {
+  used.add('x none');
+  used.add('rewrites');
+  const rows = ordered(totals).map((t) => [
+    t.label,
+    group(t.modelCalls),
+    usd(t.costUsd),
+    ratio(t.costUsdVsNone),
+    group(t.rewrites),
+    group(t.charsSent),
+    t.policy === 'none' ? '-' : t.invariantBroken ? `BROKEN ${group(t.invariantBroken)}` : 'held',
+    topCauses(t.causes, 3, used),
+  ]);
+  if (totals.some((t) => t.policy !== 'none')) used.add('invariant');
+  return grid(['policy', 'calls', 'USD', 'x none', 'rewrites', 'chars sent', 'invariant', 'costliest causes of rewrites'], rows, [false, true, true, true, true, true, false, false]).join('\n');
+}
+
+/** The table of one replayed file, with its causes and calibration lines. */
+function fileTable(name, r, used, { synthetic = false } = {}) {
+  used.add('x none');
+  used.add('rewrites');
+  const policies = ordered(r.policies);
+  const rows = policies.map((p) => [
+    p.label,
+    usd(p.costUsd),
+    ratio(p.costUsdVsNone),
+    group(p.cacheWriteTokens),
+    group(p.cacheReadTokens),
+    group(rewritesOf(p)),
+    group(p.charsSent),
+    invariantCell(p, used),
+  ]);
+  const lines = [`${name}: ${plural(r.modelCalls, 'model call')}`, ''];
+  lines.push(...grid(['policy', 'USD', 'x none', 'cache-write tok', 'cache-read tok', 'rewrites', 'chars sent', 'flush-gated invariant'], rows, [false, true, true, true, true, true, true, false]));
+  const boundaries = policies.filter((p) => p.thinkingBoundary);
+  for (const p of boundaries) lines.push(`${p.label}: thinking boundary ${p.thinkingBoundary.rule === 'recorded' ? 'as recorded' : "from the config's keepLastTurns"} (${p.thinkingBoundary.reason})`);
+  if (r.cacheModel === 'provider') {
+    lines.push('');
+    for (const p of policies) {
+      if (p.causes.length === 0 && p.warms === 0) continue;
+      lines.push(`${p.label}: what rewrote the cache (tokens written beyond the appended messages)`);
+      for (const c of p.causes) {
+        useCause(c.cause, used);
+        lines.push(`    ${c.cause.padEnd(30)} ${plural(c.calls, 'call').padStart(11)} ${group(c.tokensWritten).padStart(12)} tok ${usd(c.costUsd).padStart(10)}`);
+      }
+      if (p.warms > 0) {
+        used.add('warms');
+        lines.push(`    ${"pi's cache warms".padEnd(30)} ${plural(p.warms, 'call').padStart(11)} ${''.padStart(16)} ${usd(p.warmCostUsd).padStart(10)} (in the USD above)`);
+      }
     }
   }
   lines.push('');
   for (const m of r.models) {
-    const calib = m.calibration === 'default' ? 'default' : `${m.calibration}, ${m.calls} calls`;
-    lines.push(`model ${m.model}${m.inCatalog ? '' : ' (not in pi-ai\'s catalog: default prices)'}: ${m.charsPerToken.toFixed(2)} chars per token (${calib})`);
+    const calib = m.calibration === 'default' ? 'default' : `${m.calibration}, ${plural(m.calls, 'call')}`;
+    lines.push(`model ${m.model}${m.inCatalog ? '' : " (not in pi-ai's catalog: default prices)"}: ${m.charsPerToken.toFixed(2)} chars per token (${calib})`);
   }
   const rec = r.recorded;
   if (rec.status === 'matched') {
+    const none = r.policies.find((p) => p.policy === rec.policy);
+    const warms = none && none.warms > 0 ? `; the ${usd(none.costUsd)} of ${rec.policy === 'none' ? 'no pruning' : rec.policy} above adds pi's cache warms, ${usd(none.warmCostUsd)}` : '';
     lines.push(
-      `against the usage pi recorded (policy ${rec.policy}, ${rec.calls} calls): ${(100 * rec.classMatch).toFixed(1)}% of calls in the recorded class; ` +
-        `cost ${usd(rec.predictedCostUsd)} predicted vs ${usd(rec.recordedCostUsd)} recorded (${(100 * rec.costError).toFixed(1)}%)`,
+      `against the usage pi recorded (policy ${rec.policy}, ${plural(rec.calls, 'call')}): ${(100 * rec.classMatch).toFixed(1)}% of calls in the recorded class; ` +
+        `cost ${usd(rec.predictedCostUsd)} predicted vs ${usd(rec.recordedCostUsd)} recorded (${(100 * rec.costError).toFixed(1)}%)${warms}`,
     );
+    if (synthetic) lines.push("  (this file's usage is synthetic, made by this same cost model: the match shows the replay is consistent, not that it is right; sample/README.md)");
   } else if (rec.status === 'unreconciled') {
     lines.push(`the usage pi recorded could not be reconciled: ${rec.reason}`);
   } else {
     lines.push('the session records no usage to check the model against');
   }
-  for (const p of r.policies) {
+  for (const p of policies) {
     for (const v of p.invariant.violations.slice(0, p.invariant.flushGated ? 5 : 0)) {
-      lines.push(`  ${p.policy}: model call ${v.render}, output message ${v.outputIndex}: ${v.phase}: ${v.detail}`);
+      lines.push(`  ${p.label}: model call ${v.render}, output message ${v.outputIndex}: ${v.phase}: ${v.detail}`);
     }
     if (p.invariant.flushGated && p.invariant.violations.length > 5) {
-      lines.push(`  ${p.policy}: ... ${p.invariant.broken - 5} more (--json lists them)`);
+      lines.push(`  ${p.label}: ... ${p.invariant.broken - 5} more (--json lists them)`);
     }
   }
   return lines.join('\n');
 }
 
-/** One row per model call: chars before, and per policy chars after / written. */
+/** One row per model call: context chars, and per policy chars after / tokens written. */
 function rendersTable(r) {
-  const policies = r.policies.filter((p) => p.renders);
+  const policies = ordered(r.policies).filter((p) => p.renders);
   if (policies.length === 0) return '';
-  const header = ['call', 'context chars', ...policies.map((p) => `${p.policy} after/write`)];
+  const header = ['call', 'context chars', ...policies.map((p) => `${p.policy} chars/write tok`)];
   const rows = policies[0].renders.map((first, k) => [
     k,
     group(first.charsBefore),
     ...policies.map((p) => {
       const x = p.renders[k];
-      return `${group(x.charsAfter)}/${group(x.cacheWriteChars)}${x.cacheExpired ? ' (expired)' : ''}`;
+      return `${group(x.charsAfter)}/${group(x.cacheWriteTokens)}${x.callClass === 'expired' ? ' (expired)' : ''}`;
     }),
   ]);
   return grid(header, rows, header.map(() => true)).join('\n');
 }
 
-module.exports = { fileTable, rendersTable };
+module.exports = { fileTable, rendersTable, totalsTable, totalsOf, ordered, usd, group, plural, ratio };

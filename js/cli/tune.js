@@ -40,14 +40,18 @@ function grid(header, rows, right) {
 }
 
 /** The human report of a tune. */
-function tuneTable(t, shown = 15) {
+function tuneTable(t, { settings, shown = 15 } = {}) {
   const cur = t.current.costUsd;
-  const lines = [
-    `${t.files.length} session file${t.files.length === 1 ? '' : 's'}, ${group(t.modelCalls)} model calls, ${t.ranked.length} configurations priced as the provider bills them`,
+  const model = t.cacheModel === 'prefix' ? 'priced with the prefix rule' : 'priced as the provider bills them';
+  const lines = [];
+  if (settings) lines.push(`settings: ${settings.source}; ${settings.releaseSource}`);
+  lines.push(
+    `${t.files.length} session file${t.files.length === 1 ? '' : 's'}, ${group(t.modelCalls)} model calls, ${t.ranked.length} configurations ${model}` +
+      (t.errors && t.errors.length ? `; ${t.errors.length} file${t.errors.length === 1 ? '' : 's'} left out (named on stderr)` : ''),
     '',
-  ];
+  );
   const rows = t.ranked.slice(0, shown).map((r, i) => [
-    `${i + 1}${r.front ? '*' : ''}${r.current ? ' (current)' : ''}`,
+    `${i + 1}${r.front ? '*' : ''}${r.current ? ' (yours)' : ''}`,
     ...describe(r),
     usd(r.costUsd),
     cur > 0 ? pct(r.costUsd / cur - 1) : '-',
@@ -55,36 +59,43 @@ function tuneTable(t, shown = 15) {
     group(r.rewrites),
   ]);
   lines.push(
-    ...grid(['rank', 'release', 'chains', 'error purge', 'grace', 'thinking strip', 'USD', 'vs current', 'chars sent', 'rewrites'], rows, [false, false, false, false, true, false, true, true, true, true]),
+    ...grid(['rank', 'release', 'chains', 'error purge', 'grace', 'thinking strip', 'USD', 'vs yours', 'chars sent', 'rewrites'], rows, [false, false, false, false, true, false, true, true, true, true]),
   );
   const currentRank = t.ranked.findIndex((r) => r.current);
   if (currentRank >= shown) {
     const r = t.ranked[currentRank];
-    lines.push(`${currentRank + 1} (current): ${describe(r).join(', ')}: ${usd(r.costUsd)}`);
+    lines.push(`${currentRank + 1} (yours): ${describe(r).join(', ')}: ${usd(r.costUsd)}`);
   }
   lines.push('* on the front of cost against context size (no configuration is both cheaper and smaller)', '');
+  if (t.current.thinkingBoundary) lines.push(`Yours: thinking boundary ${t.current.thinkingBoundary.rule === 'recorded' ? 'as recorded' : "from the config's keepLastTurns"} (${t.current.thinkingBoundary.reason}); 'condense-native replay' prices it the same.`);
   const rec = t.recommended;
   const same = t.ranked.find((r) => r.current);
   const keep = same && rec.release === same.release && JSON.stringify(rec.contextPrune) === JSON.stringify(same.contextPrune);
   if (keep) {
-    lines.push('Recommended: keep the current settings.');
+    lines.push('Recommended: keep your settings.');
   } else {
-    lines.push(`Recommended: ${describe({ ...rec }).join(', ')}: ${usd(rec.costUsd)}, ${pct(rec.saving)} less than the current settings (${usd(t.current.costUsd)}).`);
+    lines.push(`Recommended: ${describe({ ...rec }).join(', ')}: ${usd(rec.costUsd)}, ${pct(rec.saving)} less than yours (${usd(t.current.costUsd)}).`);
   }
   const s = rec.savingSpread;
   if (t.files.length > 1) lines.push(`Saving per session: min ${pct(s.min)}, median ${pct(s.median)}, max ${pct(s.max)}.`);
+  if (t.perFile && t.files.length > 1 && !keep) {
+    for (const f of t.perFile) {
+      const saving = f.currentUsd > 0 ? 1 - f.recommendedUsd / f.currentUsd : 0;
+      lines.push(`  ${f.file}: ${usd(f.currentUsd)} -> ${usd(f.recommendedUsd)} (${pct(saving)} saved, ${group(f.modelCalls)} calls)`);
+    }
+  }
   const h = t.heldOut;
   if (h) {
     lines.push(
       `Held out: chosen on ${h.fitFiles.length} session(s), it saves ${pct(h.savingFit)} there and ${pct(h.savingTest)} on the other ${h.testFiles.length} ` +
-        `(noise ${pct(h.noise)}): ${h.beatsNoise ? 'beyond the noise' : 'within the noise, so the current settings are kept'}.`,
+        `(noise ${pct(h.noise)}): ${h.beatsNoise ? 'beyond the noise' : 'within the noise, so your settings are kept'}.`,
     );
   } else {
     lines.push('One session: no held-out check (give several sessions, or a directory, for one).');
   }
   lines.push(`Held at what the sessions recorded (they act only at a flush): ${t.held.join(', ')}.`);
   if (!keep && rec.release !== 'none') {
-    lines.push('', `Paste into pi's settings.json (~/.pi/agent/settings.json)${rec.release !== t.ranked.find((r) => r.current)?.release ? `, with pi-condense ${rec.release}` : ''}:`, JSON.stringify({ contextPrune: rec.contextPrune }, null, 2));
+    lines.push('', `Paste into pi's settings.json (${settings && settings.file ? settings.file : '~/.pi/agent/settings.json'})${rec.release !== same?.release ? `, with pi-condense ${rec.release}` : ''}:`, JSON.stringify({ contextPrune: rec.contextPrune }, null, 2));
   } else if (!keep) {
     lines.push('', 'No pruning is cheapest: pi-condense costs more than it saves on these sessions.');
   }
@@ -92,7 +103,7 @@ function tuneTable(t, shown = 15) {
 }
 
 /** The --svg chart: every configuration's USD against its chars sent. */
-function tuneSvg(t) {
+function tuneSvg(t, mark) {
   const W = 760;
   const H = 460;
   const M = { left: 90, right: 30, top: 40, bottom: 50 };
@@ -105,6 +116,7 @@ function tuneSvg(t) {
   const esc = (s) => String(s).replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c]);
   const parts = [
     `<?xml version="1.0" encoding="UTF-8"?>`,
+    mark,
     `<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="${W}" height="${H}" font-family="sans-serif">`,
     `<title>condense-native tune: cost against context size</title>`,
     `<rect width="100%" height="100%" fill="#fff"/>`,
@@ -132,35 +144,49 @@ function tuneSvg(t) {
 }
 
 /** Runs `tune` for the CLI; returns the exit status. */
-async function tuneMain(run, { out, errorLine, stderr, sample, EXIT }) {
+async function tuneMain(run, ctx) {
+  const { out, errorLine, EXIT, settings, files, errors } = ctx;
   const { tuneAsync } = require('../../index.js');
-  const paths = run.paths.length ? run.paths : [sample];
-  const progress = !run.json && stderr.isTTY ? makeProgress(stderr) : null;
-  const { policies: _p, renders: _r, ...options } = run.replayOptions;
+  const progress = !run.json && ctx.stderr.isTTY ? makeProgress(ctx.stderr) : null;
   let result;
   try {
-    result = await tuneAsync(paths, {
-      ...options,
-      release: run.release ?? undefined,
+    result = await tuneAsync(files, {
+      ...run.options,
+      config: settings.config,
+      release: settings.release,
       onProgress: progress ? (done, total) => progress.update(0, 1, 'tune', done, total) : null,
     });
   } catch (e) {
     if (progress) progress.clear();
     if (typeof e.code !== 'string' || !e.code.startsWith('ERR_CONDENSE_')) throw e;
     errorLine(e.message);
+    if (run.json) out(`${JSON.stringify({ errors: [...errors, { file: null, error: { code: e.code, message: e.message, line: e.line ?? null } }] })}\n`);
     return EXIT.ERROR;
   }
   if (progress) progress.clear();
-  out(run.json ? `${JSON.stringify(result)}\n` : `${tuneTable(result)}\n`);
+  const left = [...errors, ...(result.errors ?? []).filter((e) => !errors.some((x) => x.file === e.file))];
+  for (const e of result.errors ?? []) {
+    if (errors.some((x) => x.file === e.file)) continue;
+    errorLine(`${e.error.line ? `${e.file}:${e.error.line}` : e.file}: ${e.error.message}`);
+  }
+  for (const f of result.perFile ?? []) {
+    const skipped = f.skippedLines;
+    if (skipped && skipped.count > 0) {
+      errorLine(`${f.file}: ${skipped.count} line${skipped.count === 1 ? '' : 's'} skipped as pi skips them (not JSON, truncated, or an unknown entry type): line ${skipped.lines.join(', ')}${skipped.count > skipped.lines.length ? ', ...' : ''}`);
+    }
+  }
+  result.errors = left;
+  result.settings = { config: settings.source, release: settings.release, releaseSource: settings.releaseSource, enabled: settings.enabled };
+  out(run.json ? `${JSON.stringify(result)}\n` : `${tuneTable(result, { settings })}\n`);
   if (run.svg !== null) {
     try {
-      fs.writeFileSync(run.svg, tuneSvg(result));
+      fs.writeFileSync(run.svg, tuneSvg(result, ctx.svgMark));
     } catch (e) {
       errorLine(`${run.svg}: cannot write the SVG (${e.code || e.message})`);
       return EXIT.ERROR;
     }
   }
-  return EXIT.OK;
+  return left.length > 0 ? EXIT.ERROR : EXIT.OK;
 }
 
 module.exports = { tuneMain, tuneTable, tuneSvg };
