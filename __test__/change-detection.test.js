@@ -1,6 +1,6 @@
 'use strict';
 
-// The change-detection contract (README, "What a kept render sees"), class
+// The change-detection contract (docs/API.md, "What a kept render sees"), class
 // by class, for both dialects: a kept render must give what a stateless
 // render of the same input gives, after any change a kept render detects
 // (appends, truncation, branch switches, compaction, in-place edits of each

@@ -1,6 +1,6 @@
 'use strict';
 // The drop-ins read an indexer through its documented methods only (the
-// README's change-detection contract). The indexer here is a Proxy over
+// docs/API.md's change-detection contract). The indexer here is a Proxy over
 // js/pure's createIndexer that throws on any other property (pi-condense's
 // private `summaryBodies` included) and counts the calls. Rendered along a
 // growing sample conversation, with summaries added to a chain's batches

@@ -1,9 +1,9 @@
 'use strict';
 
-// The README's layout block (the tree under "## Layout") matches the tree:
-// every path it names exists, and it names every top-level folder and every
-// entry of js/ and src/, so a file added or moved without the README fails
-// here.
+// The layout block of docs/LAYOUT.md (the tree under "## The tree", which
+// the README points to) matches the tree: every path it names exists, and
+// it names every top-level folder and every entry of js/ and src/, so a file
+// added or moved without the layout fails here.
 
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -13,9 +13,9 @@ const path = require('node:path');
 const ROOT = path.join(__dirname, '..');
 
 function layoutBlock() {
-  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const at = readme.indexOf('## Layout');
-  assert.ok(at >= 0, 'README has a Layout section');
+  const readme = fs.readFileSync(path.join(ROOT, 'docs', 'LAYOUT.md'), 'utf8');
+  const at = readme.indexOf('## The tree');
+  assert.ok(at >= 0, 'docs/LAYOUT.md has a section "The tree"');
   const open = readme.indexOf('```', at);
   const close = readme.indexOf('```', open + 3);
   return readme.slice(readme.indexOf('\n', open) + 1, close).split('\n');
@@ -62,7 +62,7 @@ function covered(named, rel) {
 test('every path the layout names exists', () => {
   const named = namedPaths();
   assert.ok(named.length > 30, `the layout names ${named.length} paths`);
-  for (const rel of named) assert.ok(exists(rel), `README layout names ${rel}, which is not in the tree`);
+  for (const rel of named) assert.ok(exists(rel), `docs/LAYOUT.md names ${rel}, which is not in the tree`);
 });
 
 test('the layout names every top-level folder and every entry of js/ and src/', () => {
@@ -78,7 +78,7 @@ test('the layout names every top-level folder and every entry of js/ and src/', 
     ...entries('js').filter((e) => isTracked(e.rel)),
     ...entries('src').filter((e) => isTracked(e.rel)),
   ];
-  for (const e of wanted) assert.ok(covered(named, e.rel), `README layout does not name ${e.rel}`);
+  for (const e of wanted) assert.ok(covered(named, e.rel), `docs/LAYOUT.md does not name ${e.rel}`);
 });
 
 // Tracked by git (a build or a helper may leave untracked folders around).
