@@ -509,7 +509,8 @@ export interface ReplayOptions {
    * How calls are priced (docs/REPLAY.md, "Cost model"): `provider` (the
    * default) by the provider's own cache rules and pi-ai's catalog prices,
    * in USD; `prefix`, every message before the first changed one read (no
-   * provider works so; the older `cost` fields use it either way).
+   * provider works so), priced at the catalog, with the rule's own chars
+   * and `inputPrice` units under each `prefix` object.
    */
   cacheModel?: 'provider' | 'prefix' | null;
   /** pi's cache retention: `short` (5 min, default) or `long` (1 h). */
@@ -547,12 +548,6 @@ export interface ReplayRender {
   messagesAfter: number;
   /** First output message differing from the previous render's (0 for the first). */
   breakIndex: number;
-  /** Chars of the rendered array's JSON text before the break (0 if the cache expired). */
-  cacheReadChars: number;
-  /** `charsAfter - cacheReadChars`. */
-  cacheWriteChars: number;
-  /** More than the cache lifetime passed since the previous call. */
-  cacheExpired: boolean;
   /**
    * XXH3-64 over the 8-byte little-endian XXH3-64 digests of the output
    * messages' `JSON.stringify` UTF-8 bytes, before the break; 16 hex digits.
@@ -586,6 +581,15 @@ export interface ReplayRender {
     /** For `expired`: seconds since the entries were last used. */
     gapSeconds: number | null;
   } | null;
+  /** The prefix rule's measures of the call; present only under `cacheModel: 'prefix'`. */
+  prefix?: {
+    /** UTF-16 chars of the rendered array's JSON text before the break (0 if the cache expired). */
+    cacheReadChars: number;
+    /** `charsAfter - cacheReadChars` (UTF-16 chars). */
+    cacheWriteChars: number;
+    /** More than `cacheTtlSeconds` passed since the previous call. */
+    cacheExpired: boolean;
+  };
 }
 
 /** A render that changed history between two flushes. */
@@ -602,23 +606,15 @@ export interface ReplayPolicyResult {
   policy: ReplayPolicyName;
   /** The render config it ran with (null for `none`). */
   config: object | null;
+  /** UTF-16 chars of every rendered array's JSON text, summed over the calls. */
   charsSent: number;
-  /** Tokens are chars / charsPerToken, not rounded. */
-  inputTokens: number;
-  cacheWriteTokens: number;
-  cacheReadTokens: number;
-  cacheWriteChars: number;
-  cacheReadChars: number;
-  /** `inputPrice * (cacheWriteTokens * cacheWriteMultiplier + cacheReadTokens * cacheReadMultiplier)`. */
-  cost: number;
-  /** `cost` over policy `none`'s (null when that is 0). */
-  costVsNone: number | null;
-  /** USD as the provider bills the calls (pi's cache warms included), and over `none`'s. */
+  /** USD as the provider bills the calls (pi's cache warms included), and its ratio to `none`'s (null when that is 0). */
   costUsd: number;
   costUsdVsNone: number | null;
-  billedInputTokens: number;
-  billedCacheReadTokens: number;
-  billedCacheWriteTokens: number;
+  /** Tokens as billed: uncached input, cache reads, cache writes (pi's cache warms included). */
+  inputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
   /** pi's cache warms re-sent under this policy, and what they cost. */
   warms: number;
   warmCostUsd: number;
@@ -627,6 +623,20 @@ export interface ReplayPolicyResult {
   causes: { cause: string; calls: number; tokensWritten: number; costUsd: number }[];
   /** The flush-gated invariant: renders checked, renders that broke it, the first 1000 of them. */
   invariant: { flushGated: boolean; checked: number; broken: number; violations: ReplayViolation[] };
+  /** The prefix rule's totals; present only under `cacheModel: 'prefix'`. */
+  prefix?: {
+    /** Tokens are UTF-16 chars / `charsPerToken`, not rounded. */
+    inputTokens: number;
+    cacheReadTokens: number;
+    cacheWriteTokens: number;
+    /** UTF-16 chars read from and written to the cache. */
+    cacheReadChars: number;
+    cacheWriteChars: number;
+    /** `inputPrice * (cacheWriteTokens * cacheWriteMultiplier + cacheReadTokens * cacheReadMultiplier)`, in units of `inputPrice`. */
+    cost: number;
+    /** `cost` over policy `none`'s (null when that is 0). */
+    costVsNone: number | null;
+  };
   /** Present when `renders: true`. */
   renders?: ReplayRender[];
 }
@@ -634,11 +644,15 @@ export interface ReplayPolicyResult {
 /** What `replay` returns. */
 export interface ReplayResult {
   modelCalls: number;
-  cost: {
+  /** The prefix rule's prices; present only under `cacheModel: 'prefix'`. */
+  prefix?: {
+    /** UTF-16 chars per token. */
     charsPerToken: number;
+    /** Price of one input token (the unit of `cost`). */
     inputPrice: number;
     cacheWriteMultiplier: number;
     cacheReadMultiplier: number;
+    /** Seconds. */
     cacheTtlSeconds: number;
   };
   cacheModel: 'provider' | 'prefix';

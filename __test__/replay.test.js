@@ -38,7 +38,8 @@ function hashOf(messages) {
 
 test('a hand-computed session: renders, breaks, chars and costs', { skip }, () => {
   const { text, m } = handSession();
-  const r = replay(Buffer.from(text), { renders: true, policies: ['config'] });
+  // The prefix rule's chars and costs are under `prefix` (cacheModel 'prefix' only).
+  const r = replay(Buffer.from(text), { renders: true, policies: ['config'], cacheModel: 'prefix' });
   assert.equal(r.modelCalls, 3);
   assert.deepEqual(
     r.policies.map((p) => p.policy),
@@ -59,8 +60,8 @@ test('a hand-computed session: renders, breaks, chars and costs', { skip }, () =
       assert.equal(got.charsBefore, before, `call ${k} before`);
       assert.equal(got.charsAfter, after, `call ${k} after`);
       assert.equal(got.breakIndex, breaks[k], `call ${k} break`);
-      assert.equal(got.cacheReadChars, read, `call ${k} read`);
-      assert.equal(got.cacheWriteChars, after - read, `call ${k} write`);
+      assert.equal(got.prefix.cacheReadChars, read, `call ${k} read`);
+      assert.equal(got.prefix.cacheWriteChars, after - read, `call ${k} write`);
       assert.equal(got.prefixHash, hashOf(outs[k].slice(0, breaks[k])), `call ${k} prefix hash`);
       assert.equal(got.outputHash, hashOf(outs[k]), `call ${k} output hash`);
     });
@@ -79,29 +80,34 @@ test('a hand-computed session: renders, breaks, chars and costs', { skip }, () =
   // Totals and prices: 4 chars per token, write x1.25, read x0.1.
   for (const p of [none, config]) {
     const sent = p.renders.reduce((n, x) => n + x.charsAfter, 0);
-    const read = p.renders.reduce((n, x) => n + x.cacheReadChars, 0);
+    const read = p.renders.reduce((n, x) => n + x.prefix.cacheReadChars, 0);
     const write = sent - read;
     assert.equal(p.charsSent, sent);
-    assert.equal(p.inputTokens, sent / 4);
-    assert.equal(p.cacheReadTokens, read / 4);
-    assert.equal(p.cacheWriteTokens, write / 4);
-    assert.ok(Math.abs(p.cost - ((write / 4) * 1.25 + (read / 4) * 0.1)) < 1e-9);
+    assert.deepEqual(Object.keys(p.prefix), ['inputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'cacheReadChars', 'cacheWriteChars', 'cost', 'costVsNone']);
+    assert.equal(p.prefix.inputTokens, sent / 4);
+    assert.equal(p.prefix.cacheReadTokens, read / 4);
+    assert.equal(p.prefix.cacheWriteTokens, write / 4);
+    assert.equal(p.prefix.cacheReadChars, read);
+    assert.equal(p.prefix.cacheWriteChars, write);
+    assert.ok(Math.abs(p.prefix.cost - ((write / 4) * 1.25 + (read / 4) * 0.1)) < 1e-9);
+    // The plain names are the catalog-priced figures of the same rule.
+    assert.equal(p.cacheReadTokens, p.renders.reduce((n, x) => n + x.cacheReadTokens, 0));
   }
-  assert.ok(Math.abs(config.costVsNone - config.cost / none.cost) < 1e-12);
-  assert.equal(none.costVsNone, 1);
+  assert.ok(Math.abs(config.prefix.costVsNone - config.prefix.cost / none.prefix.cost) < 1e-12);
+  assert.equal(none.prefix.costVsNone, 1);
   // Call 1 is the only one between two flush states: checked, and it held.
   assert.deepEqual(config.invariant, { flushGated: true, checked: 1, broken: 0, violations: [] });
 
   // A 5 s cache lifetime: call 2 came 6 s after call 1, so it writes all.
-  const short = replay(Buffer.from(text), { renders: true, policies: ['config'], cacheTtlSeconds: 5, charsPerToken: 2, inputPrice: 3, cacheWriteMultiplier: 2, cacheReadMultiplier: 0.5 });
+  const short = replay(Buffer.from(text), { renders: true, policies: ['config'], cacheModel: 'prefix', cacheTtlSeconds: 5, charsPerToken: 2, inputPrice: 3, cacheWriteMultiplier: 2, cacheReadMultiplier: 0.5 });
   const x = short.policies[1].renders[2];
-  assert.equal(x.cacheExpired, true);
-  assert.equal(x.cacheReadChars, 0);
-  assert.equal(x.cacheWriteChars, arrayChars(outputs[2]));
+  assert.equal(x.prefix.cacheExpired, true);
+  assert.equal(x.prefix.cacheReadChars, 0);
+  assert.equal(x.prefix.cacheWriteChars, arrayChars(outputs[2]));
   assert.equal(x.breakIndex, 2);
   const p = short.policies[1];
-  assert.ok(Math.abs(p.cost - 3 * ((p.cacheWriteChars / 2) * 2 + (p.cacheReadChars / 2) * 0.5)) < 1e-9);
-  assert.deepEqual(short.cost, { charsPerToken: 2, inputPrice: 3, cacheWriteMultiplier: 2, cacheReadMultiplier: 0.5, cacheTtlSeconds: 5 });
+  assert.ok(Math.abs(p.prefix.cost - 3 * ((p.prefix.cacheWriteChars / 2) * 2 + (p.prefix.cacheReadChars / 2) * 0.5)) < 1e-9);
+  assert.deepEqual(short.prefix, { charsPerToken: 2, inputPrice: 3, cacheWriteMultiplier: 2, cacheReadMultiplier: 0.5, cacheTtlSeconds: 5 });
 });
 
 test("the flush-gated invariant: error purge's live cooldown count breaks it between flushes", { skip }, () => {
@@ -294,7 +300,15 @@ test('provider cache model: an append reads what the previous call read and wrot
   // The 'prefix' rule is today's: its reads are the chars before the break.
   const prefix = replay(SAMPLE, { cacheModel: 'prefix', policies: ['none'], renders: true });
   const prefixNone = prefix.policies[0];
-  prefixNone.renders.forEach((x) => assert.ok(Math.abs(x.cacheReadTokens - x.cacheReadChars / 4) < 1e-9));
+  prefixNone.renders.forEach((x) => assert.ok(Math.abs(x.cacheReadTokens - x.prefix.cacheReadChars / 4) < 1e-9));
+  assert.equal(prefix.prefix.charsPerToken, 4);
+  // The provider model's result has no prefix-rule fields, at any level.
+  assert.equal('prefix' in r, false);
+  assert.equal('cost' in r, false);
+  for (const p of r.policies) {
+    for (const old of ['prefix', 'cost', 'costVsNone', 'cacheWriteChars', 'cacheReadChars', 'billedInputTokens', 'billedCacheReadTokens', 'billedCacheWriteTokens']) assert.equal(old in p, false, `${p.policy}.${old}`);
+    assert.ok(p.renders.every((x) => !('prefix' in x) && !('cacheWriteChars' in x) && !('cacheExpired' in x)));
+  }
 });
 
 test('recorded usage that does not describe the contexts is reported unreconciled, under either cache model', { skip }, () => {
