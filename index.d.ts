@@ -531,6 +531,25 @@ export interface ReplayOptions {
   cacheTtlSeconds?: number | null;
   /** Include every render's row (default false: totals only). */
   renders?: boolean | null;
+  /**
+   * The 2.4.3 thinking boundary the `config` policy renders with (docs/REPLAY.md,
+   * "The thinking boundary"): `auto` (default) the config's own, computed at
+   * each flush from its `keepLastTurns` as pi-condense 2.4.3 does, reported as
+   * the `recorded` rule when the file's frontier entries hold that same
+   * boundary at every render; `recorded` the frontier in force, as written;
+   * `config` the config's own.
+   */
+  thinkingBoundary?: 'auto' | 'recorded' | 'config' | null;
+}
+
+/** The thinking boundary rule a policy's renders followed, and why; null for a policy that reads none. */
+export type ThinkingBoundaryUsed = { rule: 'recorded' | 'config'; reason: string } | null;
+
+/** Lines the loader skipped as pi does (garbage, truncated, an entry type pi does not write; blank lines aside). */
+export interface SkippedLines {
+  count: number;
+  /** The first five, 1-based line numbers. */
+  lines: number[];
 }
 
 /** `replayAsync`'s options: also a progress callback, polled every 100 ms. */
@@ -606,6 +625,8 @@ export interface ReplayPolicyResult {
   policy: ReplayPolicyName;
   /** The render config it ran with (null for `none`). */
   config: object | null;
+  /** The 2.4.3 thinking boundary rule (`config` only; null for the others). */
+  thinkingBoundary: ThinkingBoundaryUsed;
   /** UTF-16 chars of every rendered array's JSON text, summed over the calls. */
   charsSent: number;
   /** USD as the provider bills the calls (pi's cache warms included), and its ratio to `none`'s (null when that is 0). */
@@ -644,6 +665,7 @@ export interface ReplayPolicyResult {
 /** What `replay` returns. */
 export interface ReplayResult {
   modelCalls: number;
+  skippedLines: SkippedLines;
   /** The prefix rule's prices; present only under `cacheModel: 'prefix'`. */
   prefix?: {
     /** UTF-16 chars per token. */
@@ -742,11 +764,15 @@ export interface TuneRanked extends TuneConfiguration {
 
 /** What `tune` returns. */
 export interface TuneResult {
+  /** The files tuned, in order (those left out are in `errors`). */
   files: string[];
   modelCalls: number;
   /** Settings that act only at a flush, held at what the sessions recorded. */
   held: string[];
-  current: TuneConfiguration;
+  current: TuneConfiguration & {
+    /** The 2.4.3 thinking boundary rule it rendered with (null for release 2.9.1). */
+    thinkingBoundary: ThinkingBoundaryUsed;
+  };
   recommended: TuneConfiguration & {
     /** Fraction of the current settings' USD saved, over all sessions and per session. */
     saving: number;
@@ -754,6 +780,17 @@ export interface TuneResult {
   };
   /** Cheapest first; equally cheap ones by fewer chars, then fewer changes from yours. */
   ranked: TuneRanked[];
+  /** Per file tuned: model calls, USD under no pruning, your settings and the recommendation, skipped lines. */
+  perFile: {
+    file: string;
+    modelCalls: number;
+    noneUsd: number;
+    currentUsd: number;
+    recommendedUsd: number;
+    skippedLines: SkippedLines;
+  }[];
+  /** Files left out: could not be read, parsed or replayed (`message` names no file; `line` null when none). */
+  errors: { file: string; error: { code: string; message: string; line: number | null } }[];
   /** With two or more sessions: the choice made on half and checked on the other half. */
   heldOut: {
     fitFiles: string[];
@@ -773,7 +810,9 @@ export interface TuneResult {
  * prices each as the provider bills it (README, "Which settings should I
  * run"). Each file is read and prepared once; the configurations run on
  * rayon's pool (every core); blocks the calling thread until done, then one
- * `JSON.parse` of the result. `tuneAsync` runs the same off the JS thread.
+ * `JSON.parse` of the result. A file that cannot be read, parsed or
+ * replayed is left out and listed in `errors`; only when none is left does
+ * it throw (a single file's own error, or one naming every file). `tuneAsync` runs the same off the JS thread.
  */
 export declare function tune(paths: string | URL | (string | URL)[], options?: TuneOptions | null): TuneResult;
 

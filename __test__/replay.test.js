@@ -136,9 +136,12 @@ test("the flush-gated invariant: error purge's live cooldown count breaks it bet
   }
 });
 
-/** The replay against stateless pruneMessages, render by render. */
+/**
+ * The replay against stateless pruneMessages, render by render, with the
+ * boundary of the frontier in force (`thinkingBoundary: 'recorded'`).
+ */
 function checkAgainstPruneMessages(bytes, options, label) {
-  const r = replay(bytes, { ...options, renders: true });
+  const r = replay(bytes, { ...options, renders: true, thinkingBoundary: 'recorded' });
   for (const p of r.policies) {
     const dialect = p.policy === '2.9.1' ? '2.9.1' : '2.4.3';
     let previous = null;
@@ -196,6 +199,8 @@ test('every render equals stateless pruneMessages on the same context, state and
 
 test('generated sessions: every render equals pruneMessages, or the replay fails typed', { skip }, () => {
   let replayed = 0;
+  let autoRecorded = 0;
+  let autoConfig = 0;
   for (let seed = 0; seed < 80; seed++) {
     const g = generate(seed);
     const bytes = Buffer.from(g.text ?? g);
@@ -213,8 +218,24 @@ test('generated sessions: every render equals pruneMessages, or the replay fails
     if (first.policies[0].renders.some((x) => /^\(id minted/.test(x.leafId ?? ''))) continue;
     const r = checkAgainstPruneMessages(bytes, {}, `seed ${seed}`);
     replayed += r.modelCalls > 0 ? 1 : 0;
+    // The default ('auto') says the recorded rule only where the renders
+    // are those of the recorded frontier, render for render.
+    const auto = first.policies.find((p) => p.policy === 'config');
+    const recorded = r.policies.find((p) => p.policy === 'config');
+    assert.deepEqual(recorded.thinkingBoundary, { rule: 'recorded', reason: 'as asked' });
+    assert.ok(['recorded', 'config'].includes(auto.thinkingBoundary.rule), `seed ${seed}`);
+    if (auto.thinkingBoundary.rule === 'recorded') {
+      autoRecorded++;
+      assert.deepEqual(auto.renders.map((x) => x.outputHash), recorded.renders.map((x) => x.outputHash), `seed ${seed}`);
+      assert.equal(auto.costUsd, recorded.costUsd, `seed ${seed}`);
+    } else {
+      autoConfig++;
+      assert.match(auto.thinkingBoundary.reason, /^the session(?: holds no pi-condense 2\.4 frontier entries|'s frontier entries differ from this config's keepLastTurns at \d+ of \d+ renders)/, `seed ${seed}`);
+    }
+    for (const p of first.policies) if (p.policy !== 'config') assert.equal(p.thinkingBoundary, null, `seed ${seed} ${p.policy}`);
   }
   assert.ok(replayed >= 30, `${replayed} generated sessions replayed`);
+  assert.ok(autoRecorded > 0 && autoConfig > 0, `auto: ${autoRecorded} recorded, ${autoConfig} config`);
 });
 
 test('replayAsync gives what replay gives, with progress', { skip }, async () => {
@@ -338,4 +359,26 @@ test('recorded usage that does not describe the contexts is reported unreconcile
   // Under the prefix rule a fixed size is the price, and the reason says so.
   const fixed = replay(Buffer.from(shrunk), { cacheModel: 'prefix', charsPerToken: 3, policies: ['none'] }).recorded;
   assert.match(fixed.reason, /; priced at 3 chars a token$/);
+});
+
+test('skipped lines are counted, the first five listed; an empty file is an error', { skip }, () => {
+  assert.deepEqual(replay(SAMPLE, { policies: ['none'] }).skippedLines, { count: 0, lines: [] });
+  const text = SAMPLE.toString('utf8');
+  const n = text.split('\n').length - 1; // lines, the last ending in LF
+  const lines = text.split('\n');
+  // A garbage line in the middle, an entry of a type pi does not write, a
+  // blank line (not counted) and a truncated last line.
+  lines.splice(10, 0, 'garbage');
+  lines.splice(20, 0, '{"type":"frobnicate","id":"zz","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z"}');
+  lines.splice(30, 0, '   ');
+  const damaged = `${lines.join('\n')}{"type":"message","id":"tr`;
+  const r = replay(Buffer.from(damaged), { policies: ['none'] });
+  assert.deepEqual(r.skippedLines, { count: 3, lines: [11, 21, n + 4] });
+  // The figures are those of the file without them.
+  assert.equal(r.policies[0].costUsd, replay(SAMPLE, { policies: ['none'] }).policies[0].costUsd);
+  const many = `${text}${'x\n'.repeat(7)}`;
+  assert.deepEqual(replay(Buffer.from(many), { policies: ['none'] }).skippedLines, { count: 7, lines: [n + 1, n + 2, n + 3, n + 4, n + 5] });
+  for (const empty of ['', ' \n\t\r\n']) {
+    assert.throws(() => replay(Buffer.from(empty)), (e) => e.code === 'ERR_CONDENSE_INVALID_SESSION' && e.message.endsWith('empty file: not a pi session') && e.line === undefined);
+  }
 });

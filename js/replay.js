@@ -42,7 +42,7 @@ function makeReplayApi(native, { argumentError }) {
       }
       out[name] = v;
     }
-    const choices = { cacheModel: ['provider', 'prefix'], retention: ['short', 'long'], recordedPolicy: POLICIES, thinkingBoundary: ['recorded', 'config'] };
+    const choices = { cacheModel: ['provider', 'prefix'], retention: ['short', 'long'], recordedPolicy: POLICIES, thinkingBoundary: ['auto', 'recorded', 'config'] };
     for (const [name, allowed] of Object.entries(choices)) {
       const v = options[name];
       if (v === undefined || v === null) continue;

@@ -2,7 +2,7 @@
 //! `--json` prints per file. Field names are defined here once:
 //!
 //! ```text
-//! { modelCalls,
+//! { modelCalls, skippedLines: { count, lines },
 //!   prefix?: { charsPerToken, inputPrice, cacheWriteMultiplier,
 //!              cacheReadMultiplier, cacheTtlSeconds },
 //!   cacheModel, retention,
@@ -10,7 +10,8 @@
 //!              calibration, calls, fitError }],
 //!   recorded: { policy, status, reason, calls, classMatch,
 //!               recordedCostUsd, predictedCostUsd, costError },
-//!   policies: [{ policy, config, charsSent, costUsd, costUsdVsNone,
+//!   policies: [{ policy, config, thinkingBoundary, charsSent, costUsd,
+//!                costUsdVsNone,
 //!                inputTokens, cacheReadTokens, cacheWriteTokens, warms,
 //!                warmCostUsd,
 //!                callClasses: { first, append, partial, rewrite, expired },
@@ -39,7 +40,12 @@
 //! rounded), `cost` in units of `inputPrice`, `costVsNone` the ratio to
 //! policy `none` (null when that costs nothing). Hashes are 16 lower-case
 //! hex digits; `inputIndex`, `leafId` and `timestamp` are null when absent.
-//! `renders` is present only when asked for.
+//! `renders` is present only when asked for. `skippedLines` counts the
+//! lines pi skips without a word (a truncated or garbage line, an entry of
+//! a type pi does not write; blank lines aside) and lists the first five
+//! line numbers (1-based). `thinkingBoundary` is null
+//! for a policy that reads no 2.4.3 thinking boundary, else `{ rule:
+//! 'recorded' | 'config', reason }`.
 
 use crate::json::text::write_quoted;
 use crate::json::write_json_number;
@@ -97,6 +103,37 @@ fn stats(out: &mut Vec<u8>, s: &Stats, v29: bool) {
     out.push(b'}');
 }
 
+/// `{count, lines}`: lines pi skipped, and the first line numbers.
+pub fn skipped_lines(out: &mut Vec<u8>, (count, lines): &(usize, Vec<u32>)) {
+    out.push(b'{');
+    field(out, "count");
+    num(out, *count as f64);
+    field(out, "lines");
+    out.push(b'[');
+    for (i, n) in lines.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        num(out, f64::from(*n));
+    }
+    out.extend_from_slice(b"]}");
+}
+
+/// `{rule, reason}`, or null for a policy that reads no boundary.
+pub fn boundary(out: &mut Vec<u8>, b: Option<&super::BoundaryUsed>) {
+    match b {
+        None => out.extend_from_slice(b"null"),
+        Some(b) => {
+            out.push(b'{');
+            field(out, "rule");
+            string(out, b.rule);
+            field(out, "reason");
+            string(out, &b.reason);
+            out.push(b'}');
+        }
+    }
+}
+
 fn hex(out: &mut Vec<u8>, h: u64) {
     out.extend_from_slice(format!("\"{h:016x}\"").as_bytes());
 }
@@ -110,6 +147,8 @@ fn policy(out: &mut Vec<u8>, replay: &Replay, p: &PolicyReplay, renders: bool) {
         Some(c) => c.write_json(out),
         None => out.extend_from_slice(b"null"),
     }
+    field(out, "thinkingBoundary");
+    boundary(out, p.boundary.as_ref());
     let t = &p.totals;
     field(out, "charsSent");
     num(out, t.chars_sent as f64);
@@ -302,6 +341,8 @@ pub fn to_json(replay: &Replay, renders: bool) -> Vec<u8> {
     out.push(b'{');
     field(&mut out, "modelCalls");
     num(&mut out, replay.calls.len() as f64);
+    field(&mut out, "skippedLines");
+    skipped_lines(&mut out, &replay.skipped_lines);
     if replay.cache_model == super::CacheModel::Prefix {
         let m = &replay.cost;
         field(&mut out, "prefix");
