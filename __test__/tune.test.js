@@ -315,3 +315,39 @@ test('a file that cannot be read or parsed is left out and listed; perFile says 
   );
   assert.throws(() => tune(blank), (e) => e.code === 'ERR_CONDENSE_INVALID_SESSION' && e.message.endsWith('empty file: not a pi session'));
 });
+
+const CORPUS_SMALL = path.join(ROOT, '..', 'shared', 'corpus', 'small.json');
+
+test('a converted corpus file records at each flush the boundary 2.4.3 computes: replay and tune agree on it', { skip: skip || (!fs.existsSync(CORPUS_SMALL) && '../shared/corpus is absent') }, () => {
+  const { convert, computeThinkingBoundary } = require('../scripts/corpus-to-session.js');
+  const corpus = JSON.parse(fs.readFileSync(CORPUS_SMALL, 'utf8'));
+  const text = convert(corpus);
+  const file = path.join(dir, 'corpus-small.jsonl');
+  fs.writeFileSync(file, text);
+  // Each frontier entry: the rule over the assistants written before it.
+  const times = [];
+  let prev;
+  const boundaries = [];
+  for (const line of text.trimEnd().split('\n')) {
+    const e = JSON.parse(line);
+    if (e.type === 'message' && e.message.role === 'assistant') times.push(e.message.timestamp);
+    if (e.type === 'custom' && e.customType === 'context-prune-frontier') {
+      prev = computeThinkingBoundary(times, 16, prev);
+      assert.equal(e.data.thinkingStripBoundaryTimestamp, prev, `frontier ${boundaries.length}`);
+      boundaries.push(prev);
+    }
+  }
+  // The boundary moves with the session, not the final one everywhere.
+  assert.ok(new Set(boundaries.filter((b) => b !== undefined)).size > 10, `${new Set(boundaries).size} distinct boundaries`);
+  assert.ok(boundaries.some((b) => b !== corpus.thinkingBoundaryTimestamp));
+  // Under the default ('auto') the replay finds the recorded frontier equal
+  // to the config's at every render, and renders what 'recorded' renders.
+  const auto = replay(file, { policies: ['config'], renders: true }).policies[1];
+  const recorded = replay(file, { policies: ['config'], renders: true, thinkingBoundary: 'recorded' }).policies[1];
+  assert.deepEqual(auto.thinkingBoundary, { rule: 'recorded', reason: "the session's frontier entries, written under this config" });
+  assert.deepEqual(auto.renders.map((x) => x.outputHash), recorded.renders.map((x) => x.outputHash));
+  assert.equal(auto.costUsd, recorded.costUsd);
+  const t = tune(file);
+  assert.equal(t.current.costUsd, auto.costUsd);
+  assert.deepEqual(t.current.thinkingBoundary, auto.thinkingBoundary);
+});
