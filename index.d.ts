@@ -509,7 +509,8 @@ export interface ReplayOptions {
    * How calls are priced (docs/REPLAY.md, "Cost model"): `provider` (the
    * default) by the provider's own cache rules and pi-ai's catalog prices,
    * in USD; `prefix`, every message before the first changed one read (no
-   * provider works so; the older `cost` fields use it either way).
+   * provider works so), priced at the catalog, with the rule's own chars
+   * and `inputPrice` units under each `prefix` object.
    */
   cacheModel?: 'provider' | 'prefix' | null;
   /** pi's cache retention: `short` (5 min, default) or `long` (1 h). */
@@ -530,6 +531,25 @@ export interface ReplayOptions {
   cacheTtlSeconds?: number | null;
   /** Include every render's row (default false: totals only). */
   renders?: boolean | null;
+  /**
+   * The 2.4.3 thinking boundary the `config` policy renders with (docs/REPLAY.md,
+   * "The thinking boundary"): `auto` (default) the config's own, computed at
+   * each flush from its `keepLastTurns` as pi-condense 2.4.3 does, reported as
+   * the `recorded` rule when the file's frontier entries hold that same
+   * boundary at every render; `recorded` the frontier in force, as written;
+   * `config` the config's own.
+   */
+  thinkingBoundary?: 'auto' | 'recorded' | 'config' | null;
+}
+
+/** The thinking boundary rule a policy's renders followed, and why; null for a policy that reads none. */
+export type ThinkingBoundaryUsed = { rule: 'recorded' | 'config'; reason: string } | null;
+
+/** Lines the loader skipped as pi does (garbage, truncated, an entry type pi does not write; blank lines aside). */
+export interface SkippedLines {
+  count: number;
+  /** The first five, 1-based line numbers. */
+  lines: number[];
 }
 
 /** `replayAsync`'s options: also a progress callback, polled every 100 ms. */
@@ -547,12 +567,6 @@ export interface ReplayRender {
   messagesAfter: number;
   /** First output message differing from the previous render's (0 for the first). */
   breakIndex: number;
-  /** Chars of the rendered array's JSON text before the break (0 if the cache expired). */
-  cacheReadChars: number;
-  /** `charsAfter - cacheReadChars`. */
-  cacheWriteChars: number;
-  /** More than the cache lifetime passed since the previous call. */
-  cacheExpired: boolean;
   /**
    * XXH3-64 over the 8-byte little-endian XXH3-64 digests of the output
    * messages' `JSON.stringify` UTF-8 bytes, before the break; 16 hex digits.
@@ -586,6 +600,15 @@ export interface ReplayRender {
     /** For `expired`: seconds since the entries were last used. */
     gapSeconds: number | null;
   } | null;
+  /** The prefix rule's measures of the call; present only under `cacheModel: 'prefix'`. */
+  prefix?: {
+    /** UTF-16 chars of the rendered array's JSON text before the break (0 if the cache expired). */
+    cacheReadChars: number;
+    /** `charsAfter - cacheReadChars` (UTF-16 chars). */
+    cacheWriteChars: number;
+    /** More than `cacheTtlSeconds` passed since the previous call. */
+    cacheExpired: boolean;
+  };
 }
 
 /** A render that changed history between two flushes. */
@@ -602,23 +625,17 @@ export interface ReplayPolicyResult {
   policy: ReplayPolicyName;
   /** The render config it ran with (null for `none`). */
   config: object | null;
+  /** The 2.4.3 thinking boundary rule (`config` only; null for the others). */
+  thinkingBoundary: ThinkingBoundaryUsed;
+  /** UTF-16 chars of every rendered array's JSON text, summed over the calls. */
   charsSent: number;
-  /** Tokens are chars / charsPerToken, not rounded. */
-  inputTokens: number;
-  cacheWriteTokens: number;
-  cacheReadTokens: number;
-  cacheWriteChars: number;
-  cacheReadChars: number;
-  /** `inputPrice * (cacheWriteTokens * cacheWriteMultiplier + cacheReadTokens * cacheReadMultiplier)`. */
-  cost: number;
-  /** `cost` over policy `none`'s (null when that is 0). */
-  costVsNone: number | null;
-  /** USD as the provider bills the calls (pi's cache warms included), and over `none`'s. */
+  /** USD as the provider bills the calls (pi's cache warms included), and its ratio to `none`'s (null when that is 0). */
   costUsd: number;
   costUsdVsNone: number | null;
-  billedInputTokens: number;
-  billedCacheReadTokens: number;
-  billedCacheWriteTokens: number;
+  /** Tokens as billed: uncached input, cache reads, cache writes (pi's cache warms included). */
+  inputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
   /** pi's cache warms re-sent under this policy, and what they cost. */
   warms: number;
   warmCostUsd: number;
@@ -627,6 +644,20 @@ export interface ReplayPolicyResult {
   causes: { cause: string; calls: number; tokensWritten: number; costUsd: number }[];
   /** The flush-gated invariant: renders checked, renders that broke it, the first 1000 of them. */
   invariant: { flushGated: boolean; checked: number; broken: number; violations: ReplayViolation[] };
+  /** The prefix rule's totals; present only under `cacheModel: 'prefix'`. */
+  prefix?: {
+    /** Tokens are UTF-16 chars / `charsPerToken`, not rounded. */
+    inputTokens: number;
+    cacheReadTokens: number;
+    cacheWriteTokens: number;
+    /** UTF-16 chars read from and written to the cache. */
+    cacheReadChars: number;
+    cacheWriteChars: number;
+    /** `inputPrice * (cacheWriteTokens * cacheWriteMultiplier + cacheReadTokens * cacheReadMultiplier)`, in units of `inputPrice`. */
+    cost: number;
+    /** `cost` over policy `none`'s (null when that is 0). */
+    costVsNone: number | null;
+  };
   /** Present when `renders: true`. */
   renders?: ReplayRender[];
 }
@@ -634,11 +665,16 @@ export interface ReplayPolicyResult {
 /** What `replay` returns. */
 export interface ReplayResult {
   modelCalls: number;
-  cost: {
+  skippedLines: SkippedLines;
+  /** The prefix rule's prices; present only under `cacheModel: 'prefix'`. */
+  prefix?: {
+    /** UTF-16 chars per token. */
     charsPerToken: number;
+    /** Price of one input token (the unit of `cost`). */
     inputPrice: number;
     cacheWriteMultiplier: number;
     cacheReadMultiplier: number;
+    /** Seconds. */
     cacheTtlSeconds: number;
   };
   cacheModel: 'provider' | 'prefix';
@@ -728,11 +764,15 @@ export interface TuneRanked extends TuneConfiguration {
 
 /** What `tune` returns. */
 export interface TuneResult {
+  /** The files tuned, in order (those left out are in `errors`). */
   files: string[];
   modelCalls: number;
   /** Settings that act only at a flush, held at what the sessions recorded. */
   held: string[];
-  current: TuneConfiguration;
+  current: TuneConfiguration & {
+    /** The 2.4.3 thinking boundary rule it rendered with (null for release 2.9.1). */
+    thinkingBoundary: ThinkingBoundaryUsed;
+  };
   recommended: TuneConfiguration & {
     /** Fraction of the current settings' USD saved, over all sessions and per session. */
     saving: number;
@@ -740,6 +780,17 @@ export interface TuneResult {
   };
   /** Cheapest first; equally cheap ones by fewer chars, then fewer changes from yours. */
   ranked: TuneRanked[];
+  /** Per file tuned: model calls, USD under no pruning, your settings and the recommendation, skipped lines. */
+  perFile: {
+    file: string;
+    modelCalls: number;
+    noneUsd: number;
+    currentUsd: number;
+    recommendedUsd: number;
+    skippedLines: SkippedLines;
+  }[];
+  /** Files left out: could not be read, parsed or replayed (`message` names no file; `line` null when none). */
+  errors: { file: string; error: { code: string; message: string; line: number | null } }[];
   /** With two or more sessions: the choice made on half and checked on the other half. */
   heldOut: {
     fitFiles: string[];
@@ -759,7 +810,9 @@ export interface TuneResult {
  * prices each as the provider bills it (README, "Which settings should I
  * run"). Each file is read and prepared once; the configurations run on
  * rayon's pool (every core); blocks the calling thread until done, then one
- * `JSON.parse` of the result. `tuneAsync` runs the same off the JS thread.
+ * `JSON.parse` of the result. A file that cannot be read, parsed or
+ * replayed is left out and listed in `errors`; only when none is left does
+ * it throw (a single file's own error, or one naming every file). `tuneAsync` runs the same off the JS thread.
  */
 export declare function tune(paths: string | URL | (string | URL)[], options?: TuneOptions | null): TuneResult;
 

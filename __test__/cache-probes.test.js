@@ -164,7 +164,7 @@ test('24 file reads: bare and strip-off within 5%, strip-on clearly more, from t
   assert.deepEqual(stripOff.config.thinkingStrip, { enabled: false, keepLastTurns: 16 });
   assert.deepEqual(stripOn.config.thinkingStrip, { enabled: true, keepLastTurns: 16 });
   t.diagnostic?.(`USD: bare ${bare.costUsd.toFixed(4)}, strip off ${stripOff.costUsd.toFixed(4)}, strip on ${stripOn.costUsd.toFixed(4)} (live: 0.6495, 0.6430, 0.8531)`);
-  t.diagnostic?.(`cache writes: bare ${bare.billedCacheWriteTokens}, strip off ${stripOff.billedCacheWriteTokens}, strip on ${stripOn.billedCacheWriteTokens} (live: 89,449, 87,781, 148,222)`);
+  t.diagnostic?.(`cache writes: bare ${bare.cacheWriteTokens}, strip off ${stripOff.cacheWriteTokens}, strip on ${stripOn.cacheWriteTokens} (live: 89,449, 87,781, 148,222)`);
 
   assert.ok(Math.abs(stripOff.costUsd - bare.costUsd) / bare.costUsd < 0.05, `strip off ${stripOff.costUsd} vs bare ${bare.costUsd}`);
   assert.ok(stripOn.costUsd > 1.15 * bare.costUsd, `strip on ${stripOn.costUsd} vs bare ${bare.costUsd}`);

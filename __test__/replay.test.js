@@ -38,7 +38,8 @@ function hashOf(messages) {
 
 test('a hand-computed session: renders, breaks, chars and costs', { skip }, () => {
   const { text, m } = handSession();
-  const r = replay(Buffer.from(text), { renders: true, policies: ['config'] });
+  // The prefix rule's chars and costs are under `prefix` (cacheModel 'prefix' only).
+  const r = replay(Buffer.from(text), { renders: true, policies: ['config'], cacheModel: 'prefix' });
   assert.equal(r.modelCalls, 3);
   assert.deepEqual(
     r.policies.map((p) => p.policy),
@@ -59,8 +60,8 @@ test('a hand-computed session: renders, breaks, chars and costs', { skip }, () =
       assert.equal(got.charsBefore, before, `call ${k} before`);
       assert.equal(got.charsAfter, after, `call ${k} after`);
       assert.equal(got.breakIndex, breaks[k], `call ${k} break`);
-      assert.equal(got.cacheReadChars, read, `call ${k} read`);
-      assert.equal(got.cacheWriteChars, after - read, `call ${k} write`);
+      assert.equal(got.prefix.cacheReadChars, read, `call ${k} read`);
+      assert.equal(got.prefix.cacheWriteChars, after - read, `call ${k} write`);
       assert.equal(got.prefixHash, hashOf(outs[k].slice(0, breaks[k])), `call ${k} prefix hash`);
       assert.equal(got.outputHash, hashOf(outs[k]), `call ${k} output hash`);
     });
@@ -79,29 +80,34 @@ test('a hand-computed session: renders, breaks, chars and costs', { skip }, () =
   // Totals and prices: 4 chars per token, write x1.25, read x0.1.
   for (const p of [none, config]) {
     const sent = p.renders.reduce((n, x) => n + x.charsAfter, 0);
-    const read = p.renders.reduce((n, x) => n + x.cacheReadChars, 0);
+    const read = p.renders.reduce((n, x) => n + x.prefix.cacheReadChars, 0);
     const write = sent - read;
     assert.equal(p.charsSent, sent);
-    assert.equal(p.inputTokens, sent / 4);
-    assert.equal(p.cacheReadTokens, read / 4);
-    assert.equal(p.cacheWriteTokens, write / 4);
-    assert.ok(Math.abs(p.cost - ((write / 4) * 1.25 + (read / 4) * 0.1)) < 1e-9);
+    assert.deepEqual(Object.keys(p.prefix), ['inputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'cacheReadChars', 'cacheWriteChars', 'cost', 'costVsNone']);
+    assert.equal(p.prefix.inputTokens, sent / 4);
+    assert.equal(p.prefix.cacheReadTokens, read / 4);
+    assert.equal(p.prefix.cacheWriteTokens, write / 4);
+    assert.equal(p.prefix.cacheReadChars, read);
+    assert.equal(p.prefix.cacheWriteChars, write);
+    assert.ok(Math.abs(p.prefix.cost - ((write / 4) * 1.25 + (read / 4) * 0.1)) < 1e-9);
+    // The plain names are the catalog-priced figures of the same rule.
+    assert.equal(p.cacheReadTokens, p.renders.reduce((n, x) => n + x.cacheReadTokens, 0));
   }
-  assert.ok(Math.abs(config.costVsNone - config.cost / none.cost) < 1e-12);
-  assert.equal(none.costVsNone, 1);
+  assert.ok(Math.abs(config.prefix.costVsNone - config.prefix.cost / none.prefix.cost) < 1e-12);
+  assert.equal(none.prefix.costVsNone, 1);
   // Call 1 is the only one between two flush states: checked, and it held.
   assert.deepEqual(config.invariant, { flushGated: true, checked: 1, broken: 0, violations: [] });
 
   // A 5 s cache lifetime: call 2 came 6 s after call 1, so it writes all.
-  const short = replay(Buffer.from(text), { renders: true, policies: ['config'], cacheTtlSeconds: 5, charsPerToken: 2, inputPrice: 3, cacheWriteMultiplier: 2, cacheReadMultiplier: 0.5 });
+  const short = replay(Buffer.from(text), { renders: true, policies: ['config'], cacheModel: 'prefix', cacheTtlSeconds: 5, charsPerToken: 2, inputPrice: 3, cacheWriteMultiplier: 2, cacheReadMultiplier: 0.5 });
   const x = short.policies[1].renders[2];
-  assert.equal(x.cacheExpired, true);
-  assert.equal(x.cacheReadChars, 0);
-  assert.equal(x.cacheWriteChars, arrayChars(outputs[2]));
+  assert.equal(x.prefix.cacheExpired, true);
+  assert.equal(x.prefix.cacheReadChars, 0);
+  assert.equal(x.prefix.cacheWriteChars, arrayChars(outputs[2]));
   assert.equal(x.breakIndex, 2);
   const p = short.policies[1];
-  assert.ok(Math.abs(p.cost - 3 * ((p.cacheWriteChars / 2) * 2 + (p.cacheReadChars / 2) * 0.5)) < 1e-9);
-  assert.deepEqual(short.cost, { charsPerToken: 2, inputPrice: 3, cacheWriteMultiplier: 2, cacheReadMultiplier: 0.5, cacheTtlSeconds: 5 });
+  assert.ok(Math.abs(p.prefix.cost - 3 * ((p.prefix.cacheWriteChars / 2) * 2 + (p.prefix.cacheReadChars / 2) * 0.5)) < 1e-9);
+  assert.deepEqual(short.prefix, { charsPerToken: 2, inputPrice: 3, cacheWriteMultiplier: 2, cacheReadMultiplier: 0.5, cacheTtlSeconds: 5 });
 });
 
 test("the flush-gated invariant: error purge's live cooldown count breaks it between flushes", { skip }, () => {
@@ -130,9 +136,12 @@ test("the flush-gated invariant: error purge's live cooldown count breaks it bet
   }
 });
 
-/** The replay against stateless pruneMessages, render by render. */
+/**
+ * The replay against stateless pruneMessages, render by render, with the
+ * boundary of the frontier in force (`thinkingBoundary: 'recorded'`).
+ */
 function checkAgainstPruneMessages(bytes, options, label) {
-  const r = replay(bytes, { ...options, renders: true });
+  const r = replay(bytes, { ...options, renders: true, thinkingBoundary: 'recorded' });
   for (const p of r.policies) {
     const dialect = p.policy === '2.9.1' ? '2.9.1' : '2.4.3';
     let previous = null;
@@ -190,6 +199,8 @@ test('every render equals stateless pruneMessages on the same context, state and
 
 test('generated sessions: every render equals pruneMessages, or the replay fails typed', { skip }, () => {
   let replayed = 0;
+  let autoRecorded = 0;
+  let autoConfig = 0;
   for (let seed = 0; seed < 80; seed++) {
     const g = generate(seed);
     const bytes = Buffer.from(g.text ?? g);
@@ -207,8 +218,24 @@ test('generated sessions: every render equals pruneMessages, or the replay fails
     if (first.policies[0].renders.some((x) => /^\(id minted/.test(x.leafId ?? ''))) continue;
     const r = checkAgainstPruneMessages(bytes, {}, `seed ${seed}`);
     replayed += r.modelCalls > 0 ? 1 : 0;
+    // The default ('auto') says the recorded rule only where the renders
+    // are those of the recorded frontier, render for render.
+    const auto = first.policies.find((p) => p.policy === 'config');
+    const recorded = r.policies.find((p) => p.policy === 'config');
+    assert.deepEqual(recorded.thinkingBoundary, { rule: 'recorded', reason: 'as asked' });
+    assert.ok(['recorded', 'config'].includes(auto.thinkingBoundary.rule), `seed ${seed}`);
+    if (auto.thinkingBoundary.rule === 'recorded') {
+      autoRecorded++;
+      assert.deepEqual(auto.renders.map((x) => x.outputHash), recorded.renders.map((x) => x.outputHash), `seed ${seed}`);
+      assert.equal(auto.costUsd, recorded.costUsd, `seed ${seed}`);
+    } else {
+      autoConfig++;
+      assert.match(auto.thinkingBoundary.reason, /^the session(?: holds no pi-condense 2\.4 frontier entries|'s frontier entries differ from this config's keepLastTurns at \d+ of \d+ renders)/, `seed ${seed}`);
+    }
+    for (const p of first.policies) if (p.policy !== 'config') assert.equal(p.thinkingBoundary, null, `seed ${seed} ${p.policy}`);
   }
   assert.ok(replayed >= 30, `${replayed} generated sessions replayed`);
+  assert.ok(autoRecorded > 0 && autoConfig > 0, `auto: ${autoRecorded} recorded, ${autoConfig} config`);
 });
 
 test('replayAsync gives what replay gives, with progress', { skip }, async () => {
@@ -294,7 +321,15 @@ test('provider cache model: an append reads what the previous call read and wrot
   // The 'prefix' rule is today's: its reads are the chars before the break.
   const prefix = replay(SAMPLE, { cacheModel: 'prefix', policies: ['none'], renders: true });
   const prefixNone = prefix.policies[0];
-  prefixNone.renders.forEach((x) => assert.ok(Math.abs(x.cacheReadTokens - x.cacheReadChars / 4) < 1e-9));
+  prefixNone.renders.forEach((x) => assert.ok(Math.abs(x.cacheReadTokens - x.prefix.cacheReadChars / 4) < 1e-9));
+  assert.equal(prefix.prefix.charsPerToken, 4);
+  // The provider model's result has no prefix-rule fields, at any level.
+  assert.equal('prefix' in r, false);
+  assert.equal('cost' in r, false);
+  for (const p of r.policies) {
+    for (const old of ['prefix', 'cost', 'costVsNone', 'cacheWriteChars', 'cacheReadChars', 'billedInputTokens', 'billedCacheReadTokens', 'billedCacheWriteTokens']) assert.equal(old in p, false, `${p.policy}.${old}`);
+    assert.ok(p.renders.every((x) => !('prefix' in x) && !('cacheWriteChars' in x) && !('cacheExpired' in x)));
+  }
 });
 
 test('recorded usage that does not describe the contexts is reported unreconciled, under either cache model', { skip }, () => {
@@ -324,4 +359,26 @@ test('recorded usage that does not describe the contexts is reported unreconcile
   // Under the prefix rule a fixed size is the price, and the reason says so.
   const fixed = replay(Buffer.from(shrunk), { cacheModel: 'prefix', charsPerToken: 3, policies: ['none'] }).recorded;
   assert.match(fixed.reason, /; priced at 3 chars a token$/);
+});
+
+test('skipped lines are counted, the first five listed; an empty file is an error', { skip }, () => {
+  assert.deepEqual(replay(SAMPLE, { policies: ['none'] }).skippedLines, { count: 0, lines: [] });
+  const text = SAMPLE.toString('utf8');
+  const n = text.split('\n').length - 1; // lines, the last ending in LF
+  const lines = text.split('\n');
+  // A garbage line in the middle, an entry of a type pi does not write, a
+  // blank line (not counted) and a truncated last line.
+  lines.splice(10, 0, 'garbage');
+  lines.splice(20, 0, '{"type":"frobnicate","id":"zz","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z"}');
+  lines.splice(30, 0, '   ');
+  const damaged = `${lines.join('\n')}{"type":"message","id":"tr`;
+  const r = replay(Buffer.from(damaged), { policies: ['none'] });
+  assert.deepEqual(r.skippedLines, { count: 3, lines: [11, 21, n + 4] });
+  // The figures are those of the file without them.
+  assert.equal(r.policies[0].costUsd, replay(SAMPLE, { policies: ['none'] }).policies[0].costUsd);
+  const many = `${text}${'x\n'.repeat(7)}`;
+  assert.deepEqual(replay(Buffer.from(many), { policies: ['none'] }).skippedLines, { count: 7, lines: [n + 1, n + 2, n + 3, n + 4, n + 5] });
+  for (const empty of ['', ' \n\t\r\n']) {
+    assert.throws(() => replay(Buffer.from(empty)), (e) => e.code === 'ERR_CONDENSE_INVALID_SESSION' && e.message.endsWith('empty file: not a pi session') && e.line === undefined);
+  }
 });

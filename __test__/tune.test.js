@@ -241,3 +241,113 @@ test('bad input throws typed errors', { skip }, async () => {
     await assert.rejects(() => tuneAsync(...args), (e) => /^ERR_CONDENSE_/.test(e.code));
   }
 });
+
+test("replay's config row and the tune's current cost the same, with the same boundary rule", { skip }, () => {
+  for (const file of [SAMPLE, files[0]]) {
+    const what = path.basename(file);
+    for (const thinkingBoundary of [undefined, 'recorded', 'config']) {
+      const options = thinkingBoundary ? { thinkingBoundary } : {};
+      const t = tune(file, options);
+      const p = replay(file, { ...options, policies: ['config'] }).policies.find((x) => x.policy === 'config');
+      assert.equal(t.current.costUsd, p.costUsd, `${what} ${thinkingBoundary}: USD`);
+      assert.equal(t.current.charsSent, p.charsSent, `${what} ${thinkingBoundary}: chars`);
+      assert.deepEqual(t.current.thinkingBoundary, p.thinkingBoundary, `${what} ${thinkingBoundary}: rule`);
+      if (thinkingBoundary) assert.deepEqual(t.current.thinkingBoundary, { rule: thinkingBoundary, reason: 'as asked' });
+    }
+  }
+  // The sample's frontier was written over both sides of its branch: from
+  // its twelfth flush on it is not what the config computes on the branch.
+  assert.deepEqual(tune(SAMPLE).current.thinkingBoundary, {
+    rule: 'config',
+    reason: "the session's frontier entries differ from this config's keepLastTurns at 13 of 94 renders",
+  });
+  // The generated sessions write the boundary 2.4.3 computes at each flush.
+  assert.deepEqual(tune(files[0]).current.thinkingBoundary, { rule: 'recorded', reason: "the session's frontier entries, written under this config" });
+  // Another keepLastTurns than the one the frontier was written under.
+  const k8 = { contextPrune: { thinkingStrip: { enabled: true, keepLastTurns: 8 } } };
+  assert.equal(tune(files[0], { config: k8 }).current.thinkingBoundary.rule, 'config');
+  assert.equal(tune(files[0], { release: '2.9.1' }).current.thinkingBoundary, null);
+});
+
+test('a file that cannot be read or parsed is left out and listed; perFile says what the recommendation saves', { skip }, () => {
+  const mixed = fs.mkdtempSync(path.join(dir, 'mixed-'));
+  const good = [1, 2].map((seed) => {
+    const f = path.join(mixed, `b-${seed}.jsonl`);
+    fs.copyFileSync(files[seed - 1], f);
+    return f;
+  });
+  const garbage = path.join(mixed, 'a-garbage.jsonl');
+  fs.writeFileSync(garbage, 'not json\n{"type":"message"}\n');
+  const blank = path.join(mixed, 'c-empty.jsonl');
+  fs.writeFileSync(blank, ' \n\n');
+  const r = tune(mixed);
+  assert.deepEqual(r.files, good);
+  assert.deepEqual(r.errors, [
+    { file: garbage, error: { code: 'ERR_CONDENSE_INVALID_SESSION', message: 'not a pi session: the first entry is not a header {type:"session", id:<string>}', line: 2 } },
+    { file: blank, error: { code: 'ERR_CONDENSE_INVALID_SESSION', message: 'empty file: not a pi session', line: null } },
+  ]);
+  assert.deepEqual(r.perFile.map((f) => f.file), good);
+  const none = r.ranked.find((c) => c.release === 'none');
+  const cur = r.ranked.find((c) => c.current);
+  const rec = r.ranked.find((c) => key(c) === key(r.recommended));
+  r.perFile.forEach((f, i) => {
+    const one = tune(good[i]);
+    assert.equal(f.modelCalls, one.modelCalls);
+    assert.equal(f.noneUsd, none.perFileCostUsd[i]);
+    assert.equal(f.currentUsd, cur.perFileCostUsd[i]);
+    assert.equal(f.recommendedUsd, rec.perFileCostUsd[i]);
+    assert.equal(f.currentUsd, one.current.costUsd);
+    assert.deepEqual(f.skippedLines, { count: 0, lines: [] });
+  });
+  assert.equal(r.modelCalls, r.perFile.reduce((n, f) => n + f.modelCalls, 0));
+  assert.ok(r.perFile.every((f) => f.noneUsd > 0 && f.currentUsd > 0));
+  // An unreadable path is left out the same way.
+  const gone = path.join(mixed, 'gone.jsonl');
+  const withGone = tune([good[0], gone]);
+  assert.deepEqual(withGone.files, [good[0]]);
+  assert.equal(withGone.errors[0].file, gone);
+  assert.equal(withGone.errors[0].error.code, 'ERR_CONDENSE_IO');
+  assert.match(withGone.errors[0].error.message, /^cannot read the file: /);
+  // No file left: an error naming every file.
+  assert.throws(
+    () => tune([garbage, blank]),
+    (e) => e.code === 'ERR_CONDENSE_INVALID_SESSION' && e.message.includes(`${garbage}:2: not a pi session`) && e.message.includes(`${blank}: empty file: not a pi session`),
+  );
+  assert.throws(() => tune(blank), (e) => e.code === 'ERR_CONDENSE_INVALID_SESSION' && e.message.endsWith('empty file: not a pi session'));
+});
+
+const CORPUS_SMALL = path.join(ROOT, '..', 'shared', 'corpus', 'small.json');
+
+test('a converted corpus file records at each flush the boundary 2.4.3 computes: replay and tune agree on it', { skip: skip || (!fs.existsSync(CORPUS_SMALL) && '../shared/corpus is absent') }, () => {
+  const { convert, computeThinkingBoundary } = require('../scripts/corpus-to-session.js');
+  const corpus = JSON.parse(fs.readFileSync(CORPUS_SMALL, 'utf8'));
+  const text = convert(corpus);
+  const file = path.join(dir, 'corpus-small.jsonl');
+  fs.writeFileSync(file, text);
+  // Each frontier entry: the rule over the assistants written before it.
+  const times = [];
+  let prev;
+  const boundaries = [];
+  for (const line of text.trimEnd().split('\n')) {
+    const e = JSON.parse(line);
+    if (e.type === 'message' && e.message.role === 'assistant') times.push(e.message.timestamp);
+    if (e.type === 'custom' && e.customType === 'context-prune-frontier') {
+      prev = computeThinkingBoundary(times, 16, prev);
+      assert.equal(e.data.thinkingStripBoundaryTimestamp, prev, `frontier ${boundaries.length}`);
+      boundaries.push(prev);
+    }
+  }
+  // The boundary moves with the session, not the final one everywhere.
+  assert.ok(new Set(boundaries.filter((b) => b !== undefined)).size > 10, `${new Set(boundaries).size} distinct boundaries`);
+  assert.ok(boundaries.some((b) => b !== corpus.thinkingBoundaryTimestamp));
+  // Under the default ('auto') the replay finds the recorded frontier equal
+  // to the config's at every render, and renders what 'recorded' renders.
+  const auto = replay(file, { policies: ['config'], renders: true }).policies[1];
+  const recorded = replay(file, { policies: ['config'], renders: true, thinkingBoundary: 'recorded' }).policies[1];
+  assert.deepEqual(auto.thinkingBoundary, { rule: 'recorded', reason: "the session's frontier entries, written under this config" });
+  assert.deepEqual(auto.renders.map((x) => x.outputHash), recorded.renders.map((x) => x.outputHash));
+  assert.equal(auto.costUsd, recorded.costUsd);
+  const t = tune(file);
+  assert.equal(t.current.costUsd, auto.costUsd);
+  assert.deepEqual(t.current.thinkingBoundary, auto.thinkingBoundary);
+});

@@ -88,7 +88,7 @@ async function single(file, runs, samples) {
   for (let i = 0; i < runs; i++) {
     if (global.gc) global.gc();
     let t0 = performance.now();
-    const r = replay(file, { policies: ['config'], renders: i === 0 });
+    const r = replay(file, { policies: ['config'], renders: i === 0, thinkingBoundary: 'recorded' });
     if (i === 0) result = r;
     times.config.push(performance.now() - t0);
     if (global.gc) global.gc();

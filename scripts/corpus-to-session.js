@@ -7,7 +7,11 @@
 // entry with the full records, a frontier and a stats entry), chain entries
 // after the flush that follows their final answer. Entries are written the
 // way pi writes them (JSON.stringify of objects in pi's key order, parent
-// links by id); their times are the messages' own times.
+// links by id); their times are the messages' own times. Each frontier
+// entry holds the thinking boundary pi-condense 2.4.3 computes at that
+// flush (../shared/SPEC.md 6: its thinkingStrip.keepLastTurns, default 16,
+// over the assistant messages written so far, never less than before), so
+// a replay of the file sees what a recorded session would.
 //
 //   node scripts/corpus-to-session.js [outDir] [name...]
 //
@@ -17,6 +21,15 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const ROOT = path.join(__dirname, '..');
+
+/** SPEC 6's computeThinkingBoundary (src/frontier.rs): undefined for none. */
+function computeThinkingBoundary(timestamps, keepLastTurns, prev) {
+  const k = Math.max(1, keepLastTurns);
+  const n = timestamps.length;
+  if (n <= k) return prev;
+  const candidate = timestamps[n - k];
+  return prev === undefined ? candidate : Math.max(prev, candidate);
+}
 const CORPUS = path.join(ROOT, '..', 'shared', 'corpus');
 
 function convert(corpus) {
@@ -50,6 +63,10 @@ function convert(corpus) {
     }
     if (m.role === 'toolResult') results.set(m.toolCallId, m);
   }
+  // The thinking strip of the corpus's config (2.4.3's defaults when absent).
+  const strip = { enabled: true, keepLastTurns: 16, ...((corpus.config && corpus.config.thinkingStrip) || {}) };
+  const assistantTimes = [];
+  let boundary;
   const aliasWritten = new Set();
   const chains = [...(state.chains || [])];
   let lastAssistant = 0;
@@ -78,6 +95,8 @@ function convert(corpus) {
       }
       if (toolCalls.length) custom('context-prune-index', { toolCalls }, t);
       const last = refs[refs.length - 1];
+      // A disabled strip carries the previous value over.
+      if (strip.enabled) boundary = computeThinkingBoundary(assistantTimes, strip.keepLastTurns ?? 16, boundary);
       custom('context-prune-frontier', {
         lastAttemptedToolCallId: last ? last.toolCallId : 'none',
         lastAttemptedToolName: last && state.records[last.toolCallId] ? state.records[last.toolCallId].toolName : 'unknown',
@@ -88,7 +107,7 @@ function convert(corpus) {
         rawCharCount: 0,
         summaryCharCount: typeof m.content === 'string' ? m.content.length : 0,
         outcome: 'summarized',
-        ...(corpus.thinkingBoundaryTimestamp != null ? { thinkingStripBoundaryTimestamp: corpus.thinkingBoundaryTimestamp } : {}),
+        ...(boundary !== undefined ? { thinkingStripBoundaryTimestamp: boundary } : {}),
       }, t);
       custom('context-prune-stats', { totalInputTokens: 0, totalOutputTokens: 0, totalCost: 0, callCount: 1, chainsCompressed: 0, rangesSummarized: 0 }, t);
       while (chains.length && chains[0].finalAssistantTimestamp !== null && chains[0].finalAssistantTimestamp < t) {
@@ -96,7 +115,10 @@ function convert(corpus) {
       }
       continue;
     }
-    if (m.role === 'assistant') lastAssistant = m.timestamp;
+    if (m.role === 'assistant') {
+      lastAssistant = m.timestamp;
+      if (typeof m.timestamp === 'number') assistantTimes.push(m.timestamp);
+    }
     entry('message', { message: m }, m.timestamp + 1);
   }
   for (const c of chains) custom('context-prune-chain', c, lastAssistant + 2);
@@ -123,5 +145,5 @@ function main() {
   }
 }
 
-module.exports = { convert };
+module.exports = { convert, computeThinkingBoundary };
 if (require.main === module) main();

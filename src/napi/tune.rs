@@ -38,13 +38,16 @@ fn run(
                 ))
             }
         };
-        let mut files = Vec::with_capacity(paths.len());
-        for p in paths {
-            let bytes = std::fs::read(p).map_err(|e| {
-                PruneError::new(Code::Io, format!("{p}: cannot read the file: {e}"))
-            })?;
-            files.push((p.clone(), bytes));
-        }
+        // A file that cannot be read is left out of the tune, as one that
+        // cannot be parsed (`tune` lists both in `errors`).
+        let files: Vec<(String, Result<Vec<u8>, PruneError>)> = paths
+            .iter()
+            .map(|p| {
+                let bytes = std::fs::read(p)
+                    .map_err(|e| PruneError::new(Code::Io, format!("cannot read the file: {e}")));
+                (p.clone(), bytes)
+            })
+            .collect();
         let t = tune(&files, &TuneOptions { replay, release }, progress)?;
         Ok(String::from_utf8(to_json(&t))
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))

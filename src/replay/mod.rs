@@ -41,7 +41,7 @@ mod invariant;
 mod options;
 mod policy;
 mod pricer;
-mod report;
+pub(crate) mod report;
 mod request;
 mod settings;
 mod timeline;
@@ -85,6 +85,9 @@ fn id_string(entry: &Entry<'_>) -> String {
     }
 }
 
+/// Skipped line numbers a result lists (all are counted).
+pub const SKIPPED_LINES_LISTED: usize = 5;
+
 /// What to replay and how to price it.
 #[derive(Debug, Clone)]
 pub struct ReplayOptions {
@@ -104,9 +107,48 @@ pub struct ReplayOptions {
     pub catalog: Catalog,
     /// A fixed chars-per-token (no calibration).
     pub chars_per_token: Option<f64>,
-    /// `thinkingBoundary: 'config'`: the 2.4.3 boundary computed at each
-    /// flush from the config's keepLastTurns (default: the recorded one).
-    pub boundary_from_config: bool,
+    /// Which 2.4.3 thinking boundary a policy that reads it renders with.
+    pub thinking_boundary: BoundaryMode,
+}
+
+/// `thinkingBoundary`: the 2.4.3 boundary a render uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BoundaryMode {
+    /// The config's own boundary (as `Config`), reported as the recorded
+    /// rule when the file's 2.4 frontier entries hold that same boundary at
+    /// every render.
+    #[default]
+    Auto,
+    /// The boundary of the frontier in force, as recorded.
+    Recorded,
+    /// 2.4.3's rule computed at each flush from the config's keepLastTurns.
+    Config,
+}
+
+impl BoundaryMode {
+    /// Whether renders take the config's own boundary.
+    pub fn from_config(self) -> bool {
+        self != BoundaryMode::Recorded
+    }
+}
+
+/// The frontier entries a branch holds, for `BoundaryMode::Auto`'s verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FrontierEntries {
+    None,
+    /// Only entries without `thinkingStripBoundaryTimestamp` (2.9.1's, or
+    /// 2.4.3's before its first boundary).
+    WithoutBoundary,
+    /// At least one with it: pi-condense 2.4's.
+    WithBoundary,
+}
+
+/// The boundary rule a policy's renders followed, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoundaryUsed {
+    /// `recorded` or `config`.
+    pub rule: &'static str,
+    pub reason: String,
 }
 
 impl Default for ReplayOptions {
@@ -122,7 +164,7 @@ impl Default for ReplayOptions {
             recorded_policy: Policy::None,
             catalog: Catalog::default(),
             chars_per_token: None,
-            boundary_from_config: false,
+            thinking_boundary: BoundaryMode::Auto,
         }
     }
 }
@@ -191,6 +233,8 @@ pub struct PolicyReplay {
     pub priced: Vec<Priced>,
     /// Size points (the calibration pass only).
     pub points: Vec<calibration::SizePoint>,
+    /// The thinking boundary rule (None: the policy does not read one).
+    pub boundary: Option<BoundaryUsed>,
 }
 
 /// How well the model matched the usage pi recorded, under the policy in
@@ -221,6 +265,8 @@ pub struct Replay {
     /// knows it.
     pub models: Vec<(u64, String, bool)>,
     pub reconciliation: Reconciliation,
+    /// Lines pi skips: how many, and the first line numbers.
+    pub skipped_lines: (usize, Vec<u32>),
 }
 
 impl Replay {
@@ -264,6 +310,10 @@ pub struct Prepared<'a> {
     /// The state per call, per dialect, built when a walk first needs it.
     timelines: timeline::Timelines,
     conversions: pricer::Conversions,
+    /// What frontier entries the branch holds.
+    frontier_entries: FrontierEntries,
+    /// Lines pi skips: how many, and the first line numbers.
+    skipped: (usize, Vec<u32>),
 }
 
 impl<'a> Prepared<'a> {
@@ -298,7 +348,17 @@ impl<'a> Prepared<'a> {
         walks: usize,
         pool: bool,
     ) -> Result<Self> {
+        if bytes
+            .iter()
+            .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c))
+        {
+            return Err(crate::error::PruneError::new(
+                crate::error::Code::InvalidSession,
+                "empty file: not a pi session",
+            ));
+        }
         let file = SessionFile::parse(bytes).map_err(located)?;
+        let skipped = file.skipped_lines(SKIPPED_LINES_LISTED);
         let path = path_to(&file, &Leaf::Active).map_err(located)?.entries;
         let calls = model_calls(&file, &path);
         let infos: Vec<CallInfo> = calls
@@ -350,7 +410,25 @@ impl<'a> Prepared<'a> {
                 models.push((m.model_key, name, known));
             }
         }
+        let mut frontier_entries = FrontierEntries::None;
+        for &e in &path {
+            let entry = file.entry(e as usize);
+            if entry.is("custom")
+                && entry.custom_type_is(crate::sessionfile::condense::CUSTOM_FRONTIER)
+            {
+                if entry
+                    .data()
+                    .is_some_and(|d| d.get("thinkingStripBoundaryTimestamp").is_some())
+                {
+                    frontier_entries = FrontierEntries::WithBoundary;
+                    break;
+                }
+                frontier_entries = FrontierEntries::WithoutBoundary;
+            }
+        }
         let mut prepared = Prepared {
+            frontier_entries,
+            skipped,
             file,
             path,
             calls,
@@ -422,7 +500,8 @@ impl<'a> Prepared<'a> {
             calibration: &self.calibration,
             long: self.options.long_retention,
             cache_model: self.options.cache_model,
-            boundary_from_config: self.options.boundary_from_config,
+            boundary_mode: self.options.thinking_boundary,
+            frontier_entries: self.frontier_entries,
             timelines: &self.timelines,
             conversions: &self.conversions,
         }
@@ -454,6 +533,12 @@ impl<'a> Prepared<'a> {
 
     pub fn model_calls(&self) -> usize {
         self.calls.len()
+    }
+
+    /// Lines pi skips (`SessionFile::skipped_lines`): how many, and the
+    /// first line numbers.
+    pub fn skipped_lines(&self) -> &(usize, Vec<u32>) {
+        &self.skipped
     }
 }
 
@@ -519,6 +604,7 @@ pub fn replay(
         infos,
         models,
         calibration,
+        skipped,
         ..
     } = prepared;
     Ok(Replay {
@@ -530,6 +616,7 @@ pub fn replay(
         calibration,
         models,
         reconciliation: recorded,
+        skipped_lines: skipped,
     })
 }
 
@@ -689,9 +776,11 @@ mod tests {
                 Settings::new(Some(purge_soon)).unwrap(),
             ),
         ] {
+            // The fresh render reads the recorded frontier's boundary.
             let options = ReplayOptions {
                 settings: settings.clone(),
                 keep_renders: true,
+                thinking_boundary: BoundaryMode::Recorded,
                 ..ReplayOptions::default()
             };
             let r = replay(bytes, &options, None).unwrap();

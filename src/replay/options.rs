@@ -1,6 +1,8 @@
 //! The replay's options as the JS API passes them, one JSON object:
 //! `{policies?, config?, renders?, charsPerToken?, inputPrice?,
-//! cacheWriteMultiplier?, cacheReadMultiplier?, cacheTtlSeconds?}`.
+//! cacheWriteMultiplier?, cacheReadMultiplier?, cacheTtlSeconds?,
+//! cacheModel?, retention?, model?, recordedPolicy?, catalog?,
+//! thinkingBoundary?: 'auto' | 'recorded' | 'config'}`.
 //! Absent fields take the defaults of `ReplayOptions` and `CostModel`;
 //! anything else is a typed error naming the field.
 
@@ -9,7 +11,7 @@ use crate::json::parse::parse_value;
 use crate::json::Json;
 
 use super::wire::CallModel;
-use super::{CacheModel, Catalog, CostModel, Policy, ReplayOptions, Settings};
+use super::{BoundaryMode, CacheModel, Catalog, CostModel, Policy, ReplayOptions, Settings};
 
 fn number(root: &Json, name: &str, default: f64, positive: bool) -> Result<f64> {
     match root.get(name) {
@@ -121,12 +123,13 @@ impl ReplayOptions {
                 })
             }
         };
-        let boundary_from_config = match text("thinkingBoundary")?.as_deref() {
-            None | Some("recorded") => false,
-            Some("config") => true,
+        let thinking_boundary = match text("thinkingBoundary")?.as_deref() {
+            None | Some("auto") => BoundaryMode::Auto,
+            Some("recorded") => BoundaryMode::Recorded,
+            Some("config") => BoundaryMode::Config,
             Some(_) => {
                 return Err(PruneError::bad_argument(
-                    "thinkingBoundary must be 'recorded' or 'config'",
+                    "thinkingBoundary must be 'auto', 'recorded' or 'config'",
                 ))
             }
         };
@@ -154,7 +157,7 @@ impl ReplayOptions {
             recorded_policy,
             catalog,
             chars_per_token,
-            boundary_from_config,
+            thinking_boundary,
         })
     }
 }

@@ -2,27 +2,50 @@
 //! `--json` prints per file. Field names are defined here once:
 //!
 //! ```text
-//! { modelCalls,
-//!   cost: { charsPerToken, inputPrice, cacheWriteMultiplier,
-//!           cacheReadMultiplier, cacheTtlSeconds },
-//!   policies: [{ policy, config, charsSent, inputTokens, cacheWriteTokens,
-//!                cacheReadTokens, cacheWriteChars, cacheReadChars, cost,
-//!                costVsNone,
+//! { modelCalls, skippedLines: { count, lines },
+//!   prefix?: { charsPerToken, inputPrice, cacheWriteMultiplier,
+//!              cacheReadMultiplier, cacheTtlSeconds },
+//!   cacheModel, retention,
+//!   models: [{ model, inCatalog, charsPerToken, preambleTokens,
+//!              calibration, calls, fitError }],
+//!   recorded: { policy, status, reason, calls, classMatch,
+//!               recordedCostUsd, predictedCostUsd, costError },
+//!   policies: [{ policy, config, thinkingBoundary, charsSent, costUsd,
+//!                costUsdVsNone,
+//!                inputTokens, cacheReadTokens, cacheWriteTokens, warms,
+//!                warmCostUsd,
+//!                callClasses: { first, append, partial, rewrite, expired },
+//!                causes: [{ cause, calls, tokensWritten, costUsd }],
 //!                invariant: { flushGated, checked, broken,
 //!                             violations: [{ render, outputIndex,
 //!                                            inputIndex, phase, detail }] },
+//!                prefix?: { inputTokens, cacheReadTokens, cacheWriteTokens,
+//!                           cacheReadChars, cacheWriteChars, cost,
+//!                           costVsNone },
 //!                renders?: [{ charsBefore, charsAfter, messagesBefore,
-//!                             messagesAfter, breakIndex, cacheReadChars,
-//!                             cacheWriteChars, cacheExpired, prefixHash,
+//!                             messagesAfter, breakIndex, prefixHash,
 //!                             outputHash, entryId, leafId, timestamp,
-//!                             stats }] }] }
+//!                             stats, inputTokens, cacheReadTokens,
+//!                             cacheWriteTokens, costUsd, cacheReadMessages,
+//!                             callClass, rewriteCause,
+//!                             prefix?: { cacheReadChars, cacheWriteChars,
+//!                                        cacheExpired } }] }] }
 //! ```
 //!
-//! Tokens are chars over `charsPerToken` (not rounded); `cost` is in units
-//! of `inputPrice`; `costVsNone` is the ratio to policy `none` (null when
-//! that costs nothing); hashes are 16 lower-case hex digits; `inputIndex`,
-//! `leafId` and `timestamp` are null when absent. `renders` is present only
-//! when asked for.
+//! The plain names are the provider model's figures (`cacheModel`
+//! `provider`, the default): USD and tokens as the provider bills the
+//! calls. Under `cacheModel: 'prefix'` they are the prefix rule's priced at
+//! the catalog, and the `prefix` objects (present only then) hold the rule
+//! itself: chars (UTF-16 units), tokens as chars over `charsPerToken` (not
+//! rounded), `cost` in units of `inputPrice`, `costVsNone` the ratio to
+//! policy `none` (null when that costs nothing). Hashes are 16 lower-case
+//! hex digits; `inputIndex`, `leafId` and `timestamp` are null when absent.
+//! `renders` is present only when asked for. `skippedLines` counts the
+//! lines pi skips without a word (a truncated or garbage line, an entry of
+//! a type pi does not write; blank lines aside) and lists the first five
+//! line numbers (1-based). `thinkingBoundary` is null
+//! for a policy that reads no 2.4.3 thinking boundary, else `{ rule:
+//! 'recorded' | 'config', reason }`.
 
 use crate::json::text::write_quoted;
 use crate::json::write_json_number;
@@ -80,12 +103,42 @@ fn stats(out: &mut Vec<u8>, s: &Stats, v29: bool) {
     out.push(b'}');
 }
 
+/// `{count, lines}`: lines pi skipped, and the first line numbers.
+pub fn skipped_lines(out: &mut Vec<u8>, (count, lines): &(usize, Vec<u32>)) {
+    out.push(b'{');
+    field(out, "count");
+    num(out, *count as f64);
+    field(out, "lines");
+    out.push(b'[');
+    for (i, n) in lines.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        num(out, f64::from(*n));
+    }
+    out.extend_from_slice(b"]}");
+}
+
+/// `{rule, reason}`, or null for a policy that reads no boundary.
+pub fn boundary(out: &mut Vec<u8>, b: Option<&super::BoundaryUsed>) {
+    match b {
+        None => out.extend_from_slice(b"null"),
+        Some(b) => {
+            out.push(b'{');
+            field(out, "rule");
+            string(out, b.rule);
+            field(out, "reason");
+            string(out, &b.reason);
+            out.push(b'}');
+        }
+    }
+}
+
 fn hex(out: &mut Vec<u8>, h: u64) {
     out.extend_from_slice(format!("\"{h:016x}\"").as_bytes());
 }
 
 fn policy(out: &mut Vec<u8>, replay: &Replay, p: &PolicyReplay, renders: bool) {
-    let m = &replay.cost;
     out.push(b'{');
     field(out, "policy");
     string(out, p.policy.name());
@@ -94,33 +147,21 @@ fn policy(out: &mut Vec<u8>, replay: &Replay, p: &PolicyReplay, renders: bool) {
         Some(c) => c.write_json(out),
         None => out.extend_from_slice(b"null"),
     }
+    field(out, "thinkingBoundary");
+    boundary(out, p.boundary.as_ref());
     let t = &p.totals;
     field(out, "charsSent");
     num(out, t.chars_sent as f64);
-    field(out, "inputTokens");
-    num(out, m.tokens(t.chars_sent));
-    field(out, "cacheWriteTokens");
-    num(out, m.tokens(t.cache_write_chars));
-    field(out, "cacheReadTokens");
-    num(out, m.tokens(t.cache_read_chars));
-    field(out, "cacheWriteChars");
-    num(out, t.cache_write_chars as f64);
-    field(out, "cacheReadChars");
-    num(out, t.cache_read_chars as f64);
-    field(out, "cost");
-    num(out, m.cost(t));
-    field(out, "costVsNone");
-    num(out, replay.cost_vs_none(p));
     let b = &p.bill;
     field(out, "costUsd");
     num(out, b.cost_usd);
     field(out, "costUsdVsNone");
     num(out, replay.usd_vs_none(p));
-    field(out, "billedInputTokens");
+    field(out, "inputTokens");
     num(out, b.input_tokens);
-    field(out, "billedCacheReadTokens");
+    field(out, "cacheReadTokens");
     num(out, b.cache_read_tokens);
-    field(out, "billedCacheWriteTokens");
+    field(out, "cacheWriteTokens");
     num(out, b.cache_write_tokens);
     field(out, "warms");
     num(out, b.warms as f64);
@@ -191,6 +232,24 @@ fn policy(out: &mut Vec<u8>, replay: &Replay, p: &PolicyReplay, renders: bool) {
         out.push(b'}');
     }
     out.extend_from_slice(b"]}");
+    if replay.cache_model == super::CacheModel::Prefix {
+        let m = &replay.cost;
+        field(out, "prefix");
+        out.push(b'{');
+        for (name, v) in [
+            ("inputTokens", m.tokens(t.chars_sent)),
+            ("cacheReadTokens", m.tokens(t.cache_read_chars)),
+            ("cacheWriteTokens", m.tokens(t.cache_write_chars)),
+            ("cacheReadChars", t.cache_read_chars as f64),
+            ("cacheWriteChars", t.cache_write_chars as f64),
+            ("cost", m.cost(t)),
+            ("costVsNone", replay.cost_vs_none(p)),
+        ] {
+            field(out, name);
+            num(out, v);
+        }
+        out.push(b'}');
+    }
     if renders {
         field(out, "renders");
         out.push(b'[');
@@ -207,14 +266,10 @@ fn policy(out: &mut Vec<u8>, replay: &Replay, p: &PolicyReplay, renders: bool) {
                 ("messagesBefore", r.messages_before),
                 ("messagesAfter", r.messages_after),
                 ("breakIndex", r.break_index),
-                ("cacheReadChars", r.cache_read_chars),
-                ("cacheWriteChars", r.cache_write_chars),
             ] {
                 field(out, name);
                 num(out, v as f64);
             }
-            field(out, "cacheExpired");
-            out.extend_from_slice(if r.cache_expired { b"true" } else { b"false" });
             field(out, "prefixHash");
             hex(out, r.prefix_hash);
             field(out, "outputHash");
@@ -261,6 +316,17 @@ fn policy(out: &mut Vec<u8>, replay: &Replay, p: &PolicyReplay, renders: bool) {
                     }
                 }
             }
+            if replay.cache_model == super::CacheModel::Prefix {
+                field(out, "prefix");
+                out.push(b'{');
+                field(out, "cacheReadChars");
+                num(out, r.cache_read_chars as f64);
+                field(out, "cacheWriteChars");
+                num(out, r.cache_write_chars as f64);
+                field(out, "cacheExpired");
+                out.extend_from_slice(if r.cache_expired { b"true" } else { b"false" });
+                out.push(b'}');
+            }
             out.push(b'}');
         }
         out.push(b']');
@@ -275,20 +341,24 @@ pub fn to_json(replay: &Replay, renders: bool) -> Vec<u8> {
     out.push(b'{');
     field(&mut out, "modelCalls");
     num(&mut out, replay.calls.len() as f64);
-    let m = &replay.cost;
-    field(&mut out, "cost");
-    out.push(b'{');
-    for (name, v) in [
-        ("charsPerToken", m.chars_per_token),
-        ("inputPrice", m.input_price),
-        ("cacheWriteMultiplier", m.cache_write_multiplier),
-        ("cacheReadMultiplier", m.cache_read_multiplier),
-        ("cacheTtlSeconds", m.cache_ttl_ms / 1000.0),
-    ] {
-        field(&mut out, name);
-        num(&mut out, v);
+    field(&mut out, "skippedLines");
+    skipped_lines(&mut out, &replay.skipped_lines);
+    if replay.cache_model == super::CacheModel::Prefix {
+        let m = &replay.cost;
+        field(&mut out, "prefix");
+        out.push(b'{');
+        for (name, v) in [
+            ("charsPerToken", m.chars_per_token),
+            ("inputPrice", m.input_price),
+            ("cacheWriteMultiplier", m.cache_write_multiplier),
+            ("cacheReadMultiplier", m.cache_read_multiplier),
+            ("cacheTtlSeconds", m.cache_ttl_ms / 1000.0),
+        ] {
+            field(&mut out, name);
+            num(&mut out, v);
+        }
+        out.push(b'}');
     }
-    out.push(b'}');
     field(&mut out, "cacheModel");
     string(
         &mut out,

@@ -84,6 +84,9 @@ pub(super) struct Step {
     /// A flush changed the state since the previous call (or the state was
     /// rebuilt from the root for this call).
     pub flushed: bool,
+    /// A new frontier came into force since the previous call (a flush that
+    /// processed something: where 2.4.3 computes its boundary).
+    pub frontier_moved: bool,
     /// The 2.4.3 boundary the rebuilt frontier holds.
     pub boundary: Option<f64>,
     answers: Range<usize>,
@@ -120,6 +123,8 @@ impl Timeline {
         let mut indexer = Indexer::new(dialect);
         let mut applied = 0usize;
         let mut version = condense.version();
+        let frontier_at = |c: &CondenseState<'_>| c.frontier_data().map(|v| v.span().as_ptr());
+        let mut frontier = None;
         for (k, call) in calls.iter().enumerate() {
             let wanted = call.leaf.map_or(0, |l| l + 1);
             if wanted < applied {
@@ -127,6 +132,7 @@ impl Timeline {
                 indexer = Indexer::new(dialect);
                 applied = 0;
                 version = condense.version();
+                frontier = None;
             }
             for &e in &path[applied..wanted] {
                 let entry = file.entry(e as usize);
@@ -139,6 +145,8 @@ impl Timeline {
             applied = wanted;
             let flushed = condense.version() != version;
             version = condense.version();
+            let moved = frontier_at(&condense) != frontier;
+            frontier = frontier_at(&condense);
             let start = timeline.answers.len();
             if flushed && timeline.answer_error.is_none() {
                 if let Err(e) = indexer.answer(&condense, &mut timeline.answers) {
@@ -147,6 +155,7 @@ impl Timeline {
             }
             timeline.steps.push(Step {
                 flushed,
+                frontier_moved: moved,
                 boundary: condense.thinking_boundary(),
                 answers: start..timeline.answers.len(),
             });

@@ -21,7 +21,9 @@ use super::policy::Policy;
 use super::pricer::{Change, Conversions, Priced, Pricer};
 use super::settings::Settings;
 use super::timeline::Timelines;
-use super::{CallInfo, PolicyReplay, Progress, Render};
+use super::{
+    BoundaryMode, BoundaryUsed, CallInfo, FrontierEntries, PolicyReplay, Progress, Render,
+};
 use crate::engine::Engine;
 use crate::error::{PruneError, Result};
 use crate::record::array_len;
@@ -63,6 +65,9 @@ struct Lane<'p> {
     /// Its own keepLastTurns, when the boundary comes from the config.
     keep: Option<f64>,
     own_boundary: Option<f64>,
+    /// Renders whose recorded boundary differs from the config's own one
+    /// (counted under `Auto`, where the strip reads a boundary).
+    differs: usize,
     digests: Digests,
     last: Last,
     /// This call's output.
@@ -110,13 +115,25 @@ pub(super) struct Walk<'a, 's> {
     pub calibration: &'a Calibration,
     pub long: bool,
     pub cache_model: CacheModel,
-    /// The 2.4.3 boundary is computed at each flush from the config's
-    /// `keepLastTurns` (else the frontier in force gives it).
-    pub boundary_from_config: bool,
+    /// Which 2.4.3 boundary renders take: under `Auto` and `Config` it is
+    /// computed at each flush from the config's `keepLastTurns`, under
+    /// `Recorded` the frontier in force gives it.
+    pub boundary_mode: BoundaryMode,
+    /// The frontier entries the branch holds (for `Auto`'s verdict).
+    pub frontier_entries: FrontierEntries,
     /// The rebuilt state per call, shared by every walk of the file.
     pub timelines: &'a Timelines,
     /// Wire conversions, shared by every walk of the file.
     pub conversions: &'a Conversions,
+}
+
+/// Two boundaries are the same (NaN equal to NaN, as a render sees them).
+fn same_boundary(a: Option<f64>, b: Option<f64>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(x), Some(y)) => x == y || (x.is_nan() && y.is_nan()),
+        _ => false,
+    }
 }
 
 /// The thinking strip of a 2.4.3 render config: enabled, keepLastTurns.
@@ -186,11 +203,12 @@ impl Walk<'_, '_> {
             // The config's own boundary: pi-condense's rule at every flush,
             // over the branch's assistant timestamps up to the leaf
             // (SESSIONS.md C.2).
-            let keep = strip_of(config_json.as_ref()).filter(|_| self.boundary_from_config);
+            let keep = strip_of(config_json.as_ref()).filter(|_| self.boundary_mode.from_config());
             lanes.push(Lane {
                 thinking,
                 keep,
                 own_boundary: None,
+                differs: 0,
                 digests: Digests::default(),
                 last: Last::default(),
                 out: Vec::new(),
@@ -212,6 +230,7 @@ impl Walk<'_, '_> {
                     bill: Default::default(),
                     points: Vec::new(),
                     priced: Vec::new(),
+                    boundary: None,
                 },
                 pending: Pending::default(),
             });
@@ -294,7 +313,13 @@ impl Walk<'_, '_> {
                 if flushed {
                     timeline.answer(k, engine)?;
                 }
-                if policy.uses_boundary() && self.boundary_from_config && flushed && any_keep {
+                // 2.4.3 computes its boundary at a flush that processed
+                // something, the one that writes a frontier entry.
+                if policy.uses_boundary()
+                    && self.boundary_mode.from_config()
+                    && step.frontier_moved
+                    && any_keep
+                {
                     for &e in &self.path[timed..applied] {
                         let entry = self.file.entry(e as usize);
                         if entry.is("message") && entry.message_role_is("assistant") {
@@ -342,11 +367,18 @@ impl Walk<'_, '_> {
             for (n, lane) in lanes.iter_mut().enumerate() {
                 let boundary = if !policy.uses_boundary() {
                     None
-                } else if self.boundary_from_config {
+                } else if self.boundary_mode.from_config() {
                     lane.own_boundary
                 } else {
                     step.boundary
                 };
+                if policy.uses_boundary()
+                    && self.boundary_mode == BoundaryMode::Auto
+                    && lane.thinking.is_some()
+                    && !same_boundary(step.boundary, lane.own_boundary)
+                {
+                    lane.differs += 1;
+                }
                 // The last lane takes the shared render itself.
                 let script = match (&mut base, n + 1 == count) {
                     (Some(b), true) => Some(std::mem::take(b)),
@@ -382,9 +414,45 @@ impl Walk<'_, '_> {
             .map(|mut lane| {
                 lane.result.bill = lane.pricer.totals;
                 lane.result.points = lane.pricer.points;
+                lane.result.boundary = policy
+                    .uses_boundary()
+                    .then(|| self.boundary_used(lane.differs));
                 lane.result
             })
             .collect())
+    }
+
+    /// The rule a lane's renders followed (`differs`: renders where the
+    /// recorded boundary differed from the config's own).
+    fn boundary_used(&self, differs: usize) -> BoundaryUsed {
+        let (rule, reason) = match self.boundary_mode {
+            BoundaryMode::Recorded => ("recorded", "as asked".to_string()),
+            BoundaryMode::Config => ("config", "as asked".to_string()),
+            BoundaryMode::Auto if self.frontier_entries == FrontierEntries::None => (
+                "config",
+                "the session holds no pi-condense 2.4 frontier entries".to_string(),
+            ),
+            BoundaryMode::Auto
+                if differs > 0 && self.frontier_entries == FrontierEntries::WithoutBoundary =>
+            {
+                (
+                    "config",
+                    "the session holds no pi-condense 2.4 frontier entries (its frontier entries carry no thinking boundary)".to_string(),
+                )
+            }
+            BoundaryMode::Auto if differs > 0 => (
+                "config",
+                format!(
+                    "the session's frontier entries differ from this config's keepLastTurns at {differs} of {} renders",
+                    self.calls.len()
+                ),
+            ),
+            BoundaryMode::Auto => (
+                "recorded",
+                "the session's frontier entries, written under this config".to_string(),
+            ),
+        };
+        BoundaryUsed { rule, reason }
     }
 
     /// A lane's output under an engine: digests, wire conversions, and the

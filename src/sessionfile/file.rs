@@ -311,6 +311,69 @@ impl<'a> SessionFile<'a> {
         }
     }
 
+    /// The lines pi skips without a word, as (count, the first `first` line
+    /// numbers, 1-based): a non-blank line that holds no JSON value or a
+    /// falsy one (a truncated last line, garbage), and an entry whose `type`
+    /// is none pi 1.6.0 writes (SESSIONS.md A.5). Blank lines are not
+    /// counted.
+    pub fn skipped_lines(&self, first: usize) -> (usize, Vec<u32>) {
+        const KNOWN: [&[u8]; 12] = [
+            b"session",
+            b"message",
+            b"custom_message",
+            b"branch_summary",
+            b"compaction",
+            b"context_edit",
+            b"custom",
+            b"model_change",
+            b"thinking_level_change",
+            b"usage",
+            b"label",
+            b"session_info",
+        ];
+        let mut count = 0usize;
+        let mut numbers = Vec::new();
+        let mut skip = |n: u32| {
+            count += 1;
+            if numbers.len() < first {
+                numbers.push(n);
+            }
+        };
+        let mut kept = self.lines.iter().peekable();
+        let mut start = 0usize;
+        let input = &self.input[..];
+        let mut number = 0u32;
+        while start <= input.len() {
+            let end = memchr::memchr(b'\n', &input[start..]).map_or(input.len(), |i| start + i);
+            number += 1;
+            match kept.peek() {
+                Some(line) if line.number == number => {
+                    let unknown = line.head.kind == EntryKind::Other
+                        && number != self.lines[0].number
+                        && !line
+                            .root(input)
+                            .get("type")
+                            .and_then(|t| t.string().filter(|_| t.kind() == Kind::String))
+                            .is_some_and(|t| KNOWN.contains(&&*t));
+                    if unknown {
+                        skip(number);
+                    }
+                    kept.next();
+                }
+                _ => {
+                    let blank = input[start..end]
+                        .iter()
+                        .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c));
+                    if !blank {
+                        skip(number);
+                    }
+                }
+            }
+            start = end + 1;
+        }
+        (count, numbers)
+    }
+
     /// `byId.get(id)`: the last entry holding that id.
     pub fn by_id(&self, id: &JsKey<'_>) -> Option<usize> {
         let map: &HashMap<JsKey<'_>, u32> = &self.by_id;
@@ -330,6 +393,19 @@ impl<'a> SessionFile<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn skipped_lines_are_counted() {
+        let text = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n\n{\"type\":\"message\",\"id\":\"a\"}\ngarbage\n  \r\n{\"type\":\"frobnicate\",\"id\":\"b\"}\nnull\n{\"type\":\"model_change\",\"id\":\"c\"}\n42\n{\"type\":\"usage\",\"id\":\"d\"}\n{\"type\":\"mess";
+        let f = SessionFile::parse(&text[..]).unwrap();
+        assert_eq!(f.skipped_lines(5), (5, vec![4, 6, 7, 9, 11]));
+        assert_eq!(f.skipped_lines(2), (5, vec![4, 6]));
+        let clean = b"{\"type\":\"session\",\"id\":\"s\"}\n{\"type\":\"label\",\"id\":\"a\"}\n";
+        assert_eq!(
+            SessionFile::parse(&clean[..]).unwrap().skipped_lines(5),
+            (0, vec![])
+        );
+    }
 
     #[test]
     fn header_check() {

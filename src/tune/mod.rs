@@ -14,9 +14,9 @@ use std::sync::atomic::Ordering;
 
 use rayon::prelude::*;
 
-use crate::error::Result;
+use crate::error::{Code, PruneError, Result};
 use crate::json::Json;
-use crate::replay::{Policy, Prepared, Progress, ReplayOptions, Settings};
+use crate::replay::{BoundaryUsed, Policy, Prepared, Progress, ReplayOptions, Settings};
 
 pub use choose::{choose, Choice, HeldOut};
 pub use grid::{Candidate, HELD};
@@ -31,6 +31,8 @@ pub struct Outcome {
     pub rewrites: u64,
     /// Per cause label: calls and USD.
     pub causes: Vec<(String, u64, f64)>,
+    /// The thinking boundary rule its renders followed.
+    pub boundary: Option<BoundaryUsed>,
 }
 
 /// A tune's inputs besides the files.
@@ -46,13 +48,21 @@ pub struct TuneOptions {
 /// Every configuration over every file.
 #[derive(Debug, Clone)]
 pub struct Tuned {
+    /// The files tuned (those left out are in `errors`).
     pub files: Vec<String>,
+    /// Per file tuned: its model calls and skipped lines.
+    pub infos: Vec<FileInfo>,
+    /// The files left out, in order.
+    pub errors: Vec<FileError>,
     pub model_calls: usize,
     pub candidates: Vec<Candidate>,
     /// `outcomes[c][f]`: candidate `c` over file `f`.
     pub outcomes: Vec<Vec<Outcome>>,
     /// The index of the user's current configuration in `candidates`.
     pub current: usize,
+    /// The thinking boundary rule of the current configuration (None: its
+    /// release reads none).
+    pub boundary: Option<BoundaryUsed>,
     pub choice: Choice,
 }
 
@@ -68,6 +78,7 @@ fn outcome(p: &crate::replay::PolicyReplay) -> Outcome {
             .iter()
             .map(|l| (l.label.clone(), l.calls, l.cost_usd))
             .collect(),
+        boundary: p.boundary.clone(),
     }
 }
 
@@ -104,9 +115,122 @@ fn families(candidates: &[Candidate]) -> Vec<Vec<usize>> {
     families
 }
 
-/// Tunes over the session files `files` (name, bytes).
+/// A session file a tune left out, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileError {
+    pub file: String,
+    /// The message names no file; `line` is the file's line, when known.
+    pub error: PruneError,
+}
+
+/// What one file of a tune is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileInfo {
+    pub file: String,
+    pub model_calls: usize,
+    /// Lines pi skips: how many, and the first line numbers.
+    pub skipped_lines: (usize, Vec<u32>),
+}
+
+/// One file's outcomes under every candidate.
+fn tune_file(
+    bytes: &[u8],
+    replay_options: &ReplayOptions,
+    candidates: &[Candidate],
+    families: &[Vec<usize>],
+    progress: Option<&Progress>,
+) -> Result<(FileInfo, Vec<Outcome>)> {
+    let prepared = Prepared::new_for_pool(bytes, replay_options, progress, candidates.len())?;
+    let results: Vec<Result<Vec<(usize, Outcome)>>> = families
+        .par_iter()
+        .map(|family| {
+            let settings: Vec<&Settings> =
+                family.iter().map(|&c| &candidates[c].settings).collect();
+            let policy = candidates[family[0]].policy;
+            let replays = prepared.run_family(policy, &settings, progress)?;
+            Ok(family
+                .iter()
+                .zip(&replays)
+                .map(|(&c, p)| (c, outcome(p)))
+                .collect())
+        })
+        .collect();
+    let mut outcomes = vec![Outcome::default(); candidates.len()];
+    for family in results {
+        for (c, o) in family? {
+            outcomes[c] = o;
+        }
+    }
+    let info = FileInfo {
+        file: String::new(),
+        model_calls: prepared.model_calls(),
+        skipped_lines: prepared.skipped_lines().clone(),
+    };
+    Ok((info, outcomes))
+}
+
+/// The error of a tune that has no file left: a single file's own error,
+/// or one naming every file and why.
+fn no_file_left(errors: &[FileError]) -> PruneError {
+    if let [only] = errors {
+        return only.error.clone();
+    }
+    let code = errors
+        .iter()
+        .map(|e| e.error.code)
+        .reduce(|a, b| if a == b { a } else { Code::InvalidSession })
+        .unwrap_or(Code::InvalidArgument);
+    let each: Vec<String> = errors
+        .iter()
+        .map(|e| match e.error.line {
+            Some(l) => format!("{}:{l}: {}", e.file, e.error.message),
+            None => format!("{}: {}", e.file, e.error.message),
+        })
+        .collect();
+    PruneError::new(
+        code,
+        format!(
+            "none of the {} session files could be tuned: {}",
+            errors.len(),
+            each.join("; ")
+        ),
+    )
+}
+
+/// The current configuration's boundary rule over the files tuned (None:
+/// its release reads no boundary).
+fn current_boundary(per_file: &[Option<BoundaryUsed>], files: &[FileInfo]) -> Option<BoundaryUsed> {
+    let first = per_file.first()?.clone()?;
+    if per_file.len() == 1 || per_file.iter().all(|b| b.as_ref() == Some(&first)) {
+        return Some(first);
+    }
+    let recorded: Vec<&str> = per_file
+        .iter()
+        .zip(files)
+        .filter(|(b, _)| b.as_ref().is_some_and(|b| b.rule == "recorded"))
+        .map(|(_, f)| f.file.as_str())
+        .collect();
+    if recorded.len() == per_file.len() {
+        return Some(BoundaryUsed {
+            rule: "recorded",
+            reason: first.reason,
+        });
+    }
+    Some(BoundaryUsed {
+        rule: "config",
+        reason: format!(
+            "the frontier entries of {} of {} files are not this config's (the config's boundary is used for every file)",
+            per_file.len() - recorded.len(),
+            per_file.len()
+        ),
+    })
+}
+
+/// Tunes over the session files `files` (name, bytes or the error reading
+/// them). A file that cannot be read, parsed or replayed is left out and
+/// reported in `errors`; only when none is left is the tune an error.
 pub fn tune(
-    files: &[(String, Vec<u8>)],
+    files: &[(String, Result<Vec<u8>>)],
     options: &TuneOptions,
     progress: Option<&Progress>,
 ) -> Result<Tuned> {
@@ -120,38 +244,45 @@ pub fn tune(
             candidates.len() - 1
         }
     };
-    // Every configuration's boundary follows its own keepLastTurns.
+    // Every configuration's boundary follows its own keepLastTurns (the
+    // default `auto`, and `config`), or the recorded frontier.
     let mut replay_options = options.replay.clone();
-    replay_options.boundary_from_config = true;
     replay_options.keep_renders = false;
     let families = families(&candidates);
     let mut per_file: Vec<Vec<Outcome>> = Vec::with_capacity(files.len());
+    let mut infos: Vec<FileInfo> = Vec::with_capacity(files.len());
+    let mut errors: Vec<FileError> = Vec::new();
     let mut model_calls = 0;
-    for (_, bytes) in files {
-        let prepared = Prepared::new_for_pool(bytes, &replay_options, progress, candidates.len())?;
-        model_calls += prepared.model_calls();
-        let results: Vec<Result<Vec<(usize, Outcome)>>> = families
-            .par_iter()
-            .map(|family| {
-                let settings: Vec<&Settings> =
-                    family.iter().map(|&c| &candidates[c].settings).collect();
-                let policy = candidates[family[0]].policy;
-                let replays = prepared.run_family(policy, &settings, progress)?;
-                Ok(family
-                    .iter()
-                    .zip(&replays)
-                    .map(|(&c, p)| (c, outcome(p)))
-                    .collect())
-            })
-            .collect();
-        let mut outcomes = vec![Outcome::default(); candidates.len()];
-        for family in results {
-            for (c, o) in family? {
-                outcomes[c] = o;
+    for (name, bytes) in files {
+        let done = bytes
+            .as_ref()
+            .map_err(Clone::clone)
+            .and_then(|bytes| tune_file(bytes, &replay_options, &candidates, &families, progress));
+        match done {
+            Ok((info, outcomes)) => {
+                model_calls += info.model_calls;
+                infos.push(FileInfo {
+                    file: name.clone(),
+                    ..info
+                });
+                per_file.push(outcomes);
             }
+            Err(error) => errors.push(FileError {
+                file: name.clone(),
+                error,
+            }),
         }
-        per_file.push(outcomes);
     }
+    if per_file.is_empty() {
+        return Err(no_file_left(&errors));
+    }
+    let boundary = current_boundary(
+        &per_file
+            .iter()
+            .map(|f| f[current_at].boundary.clone())
+            .collect::<Vec<_>>(),
+        &infos,
+    );
     // outcomes[c][f]
     let outcomes: Vec<Vec<Outcome>> = (0..candidates.len())
         .map(|c| per_file.iter().map(|f| f[c].clone()).collect())
@@ -162,11 +293,14 @@ pub fn tune(
         p.done.store(total, Ordering::Relaxed);
     }
     Ok(Tuned {
-        files: files.iter().map(|(n, _)| n.clone()).collect(),
+        files: infos.iter().map(|f| f.file.clone()).collect(),
+        infos,
+        errors,
         model_calls,
         candidates,
         outcomes,
         current: current_at,
+        boundary,
         choice,
     })
 }

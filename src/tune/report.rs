@@ -3,12 +3,16 @@
 //!
 //! ```text
 //! { files, modelCalls, held,
-//!   current:     { release, contextPrune, costUsd, charsSent },
+//!   current:     { release, contextPrune, costUsd, charsSent,
+//!                  thinkingBoundary: null | { rule, reason } },
 //!   recommended: { release, contextPrune, costUsd, charsSent, saving,
 //!                  savingSpread: { min, median, max } },
 //!   ranked: [{ release, contextPrune, costUsd, charsSent, rewrites,
 //!              front, current, perFileCostUsd: [..],
 //!              causes: [{ cause, calls, costUsd }] }],
+//!   perFile: [{ file, modelCalls, noneUsd, currentUsd, recommendedUsd,
+//!               skippedLines: { count, lines } }],
+//!   errors: [{ file, error: { code, message, line } }],
 //!   heldOut: null | { fitFiles, testFiles, chosen: { release,
 //!              contextPrune }, savingFit, savingTest, noise,
 //!              beatsNoise } }
@@ -16,6 +20,11 @@
 //!
 //! `contextPrune` is the block to paste into pi's settings.json (null for
 //! release `none`); savings are fractions of the current settings' USD.
+//! `files`, `perFile` and `perFileCostUsd` hold the files tuned, in order;
+//! a file that could not be read, parsed or replayed is left out and listed
+//! in `errors` (its message names no file; `line` is null when none).
+//! `current.thinkingBoundary` says which 2.4.3 boundary rule the current
+//! configuration rendered with (null for a release that reads none).
 
 use super::{Candidate, Outcome, Tuned, HELD};
 use crate::json::text::{escape_str, write_quoted};
@@ -102,6 +111,8 @@ pub fn to_json(t: &Tuned) -> Vec<u8> {
     field(&mut out, "current");
     out.push(b'{');
     head(&mut out, &t.candidates[t.current], &t.outcomes[t.current]);
+    field(&mut out, "thinkingBoundary");
+    crate::replay::report::boundary(&mut out, t.boundary.as_ref());
     out.push(b'}');
     let ch = &t.choice;
     field(&mut out, "recommended");
@@ -181,6 +192,55 @@ pub fn to_json(t: &Tuned) -> Vec<u8> {
             out.push(b'}');
         }
         out.extend_from_slice(b"]}");
+    }
+    out.push(b']');
+    field(&mut out, "perFile");
+    out.push(b'[');
+    let none = t.candidates.iter().position(|c| c.release == "none");
+    for (f, info) in t.infos.iter().enumerate() {
+        if f > 0 {
+            out.push(b',');
+        }
+        out.push(b'{');
+        field(&mut out, "file");
+        string(&mut out, &info.file);
+        field(&mut out, "modelCalls");
+        num(&mut out, info.model_calls as f64);
+        field(&mut out, "noneUsd");
+        num(
+            &mut out,
+            none.map_or(f64::NAN, |n| t.outcomes[n][f].cost_usd),
+        );
+        field(&mut out, "currentUsd");
+        num(&mut out, t.outcomes[t.current][f].cost_usd);
+        field(&mut out, "recommendedUsd");
+        num(&mut out, t.outcomes[ch.recommended][f].cost_usd);
+        field(&mut out, "skippedLines");
+        crate::replay::report::skipped_lines(&mut out, &info.skipped_lines);
+        out.push(b'}');
+    }
+    out.push(b']');
+    field(&mut out, "errors");
+    out.push(b'[');
+    for (i, e) in t.errors.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.push(b'{');
+        field(&mut out, "file");
+        string(&mut out, &e.file);
+        field(&mut out, "error");
+        out.push(b'{');
+        field(&mut out, "code");
+        string(&mut out, e.error.code.as_str());
+        field(&mut out, "message");
+        string(&mut out, &e.error.message);
+        field(&mut out, "line");
+        match e.error.line {
+            Some(l) => num(&mut out, l as f64),
+            None => out.extend_from_slice(b"null"),
+        }
+        out.extend_from_slice(b"}}");
     }
     out.push(b']');
     field(&mut out, "heldOut");
