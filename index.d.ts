@@ -502,9 +502,15 @@ export interface ReplayOptions {
    * pi-condense's config, which the session file does not hold: pi's
    * settings file (`{contextPrune: {...}}`), its `contextPrune` block, or a
    * render config (recognised by `errorPurge` or `protection`). Default: the
-   * release's documented defaults (README, "Replay").
+   * release's documented defaults. A value of the wrong type in a section
+   * the render reads is ERR_CONDENSE_INVALID_CONFIG naming its key path.
    */
   config?: object | null;
+  /**
+   * The pi-condense release the caller runs: its policy (`config` for
+   * 2.4.3, `2.9.1` for 2.9.1) gets `yours: true` and " (yours)" in its label.
+   */
+  release?: '2.4.3' | '2.9.1' | null;
   /**
    * How calls are priced (docs/REPLAY.md, "Cost model"): `provider` (the
    * default) by the provider's own cache rules and pi-ai's catalog prices,
@@ -521,13 +527,13 @@ export interface ReplayOptions {
   recordedPolicy?: ReplayPolicyName | null;
   /** Characters per token, fixed (default: calibrated per model from the recorded usage, else 4). */
   charsPerToken?: number | null;
-  /** Price of one input token; costs are in this unit (default 1). */
+  /** The prefix rule's price of one input token; its `cost` is in this unit (default 1). */
   inputPrice?: number | null;
-  /** Cache-write price over the input price (default 1.25). */
+  /** The prefix rule's cache-write price over the input price (default 1.25). */
   cacheWriteMultiplier?: number | null;
-  /** Cache-read price over the input price (default 0.1). */
+  /** The prefix rule's cache-read price over the input price (default 0.1). */
   cacheReadMultiplier?: number | null;
-  /** How long the provider keeps a prefix cached, in seconds (default 300). */
+  /** The prefix rule's cache lifetime, in seconds (default 300). */
   cacheTtlSeconds?: number | null;
   /** Include every render's row (default false: totals only). */
   renders?: boolean | null;
@@ -623,6 +629,10 @@ export interface ReplayViolation {
 /** One policy over the whole session. */
 export interface ReplayPolicyResult {
   policy: ReplayPolicyName;
+  /** What it is, in words ("pi-condense 2.9.1"), with " (yours)" on the caller's release. */
+  label: string;
+  /** The policy of the `release` option (false on all when none is given). */
+  yours: boolean;
   /** The render config it ran with (null for `none`). */
   config: object | null;
   /** The 2.4.3 thinking boundary rule (`config` only; null for the others). */
