@@ -269,7 +269,7 @@ test('typed errors name the file and line', { skip }, async () => {
     [{ cacheTtlSeconds: -1 }, /cacheTtlSeconds/],
     [{ renders: 'yes' }, /renders/],
     [{ config: [1] }, /config/],
-    [{ config: { errorPurge: 1, bogus: true } }, /bogus/],
+    [{ config: { errorPurge: { enabled: true, cooldownTurns: 2, minArgChars: 500 }, bogus: true } }, /bogus/],
   ]) {
     assert.throws(() => replay(SAMPLE, options), (e) => /^ERR_CONDENSE_INVALID_(ARGUMENT|CONFIG)$/.test(e.code) && what.test(e.message), JSON.stringify(options));
   }

@@ -307,7 +307,7 @@ test('a file that cannot be read or parsed is left out and listed; perFile says 
   assert.deepEqual(withGone.files, [good[0]]);
   assert.equal(withGone.errors[0].file, gone);
   assert.equal(withGone.errors[0].error.code, 'ERR_CONDENSE_IO');
-  assert.match(withGone.errors[0].error.message, /^cannot read the file: /);
+  assert.ok(withGone.errors[0].error.message && !withGone.errors[0].error.message.includes(gone), withGone.errors[0].error.message);
   // No file left: an error naming every file.
   assert.throws(
     () => tune([garbage, blank]),

@@ -310,3 +310,82 @@ pub fn tune(
 pub fn settings_of(config: Option<Json>) -> Result<Settings> {
     Settings::new(config)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options() -> TuneOptions {
+        TuneOptions {
+            replay: ReplayOptions::default(),
+            release: "2.4.3",
+        }
+    }
+
+    /// A file that cannot be read, an empty one and a garbage one are left
+    /// out and listed in order; the rest is tuned as alone.
+    #[test]
+    fn bad_files_are_left_out_and_listed() {
+        let good = include_bytes!("../../__test__/fixtures/sessionfile/flushes.jsonl").to_vec();
+        let files = vec![
+            (
+                "gone".to_string(),
+                Err(PruneError::new(Code::Io, "cannot read the file: gone")),
+            ),
+            ("good".to_string(), Ok(good.clone())),
+            ("empty".to_string(), Ok(b" \n".to_vec())),
+            (
+                "garbage".to_string(),
+                Ok(b"x\n{\"type\":\"message\"}\n".to_vec()),
+            ),
+        ];
+        let t = tune(&files, &options(), None).unwrap();
+        let alone = tune(&[("good".to_string(), Ok(good))], &options(), None).unwrap();
+        assert_eq!(t.files, ["good"]);
+        assert_eq!(t.infos, alone.infos);
+        assert_eq!(t.outcomes, alone.outcomes);
+        let errors: Vec<(&str, Code, &str, Option<usize>)> = t
+            .errors
+            .iter()
+            .map(|e| {
+                (
+                    e.file.as_str(),
+                    e.error.code,
+                    e.error.message.as_str(),
+                    e.error.line,
+                )
+            })
+            .collect();
+        assert_eq!(
+            errors,
+            [
+                ("gone", Code::Io, "cannot read the file: gone", None),
+                (
+                    "empty",
+                    Code::InvalidSession,
+                    "empty file: not a pi session",
+                    None
+                ),
+                (
+                    "garbage",
+                    Code::InvalidSession,
+                    "not a pi session: the first entry is not a header {type:\"session\", id:<string>}",
+                    Some(2)
+                ),
+            ]
+        );
+        let json = String::from_utf8(to_json(&t)).unwrap();
+        assert!(json.contains(r#""errors":[{"file":"gone","error":{"code":"ERR_CONDENSE_IO","message":"cannot read the file: gone","line":null}}"#), "{json}");
+        // No file left: one error naming each file, or a single file's own.
+        let e = tune(&files[2..], &options(), None).unwrap_err();
+        assert_eq!(e.code, Code::InvalidSession);
+        assert_eq!(e.message, "none of the 2 session files could be tuned: empty: empty file: not a pi session; garbage:2: not a pi session: the first entry is not a header {type:\"session\", id:<string>}");
+        let e = tune(&files[..1], &options(), None).unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (Code::Io, "cannot read the file: gone")
+        );
+        let mixed = tune(&[files[0].clone(), files[2].clone()], &options(), None).unwrap_err();
+        assert_eq!(mixed.code, Code::InvalidSession);
+    }
+}
