@@ -33,7 +33,9 @@ function throwIfFailed(result, name) {
   const where = line === undefined ? name : `${name}:${line}`;
   const err = new Error(`${where}: ${result.errorMessage}`);
   err.code = result.errorCode;
-  if (line !== undefined) err.line = line;
+  // Always set: Bun gives every Error a `line` of its own (the source line
+  // that made it), which must not pass for the file's.
+  err.line = line;
   err.file = name;
   throw err;
 }

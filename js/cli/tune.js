@@ -160,7 +160,7 @@ async function tuneMain(run, ctx) {
     if (progress) progress.clear();
     if (typeof e.code !== 'string' || !e.code.startsWith('ERR_CONDENSE_')) throw e;
     errorLine(e.message);
-    if (run.json) out(`${JSON.stringify({ errors: [...errors, { file: null, error: { code: e.code, message: e.message, line: e.line ?? null } }] })}\n`);
+    if (run.json) out(`${JSON.stringify({ errors: [...errors, { file: null, error: { code: e.code, message: e.message, line: e.file ? e.line ?? null : null } }] })}\n`);
     return EXIT.ERROR;
   }
   if (progress) progress.clear();
