@@ -244,7 +244,13 @@ function writeSession(pi, ai, preamble, tokens) {
       sm.appendCustomEntry('context-prune-index', { toolCalls: recs });
     }
     const last = pending[pending.length - 1].calls.at(-1);
-    const times = [...assistantTimes, closing.timestamp];
+    // pi-condense 2.4.3's rule at a flush: over the assistants of the
+    // branch pi is on (not those of a branch left behind) and the closing
+    // answer, clamped by the boundary of the frontier in force there.
+    const onBranch = sm.getBranch();
+    const times = [...onBranch.filter((e) => e.type === 'message' && e.message.role === 'assistant').map((e) => e.message.timestamp), closing.timestamp];
+    const inForce = onBranch.findLast((e) => e.type === 'custom' && e.customType === 'context-prune-frontier');
+    boundary = inForce ? inForce.data.thinkingStripBoundaryTimestamp : undefined;
     const keep = 16;
     if (times.length > keep) boundary = Math.max(boundary ?? -Infinity, times[times.length - keep]);
     tick(2);
