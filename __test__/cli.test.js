@@ -331,6 +331,8 @@ test('usage errors: found before any file is read, printed once, naming the flag
   assert.equal(tuneHelp.code, 0);
   assert.match(tuneHelp.stdout, /^Usage: condense-native tune /);
   assert.doesNotMatch(tuneHelp.stdout, /--policy|--renders|--per-file/);
+  // tune says which cache model priced it.
+  assert.match(cli(['tune', '--cache-model', 'prefix', SAMPLE]).stdout, /121 configurations priced with the prefix rule/);
 });
 
 test('--svg: never over a session file of the run, nor over a file it did not write without --force', { skip }, () => {

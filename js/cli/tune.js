@@ -40,9 +40,9 @@ function grid(header, rows, right) {
 }
 
 /** The human report of a tune. */
-function tuneTable(t, { settings, shown = 15 } = {}) {
+function tuneTable(t, { settings, cacheModel = 'provider', shown = 15 } = {}) {
   const cur = t.current.costUsd;
-  const model = t.cacheModel === 'prefix' ? 'priced with the prefix rule' : 'priced as the provider bills them';
+  const model = cacheModel === 'prefix' ? 'priced with the prefix rule' : 'priced as the provider bills them';
   const lines = [];
   if (settings) lines.push(`settings: ${settings.source}; ${settings.releaseSource}`);
   lines.push(
@@ -177,7 +177,7 @@ async function tuneMain(run, ctx) {
   }
   result.errors = left;
   result.settings = { config: settings.source, release: settings.release, releaseSource: settings.releaseSource, enabled: settings.enabled };
-  out(run.json ? `${JSON.stringify(result)}\n` : `${tuneTable(result, { settings })}\n`);
+  out(run.json ? `${JSON.stringify(result)}\n` : `${tuneTable(result, { settings, cacheModel: run.options.cacheModel })}\n`);
   if (run.svg !== null) {
     try {
       fs.writeFileSync(run.svg, tuneSvg(result, ctx.svgMark));
