@@ -199,6 +199,9 @@ for (const release of RELEASES) {
     const agent = installAgent(release);
     const alone = piRun(agent, { packages: ['npm:pi-condense'] });
     const native = piRun(agent, { packages: FILTERED, prompts: [...PROMPTS, '/condense-native'] });
+    // Installed, the settings not yet changed: pi loads pi-condense's own
+    // entry, condense-native stands down and pi starts.
+    const twice = piRun(agent, { packages: ['npm:pi-condense', 'npm:condense-native'], prompts: [...PROMPTS, '/condense-native'] });
     const offBy = release === '2.4.3' ? { envExtra: { CONDENSE_NATIVE: 'off' } } : { extra: { condenseNative: { enabled: false } } };
     const off = piRun(agent, { packages: FILTERED, ...offBy });
 
@@ -218,13 +221,29 @@ for (const release of RELEASES) {
 
     assertSameRequests(native, alone, `${release} on condense-native`);
     assertSameRequests(off, alone, `${release} with condense-native switched off`);
+    assertSameRequests(twice, alone, `${release} with pi-condense's own entry unfiltered`);
 
     assert.deepEqual(native.warnings, [], `${release}: condense-native warned`);
     assert.equal(native.renders.length, agentCalls, 'one render per context event');
     assert.ok(native.renders.every((r) => r.engine === 'condense-native' && r.version === release), JSON.stringify(native.renders[0]));
     assert.ok(native.renders.some((r) => r.pruned));
     assert.equal(native.statuses.length, 1, '/condense-native answered');
-    assert.match(native.statuses[0], new RegExp(`render engine: condense-native \\(native addon\\); pi-condense ${release.replace(/\./g, '\\.')}; .*last render [\\d.]+ ms, median [\\d.]+ ms over ${agentCalls} renders`));
+    assert.match(native.statuses[0], new RegExp(`^render engine: condense-native \\(native addon, the ${release.slice(0, 3).replace('.', '\\.')} drop-in\\); pi-condense ${release.replace(/\./g, '\\.')}; last render [\\d.]+ ms, median [\\d.]+ ms over ${agentCalls} renders$`));
+    assert.equal(native.statuses[0].split(release).length, 2, 'the release is named once');
+
+    assert.equal(twice.renders.length, 0, 'condense-native stood down');
+    assert.equal(twice.warnings.length, 1, JSON.stringify(twice.warnings));
+    const settings = path.join(agent, 'settings.json');
+    assert.ok(
+      twice.warnings[0].includes(`("npm:pi-condense" in the "packages" of ${settings})`) &&
+        twice.warnings[0].includes(`make that entry read {"source":"npm:pi-condense","extensions":[]} in ${settings}, or run: node `) &&
+        twice.warnings[0].endsWith('pi-setup'),
+      twice.warnings[0],
+    );
+    assert.ok(twice.stderr.includes(twice.warnings[0]), 'the warning is on stderr in print mode');
+    assert.doesNotMatch(twice.stderr, /conflicts with/);
+    assert.equal(twice.statuses.length, 1);
+    assert.match(twice.statuses[0], /^render engine: pi-condense's own \(condense-native stood down\); pi-condense [\d.]+; pi loads pi-condense's own extension too/);
     assert.equal(off.renders.length, agentCalls);
     assert.ok(off.renders.every((r) => r.engine === 'pi-condense'), JSON.stringify(off.renders[0]));
     assert.deepEqual(off.warnings, []);

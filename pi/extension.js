@@ -7,7 +7,12 @@
 // drop-in for that release (condense-native/pi-condense-2.4 or -2.9). Every
 // other module of pi-condense is its own. pi-condense's own entry is
 // switched off with pi's package filter (README, "Use it in pi"), so it is
-// loaded once, here.
+// loaded once, here. When pi loads pi-condense's own entry as well (an
+// unfiltered settings entry, or `-e` on pi's command line), a second copy
+// would register the same tool and pi would refuse to start: the extension
+// stands down instead, after one warning naming the entry to change and the
+// file it is in (or `condense-native pi-setup`, which changes it), and pi
+// runs on pi-condense's own render.
 //
 // An unknown pi-condense version, no native binary for the platform, a pi
 // that did not load this file through jiti, or any error while loading:
@@ -16,6 +21,8 @@
 // keeps pi-condense's own render, timed. `/condense-native` (and the status
 // line) says which engine rendered and how long the last render took; each
 // render is also announced on pi's event bus as `condense-native:render`.
+// With CONDENSE_NATIVE_STATUS=1 (for `pi -p`, which shows no status line)
+// each render and, at exit, the status go to stderr as well.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -24,11 +31,12 @@ const { createRequire } = require('node:module');
 // condense-native's own modules load natively (as any Node package), not
 // through the jiti instance that loaded this file.
 const ownRequire = createRequire(__filename);
-const { agentDirOf, locatePiCondense, switchedOff, dropInFor } = ownRequire('./locate.js');
+const { agentDirOf, locatePiCondense, switchedOff, dropInFor, ownEntryLoaded, filteredEntry, prunerSwitch } = ownRequire('./locate.js');
 
 // The specifier pi-condense 2.4.x and 2.9.x import `pruneMessages` from.
 const PRUNER_SPECIFIER = './src/pruner.js';
 const KEEP = 200; // render times kept for the median
+const SETUP_COMMAND = `node ${JSON.stringify(path.join(__dirname, '..', 'bin', 'condense-native.js'))} pi-setup`;
 
 function hostModule(jitiRequire) {
   try {
@@ -89,6 +97,23 @@ function loadPiCondense(dir, jitiRequire, pruneMessages) {
   }
 }
 
+// The warning of a stand-down: what loads pi-condense's own entry, and the
+// change that lets condense-native render.
+function standDownReason(twice) {
+  if (twice.how === 'command line') {
+    return (
+      `pi loads pi-condense's own extension from the command line (-e ${twice.arg}) as well as through condense-native, ` +
+      "so condense-native stands down and pi-condense renders with its own code; leave out that -e to render on condense-native"
+    );
+  }
+  const want = JSON.stringify(filteredEntry(twice.entry));
+  return (
+    `pi loads pi-condense's own extension too (${JSON.stringify(twice.entry)} in the "packages" of ${twice.file}), ` +
+    `so condense-native stands down and pi-condense renders with its own code. To render on condense-native, make that entry read ${want} ` +
+    `in ${twice.file}, or run: ${SETUP_COMMAND}${twice.scope === 'project' ? ' --project' : ''}`
+  );
+}
+
 function median(list) {
   if (list.length === 0) return null;
   const s = [...list].sort((a, b) => a - b);
@@ -102,14 +127,20 @@ module.exports = async function condenseNative(pi) {
   const agentDir = agentDirOf(host);
   const warnings = [];
   const warn = (text) => warnings.push(`condense-native: ${text}`);
-  const status = { engine: 'off', version: null, reason: null, renders: 0, lastMs: null, times: [] };
+  const status = { engine: 'off', version: null, dropIn: null, reason: null, renders: 0, lastMs: null, times: [] };
+  const toStderr = /^(1|on|true|yes|stderr)$/i.test(String(process.env.CONDENSE_NATIVE_STATUS || '').trim());
 
   const found = locatePiCondense(cwd, agentDir);
-  if (!found.dir) {
+  const twice = ownEntryLoaded(cwd, agentDir);
+  if (found.dir) status.version = found.version;
+  if (twice) {
+    status.engine = 'stood down';
+    status.reason = standDownReason(twice);
+    warn(status.reason);
+  } else if (!found.dir) {
     status.reason = found.why;
     warn(`${found.why}; nothing to render (pi install npm:pi-condense)`);
   } else {
-    status.version = found.version;
     const line = dropInFor(found.version);
     const off = switchedOff(cwd, agentDir);
     let factory = null;
@@ -126,6 +157,7 @@ module.exports = async function condenseNative(pi) {
         status.times.push(ms);
         if (status.times.length > KEEP) status.times.shift();
         pi.events.emit('condense-native:render', { engine: status.engine, version: found.version, ms, pruned: result.pruned });
+        if (toStderr) process.stderr.write(`condense-native: render ${status.renders} on ${status.engine} ${ms.toFixed(3)} ms\n`);
         return result;
       };
     };
@@ -161,7 +193,7 @@ module.exports = async function condenseNative(pi) {
         };
         render = timed(native);
         status.engine = 'condense-native';
-        status.reason = `pi-condense ${found.version} with the ${line} drop-in`;
+        status.dropIn = line;
       }
       factory = loadPiCondense(found.dir, jitiRequire, render);
     } catch (err) {
@@ -185,21 +217,37 @@ module.exports = async function condenseNative(pi) {
 
   const describe = () => {
     const engine =
-      status.engine === 'condense-native' ? 'condense-native (native addon)' : status.engine === 'pi-condense' ? "pi-condense's own (JavaScript)" : 'none';
+      status.engine === 'condense-native'
+        ? `condense-native (native addon, the ${status.dropIn} drop-in)`
+        : status.engine === 'pi-condense'
+          ? "pi-condense's own (JavaScript)"
+          : status.engine === 'stood down'
+            ? "pi-condense's own (condense-native stood down)"
+            : 'none';
     const parts = [`render engine: ${engine}`];
     if (status.version) parts.push(`pi-condense ${status.version}`);
     if (status.reason) parts.push(status.reason);
     if (status.lastMs !== null) {
       parts.push(`last render ${status.lastMs.toFixed(2)} ms, median ${median(status.times).toFixed(2)} ms over ${status.renders} renders`);
-    } else parts.push('no render yet');
+    } else if (status.engine !== 'stood down') {
+      const pruning = status.version ? prunerSwitch(agentDir) : null;
+      parts.push(
+        pruning && !pruning.on
+          ? `no render yet: pi-condense's pruning is off (${pruning.why}); turn it on with /pruner on, or "contextPrune": { "enabled": true } in ${pruning.file}`
+          : 'no render yet',
+      );
+    }
     return parts.join('; ');
   };
 
   pi.registerCommand('condense-native', {
     description: 'Which engine renders pi-condense, and how long the last render took',
     handler: async (_args, ctx) => {
-      if (ctx && ctx.ui && typeof ctx.ui.notify === 'function') ctx.ui.notify(describe(), 'info');
-      pi.events.emit('condense-native:status', { ...status, times: undefined, text: describe() });
+      const text = describe();
+      // Print mode (`pi -p`) has no UI to notify: the status goes to stderr.
+      if (ctx && ctx.hasUI && ctx.ui && typeof ctx.ui.notify === 'function') ctx.ui.notify(text, 'info');
+      else process.stderr.write(`condense-native: ${text}\n`);
+      pi.events.emit('condense-native:status', { ...status, times: undefined, text });
     },
   });
 
@@ -212,6 +260,8 @@ module.exports = async function condenseNative(pi) {
     }
     return undefined;
   });
+
+  if (toStderr) process.once('exit', () => process.stderr.write(`condense-native: ${describe()}\n`));
 
   pi.on('session_start', (_event, ctx) => {
     for (const text of warnings.splice(0)) {

@@ -117,6 +117,7 @@ function makeStdout(stdout) {
 }
 
 async function main(argv, io = { stdout: process.stdout, stderr: process.stderr }) {
+  if (argv[0] === 'pi-setup') return require('./pi-setup.js').piSetupMain(argv.slice(1), io);
   const started = process.hrtime.bigint();
   const errorLine = (text) => io.stderr.write(`${NAME}: ${text}\n`);
   let run;
