@@ -28,18 +28,10 @@
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
-const { spawnSync } = require('node:child_process');
-const { packRelease, localBinary } = require('./helpers/pack.js');
+const { localBinary } = require('./helpers/pack.js');
+const { FIXTURES, SHARED, PI_PKG, PI_CLI, RELEASES, piNode, run, cleanEnv, makeWorkspace } = require('./helpers/real-pi.js');
 
-const ROOT = path.join(__dirname, '..');
-const FIXTURES = path.join(__dirname, 'fixtures', 'pi-extension');
-const SHARED = path.join(ROOT, '..', 'shared', 'pi-condense');
-const PI_DIR = path.join(ROOT, 'node_modules', '@earendil-works', 'pi-coding-agent');
-const PI_PKG = JSON.parse(fs.readFileSync(path.join(PI_DIR, 'package.json'), 'utf8'));
-const PI_CLI = path.join(PI_DIR, PI_PKG.bin.pi);
-const RELEASES = ['2.4.3', '2.9.1'];
 const PROMPTS = Array.from({ length: 7 }, (_, i) => `Prompt ${i + 1}: go on with the task.`);
 
 // pi-condense's settings for a short session: every batch summarized, chains
@@ -54,23 +46,6 @@ const CONTEXT_PRUNE = {
   thinkingStrip: { enabled: true, keepLastTurns: 2 },
 };
 
-// pi's engines, e.g. ">=22.19.0".
-function meetsPi(version) {
-  const want = /^>=\s*(\d+)\.(\d+)/.exec(PI_PKG.engines.node);
-  const [major, minor] = version.replace(/^v/, '').split('.').map(Number);
-  return major > Number(want[1]) || (major === Number(want[1]) && minor >= Number(want[2]));
-}
-
-// The Node that runs pi: this one, or under Bun the one on PATH.
-function piNode() {
-  if (!process.versions.bun) {
-    return meetsPi(process.versions.node) ? { node: process.execPath } : { why: `Node ${process.versions.node} is below pi ${PI_PKG.version}'s engines (${PI_PKG.engines.node})` };
-  }
-  const r = spawnSync('node', ['--version'], { encoding: 'utf8' });
-  if (r.status !== 0) return { why: 'no node on PATH to run pi with' };
-  return meetsPi(r.stdout.trim()) ? { node: 'node' } : { why: `the node on PATH (${r.stdout.trim()}) is below pi's engines (${PI_PKG.engines.node})` };
-}
-
 const NODE = piNode();
 const skip = NODE.why
   ? `${NODE.why}; pi runs on Node ${PI_PKG.engines.node} (npm test under Node 22 or 24 runs this)`
@@ -80,61 +55,9 @@ const skip = NODE.why
       ? `pi-condense ${RELEASES.join(' and ')} are absent from ${SHARED}`
       : false;
 
-function run(file, args, options) {
-  const r = spawnSync(file, args, { encoding: 'utf8', maxBuffer: 1 << 28, timeout: 180_000, ...options });
-  if (r.error || r.status !== 0) {
-    throw new Error(`${file} ${args.join(' ')} failed (${r.error ? r.error.message : `exit ${r.status}`}):\n${r.stdout}\n${r.stderr}`);
-  }
-  return r;
-}
-
-// npm, offline, with nothing of this checkout's environment.
-function cleanEnv(work, extra = {}) {
-  const env = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (/^(npm_|CONDENSE_NATIVE|NODE_OPTIONS$|NODE_PATH$|PI_|FAUX_)/i.test(key)) continue;
-    env[key] = value;
-  }
-  return Object.assign(env, {
-    HOME: path.join(work, 'home'),
-    npm_config_cache: path.join(work, 'npm-cache'),
-    npm_config_offline: 'true',
-    npm_config_registry: 'http://127.0.0.1:9/',
-    npm_config_update_notifier: 'false',
-    ...extra,
-  });
-}
-
-let prepared;
-function prepare() {
-  if (prepared) return prepared;
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'condense-real-pi-'));
-  process.on('exit', () => fs.rmSync(work, { recursive: true, force: true }));
-  fs.mkdirSync(path.join(work, 'home'));
-  const env = cleanEnv(work);
-  const tarballs = packRelease(work, env);
-  for (const r of RELEASES) {
-    const out = run('npm', ['pack', '--silent', '--pack-destination', path.join(work, 'tarballs'), path.join(SHARED, r)], { cwd: work, env });
-    tarballs[r] = path.join(work, 'tarballs', out.stdout.trim().split('\n').pop());
-  }
-  prepared = { work, env, tarballs };
-  return prepared;
-}
-
-// An agent directory with pi-condense `release` and condense-native installed
-// as `pi install` installs npm packages (pi's DefaultPackageManager:
-// package.json "pi-extensions", npm install --prefix <agentDir>/npm
-// --legacy-peer-deps; pi's own packages are its peers, never installed).
-function installAgent(release) {
-  const { work, env, tarballs } = prepare();
-  const agent = path.join(work, `agent-${release}`);
-  fs.mkdirSync(path.join(agent, 'npm'), { recursive: true });
-  fs.writeFileSync(path.join(agent, 'npm', 'package.json'), JSON.stringify({ name: 'pi-extensions', private: true }, null, 2));
-  run('npm', ['install', tarballs[release], tarballs.main.file, tarballs.platform.file, '--prefix', path.join(agent, 'npm'), '--legacy-peer-deps', '--no-audit', '--no-fund'], { cwd: work, env });
-  for (const name of ['pi-condense', 'condense-native']) assert.ok(fs.existsSync(path.join(agent, 'npm', 'node_modules', name, 'package.json')), `${name} is not installed`);
-  assert.ok(!fs.existsSync(path.join(agent, 'npm', 'node_modules', '@earendil-works')), "pi's own packages were installed next to the extensions");
-  return agent;
-}
+let workspace;
+const prepare = () => (workspace ??= makeWorkspace());
+const installAgent = (release) => prepare().installAgent(release);
 
 // A project folder with the files the script reads, the same path for
 // every run (pi puts the working directory into the system prompt).
