@@ -11,15 +11,23 @@
 //   alone   pi-condense as `pi install npm:pi-condense` leaves it;
 //   native  condense-native's package too, pi-condense's own entry switched
 //           off with the package filter of the README;
+//   twice   both installed, pi-condense's entry not filtered (pi loads its
+//           own entry too): condense-native stands down with one warning;
+//   routed  as native, with the path of each render forced in turn
+//           (CONDENSE_NATIVE_ROUTE): the addon, pi-condense's own with the
+//           engine catching up in the background, or without (the engine
+//           several renders behind), across the switch both ways;
 //   off     the same, with condense-native switched off (the environment
 //           variable for 2.4.3, the setting for 2.9.1).
 //
 // Every request the model receives must be, byte for byte, the one of the
-// `alone` run; the native run must have rendered every context event on the
-// addon, the off run on pi-condense's own function. The test prints the time
-// per render of both. A pi-condense of another version must run as it always
-// does, after a warning. Clocks stand still (fixtures/pi-extension/
-// frozen-clock.js), so the three runs stamp their messages alike.
+// `alone` run; the native run must have rendered each context event on
+// pi-condense's own function below the crossover (and the first) and on the
+// addon from there on, the off run on pi-condense's own function. The test
+// prints the time per render of both. A pi-condense of another version must
+// run as it always does, after a warning. Clocks stand still
+// (fixtures/pi-extension/frozen-clock.js), so the runs stamp their messages
+// alike.
 //
 // Needs a Node >= 22.19 (pi's engines): this Node, or under Bun the `node`
 // on PATH; skips with the reason otherwise, and without a local build of the
@@ -125,6 +133,10 @@ for (const release of RELEASES) {
     // Installed, the settings not yet changed: pi loads pi-condense's own
     // entry, condense-native stands down and pi starts.
     const twice = piRun(agent, { packages: ['npm:pi-condense', 'npm:condense-native'], prompts: [...PROMPTS, '/condense-native'] });
+    // The path forced render by render, across the switch both ways: the
+    // engine one render behind (own), several behind (lag), up to date.
+    const ROUTE = ['own', 'native', 'native', 'lag', 'lag', 'native', 'own', 'own', 'native', 'lag', 'native'];
+    const routed = piRun(agent, { packages: FILTERED, envExtra: { CONDENSE_NATIVE_ROUTE: ROUTE.join(','), CONDENSE_NATIVE_STATUS: '1' } });
     const offBy = release === '2.4.3' ? { envExtra: { CONDENSE_NATIVE: 'off' } } : { extra: { condenseNative: { enabled: false } } };
     const off = piRun(agent, { packages: FILTERED, ...offBy });
 
@@ -145,13 +157,33 @@ for (const release of RELEASES) {
     assertSameRequests(native, alone, `${release} on condense-native`);
     assertSameRequests(off, alone, `${release} with condense-native switched off`);
     assertSameRequests(twice, alone, `${release} with pi-condense's own entry unfiltered`);
+    assertSameRequests(routed, alone, `${release} switching between the addon and pi-condense's own`);
 
     assert.deepEqual(native.warnings, [], `${release}: condense-native warned`);
     assert.equal(native.renders.length, agentCalls, 'one render per context event');
     assert.ok(native.renders.every((r) => r.engine === 'condense-native' && r.version === release), JSON.stringify(native.renders[0]));
+    // Below the crossover (60 messages for 2.4.3, 40 for 2.9.1) and for the first render
+    // pi-condense's own renders; from there on the addon.
+    const paths = native.renders.map((r) => r.path);
+    assert.equal(paths[0], 'own', 'the first render, the engine still cold');
+    assert.ok(paths.includes('native') && paths.slice(paths.indexOf('native')).every((p) => p === 'native'), paths.join(' '));
+    assert.deepEqual(
+      routed.renders.map((r) => r.path),
+      Array.from({ length: agentCalls }, (_, n) => (ROUTE[n % ROUTE.length] === 'native' ? 'native' : 'own')),
+    );
+    const lines = routed.stderr.split('\n').filter((l) => /^condense-native: render \d+ on /.test(l));
+    assert.equal(lines.length, agentCalls, 'CONDENSE_NATIVE_STATUS=1: a line per render');
+    assert.match(lines[1], /^condense-native: render 2 on condense-native \(native\) [\d.]+ ms$/);
+    assert.match(routed.stderr, /\ncondense-native: render engine: condense-native .* median [\d.]+ ms over \d+ renders\n$/, 'and the status at exit');
     assert.ok(native.renders.some((r) => r.pruned));
     assert.equal(native.statuses.length, 1, '/condense-native answered');
-    assert.match(native.statuses[0], new RegExp(`^render engine: condense-native \\(native addon, the ${release.slice(0, 3).replace('.', '\\.')} drop-in\\); pi-condense ${release.replace(/\./g, '\\.')}; last render [\\d.]+ ms, median [\\d.]+ ms over ${agentCalls} renders$`));
+    assert.match(
+      native.statuses[0],
+      new RegExp(
+        `^render engine: condense-native \\(native addon, the ${release.slice(0, 3).replace('.', '\\.')} drop-in\\); pi-condense ${release.replace(/\./g, '\\.')}; ` +
+          `below ${release === '2.4.3' ? 60 : 40} messages, and for the first render after a session opens, pi-condense's own render \\(faster there\\); last render [\\d.]+ ms on the addon, median [\\d.]+ ms over ${agentCalls} renders$`,
+      ),
+    );
     assert.equal(native.statuses[0].split(release).length, 2, 'the release is named once');
 
     assert.equal(twice.renders.length, 0, 'condense-native stood down');

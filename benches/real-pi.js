@@ -29,6 +29,9 @@
 //   node benches/real-pi.js --sizes 10,100          some sizes
 //   node benches/real-pi.js --release 2.4.3         one release
 //   node benches/real-pi.js --rounds 5 --prompts 3  rounds per size, prompts per run
+//   node benches/real-pi.js --min-messages 0        the addon's crossover (CONDENSE_NATIVE_MIN_MESSAGES):
+//                                                   0 renders natively at every size (after the
+//                                                   first render), to measure where it pays
 //   node benches/real-pi.js --node 22               the Node to run pi with (22, 24 pinned by
 //                                                   scripts/nodes.js, `this`, or a path)
 //   node benches/real-pi.js --out FILE              write the section there (default: into
@@ -80,6 +83,10 @@ function parseArgs(argv) {
       if (!Number.isInteger(n) || n < 1) usage(`${a} takes a whole number >= 1`);
       opts[a.slice(2)] = n;
     } else if (a === '--node') opts.node = value();
+    else if (a === '--min-messages') {
+      opts.minMessages = value();
+      if (!/^\d+$/.test(opts.minMessages)) usage('--min-messages takes a whole number');
+    }
     else if (a === '--out') opts.out = path.resolve(value());
     else if (a === '--no-write') opts.write = false;
     else usage(`unknown argument '${a}'`);
@@ -175,6 +182,7 @@ function measureOnce(ctx, agent, cut, mode, prompts) {
   fs.rmSync(requests, { force: true });
   const envExtra = { CHAIN_LOG: chain, FAUX_LOG: requests };
   if (mode === 'own') envExtra.CONDENSE_NATIVE = 'off';
+  else if (ctx.minMessages !== undefined) envExtra.CONDENSE_NATIVE_MIN_MESSAGES = ctx.minMessages;
   pi(ctx, agent, { packages: FILTERED, prompts, session, envExtra, clockStart: cut.clockStart });
   const calls = lines(chain).map((l) => JSON.parse(l));
   return { calls, requests: lines(requests).filter((l) => l.startsWith('{"kind":"agent"')) };
@@ -265,7 +273,7 @@ function main() {
   const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' / ');
   const loadStart = load();
   const ws = makeWorkspace('condense-bench-real-pi-');
-  const ctx = { work: ws.work, node, cwd: null };
+  const ctx = { work: ws.work, node, cwd: null, minMessages: opts.minMessages };
   ctx.cwd = project(ws.work, 0);
   const rows = [];
   for (const release of opts.releases) rows.push(...benchRelease(ctx, opts, release, ws.installAgent(release)));

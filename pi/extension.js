@@ -120,6 +120,96 @@ function median(list) {
   return s[s.length >> 1];
 }
 
+// Below this many messages pi-condense's own render is as fast as the
+// addon's in pi or faster, per drop-in (measured with `node
+// benches/real-pi.js --min-messages 0`: docs/ADOPTING.md, "In pi, per
+// render"), so the extension renders with pi-condense's own function there.
+const CROSSOVER = { '2.4': 60, '2.9': 40 };
+
+/**
+ * The render condense-native hands pi-condense: the drop-in where it is
+ * faster, pi-condense's own function where it is not, exact either way.
+ * pi-condense's own renders while the context is below `minMessages`
+ * (CONDENSE_NATIVE_MIN_MESSAGES, default the release's CROSSOVER) and while the engine has
+ * not caught up with the conversation (the first render after a session
+ * opens, a branch change, a compaction); after such a render, or any own
+ * render from half the crossover on, the drop-in renders the same call in
+ * the background (`setImmediate`, its answer dropped, 2.9.1's diagnostics
+ * not reported) so its engine is at most one render behind when it takes
+ * over. The drop-in asks the indexer everything again each render and
+ * re-reads the messages from the first one it does not know, so its answer
+ * is pi-condense's whatever rendered before it. CONDENSE_NATIVE_ROUTE (for
+ * tests: `own`, `lag` (own, no background render), `native`, comma
+ * separated, used in turn) forces the path of each render.
+ */
+function makeRouter({ dropIn, ownRender, line, status, env }) {
+  const parsed = Number(env.CONDENSE_NATIVE_MIN_MESSAGES);
+  const minMessages = env.CONDENSE_NATIVE_MIN_MESSAGES !== undefined && Number.isFinite(parsed) && parsed >= 0 ? parsed : CROSSOVER[line];
+  const route = typeof env.CONDENSE_NATIVE_ROUTE === 'string' && env.CONDENSE_NATIVE_ROUTE.trim() ? env.CONDENSE_NATIVE_ROUTE.split(',').map((r) => r.trim()) : null;
+  const diagnosticsAt = line === '2.9' ? 6 : -1;
+  let warm = new WeakSet();
+  let failed = null;
+  let pending = null;
+  let turn = 0;
+  const router = {
+    minMessages,
+    onFailure: () => {},
+    cool() {
+      warm = new WeakSet();
+    },
+    render(...args) {
+      if (failed !== null) {
+        status.lastPath = 'own';
+        return ownRender(...args);
+      }
+      const messages = args[0];
+      const indexer = args[1];
+      const n = Array.isArray(messages) ? messages.length : 0;
+      const ready = indexer !== null && typeof indexer === 'object' && warm.has(indexer);
+      const forced = route === null ? null : route[turn++ % route.length];
+      if (forced === 'native' || (forced === null && ready && n >= minMessages)) {
+        try {
+          status.lastPath = 'native';
+          const result = dropIn.pruneMessages(...args);
+          if (indexer !== null && typeof indexer === 'object') warm.add(indexer);
+          return result;
+        } catch (err) {
+          fail(err);
+          status.lastPath = 'own';
+          return ownRender(...args);
+        }
+      }
+      status.lastPath = 'own';
+      const result = ownRender(...args);
+      if (forced !== 'lag' && (!ready || n >= minMessages / 2 || forced === 'own')) catchUp(args);
+      return result;
+    },
+  };
+  function fail(err) {
+    if (failed !== null) return;
+    failed = err;
+    router.onFailure(err);
+  }
+  // One background render at a time, of the latest call.
+  function catchUp(args) {
+    const scheduled = pending !== null;
+    pending = diagnosticsAt >= 0 ? Object.assign([...args], { [diagnosticsAt]: undefined }) : args;
+    if (scheduled) return;
+    setImmediate(() => {
+      const call = pending;
+      pending = null;
+      if (failed !== null) return;
+      try {
+        dropIn.pruneMessages(...call);
+        if (call[1] !== null && typeof call[1] === 'object') warm.add(call[1]);
+      } catch (err) {
+        fail(err);
+      }
+    });
+  }
+  return router;
+}
+
 module.exports = async function condenseNative(pi) {
   const jitiRequire = require;
   const host = hostModule(jitiRequire);
@@ -127,7 +217,7 @@ module.exports = async function condenseNative(pi) {
   const agentDir = agentDirOf(host);
   const warnings = [];
   const warn = (text) => warnings.push(`condense-native: ${text}`);
-  const status = { engine: 'off', version: null, dropIn: null, reason: null, renders: 0, lastMs: null, times: [] };
+  const status = { engine: 'off', version: null, dropIn: null, minMessages: null, lastPath: null, reason: null, renders: 0, lastMs: null, times: [] };
   const toStderr = /^(1|on|true|yes|stderr)$/i.test(String(process.env.CONDENSE_NATIVE_STATUS || '').trim());
 
   const found = locatePiCondense(cwd, agentDir);
@@ -147,6 +237,10 @@ module.exports = async function condenseNative(pi) {
     // The render pi-condense runs: the drop-in, or (switched off)
     // pi-condense's own, timed either way; `status.engine` says which
     // answered (the drop-in hands over to pi-condense's own after a failure).
+    // pi-condense's own render path, loaded up front as pi-condense's own
+    // entry loads it (so no render pays for compiling it).
+    let ownPruner = null;
+    const ownRender = (...args) => (ownPruner ??= jitiRequire(path.join(found.dir, 'src', 'pruner.ts'))).pruneMessages(...args);
     const timed = (render) => {
       return function pruneMessages(...args) {
         const t0 = process.hrtime.bigint();
@@ -156,44 +250,40 @@ module.exports = async function condenseNative(pi) {
         status.lastMs = ms;
         status.times.push(ms);
         if (status.times.length > KEEP) status.times.shift();
-        pi.events.emit('condense-native:render', { engine: status.engine, version: found.version, ms, pruned: result.pruned });
-        if (toStderr) process.stderr.write(`condense-native: render ${status.renders} on ${status.engine} ${ms.toFixed(3)} ms\n`);
+        const by = status.engine === 'condense-native' ? status.lastPath : 'own';
+        pi.events.emit('condense-native:render', { engine: status.engine, path: by, version: found.version, ms, pruned: result.pruned });
+        if (toStderr) process.stderr.write(`condense-native: render ${status.renders} on ${status.engine} (${by}) ${ms.toFixed(3)} ms\n`);
         return result;
       };
     };
     try {
       if (line === null) throw new Error(`pi-condense ${found.version} is not a release condense-native renders (2.4.x, 2.9.x)`);
+      ownPruner = jitiRequire(path.join(found.dir, 'src', 'pruner.ts'));
       let render;
       if (off) {
         status.engine = 'pi-condense';
         status.reason = `switched off by ${off}`;
-        let own;
-        render = timed((...args) => (own ??= jitiRequire(path.join(found.dir, 'src', 'pruner.ts'))).pruneMessages(...args));
+        render = timed(ownRender);
       } else {
         const api = ownRequire('../index.js');
         if (api.backend !== 'native') throw new Error(`no native binary loaded for ${process.platform}-${process.arch}`);
         const dropIn = ownRequire(line === '2.4' ? '../js/pi-condense-2.4.js' : '../js/pi-condense-2.9.js');
-        let own = null;
-        let failed = null;
+        const router = makeRouter({ dropIn, ownRender, line, status, env: process.env });
         // A render the addon refuses is rendered by pi-condense's own
         // function from then on, after one warning.
-        const native = (...args) => {
-          if (failed === null) {
-            try {
-              return dropIn.pruneMessages(...args);
-            } catch (err) {
-              failed = err;
-              status.engine = 'pi-condense';
-              status.reason = `the addon failed a render (${err.code || err.name}: ${err.message})`;
-              pi.events.emit('condense-native:warning', `condense-native: ${status.reason}; pi-condense's own render takes over`);
-            }
-          }
-          own ??= jitiRequire(path.join(found.dir, 'src', 'pruner.ts'));
-          return own.pruneMessages(...args);
+        router.onFailure = (err) => {
+          status.engine = 'pi-condense';
+          status.reason = `the addon failed a render (${err.code || err.name}: ${err.message})`;
+          pi.events.emit('condense-native:warning', `condense-native: ${status.reason}; pi-condense's own render takes over`);
         };
-        render = timed(native);
+        // A session opened, a branch moved to, a compaction: the context
+        // may have changed as a whole, so the next render is pi-condense's
+        // own while the engine catches up in the background.
+        for (const event of ['session_start', 'session_tree', 'session_compact']) pi.on(event, () => router.cool());
+        render = timed(router.render);
         status.engine = 'condense-native';
         status.dropIn = line;
+        status.minMessages = router.minMessages;
       }
       factory = loadPiCondense(found.dir, jitiRequire, render);
     } catch (err) {
@@ -227,8 +317,12 @@ module.exports = async function condenseNative(pi) {
     const parts = [`render engine: ${engine}`];
     if (status.version) parts.push(`pi-condense ${status.version}`);
     if (status.reason) parts.push(status.reason);
+    if (status.engine === 'condense-native') {
+      parts.push(`below ${status.minMessages} messages, and for the first render after a session opens, pi-condense's own render (faster there)`);
+    }
     if (status.lastMs !== null) {
-      parts.push(`last render ${status.lastMs.toFixed(2)} ms, median ${median(status.times).toFixed(2)} ms over ${status.renders} renders`);
+      const by = status.engine === 'condense-native' ? (status.lastPath === 'native' ? ' on the addon' : " on pi-condense's own") : '';
+      parts.push(`last render ${status.lastMs.toFixed(2)} ms${by}, median ${median(status.times).toFixed(2)} ms over ${status.renders} renders`);
     } else if (status.engine !== 'stood down') {
       const pruning = status.version ? prunerSwitch(agentDir) : null;
       parts.push(
