@@ -37,6 +37,9 @@
 //   node benches/real-pi.js --out FILE              write the section there (default: into
 //                                                   benches/RESULTS.md, between its markers)
 //   node benches/real-pi.js --no-write              print only
+//   node benches/real-pi.js --cache DIR             where the built sessions and the project
+//                                                   folder pi runs in are kept between runs
+//                                                   (default ~/.cache/condense-native-real-pi)
 
 const fs = require('node:fs');
 const os = require('node:os');
@@ -65,7 +68,16 @@ function usage(message) {
 }
 
 function parseArgs(argv) {
-  const opts = { sizes: [10, 100, 500, 2000, 5000], releases: RELEASES, rounds: 3, prompts: 3, node: '24', out: RESULTS_FILE, write: true };
+  const opts = {
+    sizes: [10, 100, 500, 2000, 5000],
+    releases: RELEASES,
+    rounds: 3,
+    prompts: 3,
+    node: '24',
+    out: RESULTS_FILE,
+    write: true,
+    cache: path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'condense-native-real-pi'),
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -88,6 +100,7 @@ function parseArgs(argv) {
       if (!/^\d+$/.test(opts.minMessages)) usage('--min-messages takes a whole number');
     }
     else if (a === '--out') opts.out = path.resolve(value());
+    else if (a === '--cache') opts.cache = path.resolve(value());
     else if (a === '--no-write') opts.write = false;
     else usage(`unknown argument '${a}'`);
   }
@@ -105,8 +118,8 @@ const lines = (file) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').spl
 
 // The project folder pi runs in (the same path for every run: pi puts it
 // into the system prompt), with the notes the script reads.
-function project(work, prompts) {
-  const dir = path.join(work, 'project');
+function project(root, prompts) {
+  const dir = path.join(root, 'project');
   fs.mkdirSync(path.join(dir, 'notes'), { recursive: true });
   for (let p = 1; p <= prompts; p++) {
     const file = path.join(dir, 'notes', `f${p}.txt`);
@@ -129,10 +142,16 @@ function pi(ctx, agent, { packages, prompts, session, envExtra = {}, clockStart 
   return run(ctx.node, args, { cwd: ctx.cwd, env, timeout: 3_600_000 });
 }
 
-// The session pi-condense builds alone, long enough for the largest size.
+// The session pi-condense builds alone, long enough for the largest size,
+// kept in the cache folder (--cache) for the next run: a session depends on
+// the release, the prompt count, the fixtures and pi, named below.
 function buildSession(ctx, agent, release, messages) {
-  const count = Math.ceil(messages / 9) + 2; // about 9-10 messages per prompt
-  project(ctx.work, count + 200);
+  const count = Math.ceil(messages / 8) + 4; // 8 to 9 messages per prompt
+  project(ctx.cache, count + 200);
+  const fixtures = ['faux-model.js', 'frozen-clock.js'].map((f) => fs.readFileSync(path.join(FIXTURES, f), 'utf8')).join('\n');
+  const key = require('node:crypto').createHash('sha256').update(`${release}\n${count}\n${PI_PKG.version}\n${JSON.stringify(CONTEXT_PRUNE)}\n${fixtures}`).digest('hex').slice(0, 12);
+  const file = path.join(ctx.cache, `session-${release}-${count}-${key}.jsonl`);
+  if (fs.existsSync(file)) return { file, prompts: count };
   fs.rmSync(path.join(agent, 'sessions'), { recursive: true, force: true });
   const t0 = Date.now();
   pi(ctx, agent, { packages: ['npm:pi-condense'], prompts: Array.from({ length: count }, (_, i) => prompt(i + 1)) });
@@ -145,9 +164,9 @@ function buildSession(ctx, agent, release, messages) {
   };
   walk(path.join(agent, 'sessions'));
   if (files.length !== 1) throw new Error(`pi wrote ${files.length} session files for one run`);
-  const file = path.join(ctx.work, `built-${release}.jsonl`);
-  fs.copyFileSync(files[0], file);
-  process.stderr.write(`pi-condense ${release}: built a session of ${count} prompts in ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
+  fs.copyFileSync(files[0], `${file}.tmp`);
+  fs.renameSync(`${file}.tmp`, file);
+  process.stderr.write(`pi-condense ${release}: built a session of ${count} prompts in ${((Date.now() - t0) / 1000).toFixed(0)} s (${file})\n`);
   return { file, prompts: count };
 }
 
@@ -168,7 +187,7 @@ function cutSession(built, size, out) {
     messages++;
     if (typeof e.message.timestamp === 'number') lastTime = Math.max(lastTime, e.message.timestamp);
   }
-  if (cut === all.length && messages < size) throw new Error(`the built session has ${messages} messages, fewer than ${size}`);
+  if (cut === all.length && messages < size * 0.9) throw new Error(`the built session has ${messages} messages, fewer than ${size}`);
   fs.writeFileSync(out, `${all.slice(0, cut).join('\n')}\n`);
   return { file: out, messages, clockStart: lastTime + 60_000 };
 }
@@ -204,6 +223,7 @@ function benchRelease(ctx, opts, release, agent) {
         const calls = runs[mode].calls.filter((c) => typeof c.chainMs === 'number');
         if (calls.length === 0) throw new Error(`${release} ${size}: no model call was timed (${mode})`);
         got[mode].first.push(calls[0].chainMs);
+        got[mode].messages = calls[0].messages; // what the first render saw
         for (const c of calls.slice(1)) got[mode].rest.push(c.chainMs);
         for (const c of calls) if (typeof c.beforeSendMs === 'number') got[mode].send.push(c.beforeSendMs);
       }
@@ -211,13 +231,13 @@ function benchRelease(ctx, opts, release, agent) {
       const b = runs.addon.requests;
       if (a.length !== b.length || a.some((r, n) => r !== b[n])) mismatches++;
     }
-    const row = { release, size, messages: cut.messages, rounds: opts.rounds, mismatches };
+    const row = { release, size, messages: got.addon.messages ?? cut.messages, rounds: opts.rounds, mismatches };
     for (const mode of ['own', 'addon']) {
       row[mode] = { render: median(got[mode].rest), first: median(got[mode].first), send: median(got[mode].send), renders: got[mode].rest.length };
     }
     rows.push(row);
     process.stderr.write(
-      `${release} ${cut.messages} messages: own ${row.own.render.toFixed(3)} ms (first ${row.own.first.toFixed(2)}), ` +
+      `${release} ${row.messages} messages: own ${row.own.render.toFixed(3)} ms (first ${row.own.first.toFixed(2)}), ` +
         `addon ${row.addon.render.toFixed(3)} ms (first ${row.addon.first.toFixed(2)}), ${mismatches} mismatching rounds\n`,
     );
   }
@@ -239,7 +259,8 @@ function markdown(rows, meta) {
       `${meta.prompts * 4 - 1} renders x ${meta.rounds} interleaved rounds per size, the first render after \`pi --session\` opened the session apart; ` +
       "own = condense-native installed with CONDENSE_NATIVE=off (pi-condense's own render), addon = condense-native rendering; own/addon above 1 is faster. " +
       "\"pi before send\" is pi's whole work per call before the request goes out (turn_start to the provider's call: its clone of the context, the chain, the conversion to the payload), addon. " +
-      'Sessions: built by pi-condense alone in pi (fixtures/pi-extension/faux-model.js, every batch summarized), cut before a prompt. ' +
+      'Sessions: built by pi-condense alone in pi (fixtures/pi-extension/faux-model.js, every batch summarized), cut before a prompt; ' +
+      '"messages" is what the first render after opening saw (pi\'s context: the session\'s messages and pi-condense\'s summary messages). ' +
       'Every request the model received was compared, own against addon, byte for byte.',
   );
   out.push('');
@@ -274,7 +295,9 @@ function main() {
   const loadStart = load();
   const ws = makeWorkspace('condense-bench-real-pi-');
   const ctx = { work: ws.work, node, cwd: null, minMessages: opts.minMessages };
-  ctx.cwd = project(ws.work, 0);
+  fs.mkdirSync(opts.cache, { recursive: true });
+  ctx.cache = opts.cache;
+  ctx.cwd = project(opts.cache, 0);
   const rows = [];
   for (const release of opts.releases) rows.push(...benchRelease(ctx, opts, release, ws.installAgent(release)));
   let commit = 'unknown';

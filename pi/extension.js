@@ -130,17 +130,21 @@ const CROSSOVER = { '2.4': 60, '2.9': 40 };
  * The render condense-native hands pi-condense: the drop-in where it is
  * faster, pi-condense's own function where it is not, exact either way.
  * pi-condense's own renders while the context is below `minMessages`
- * (CONDENSE_NATIVE_MIN_MESSAGES, default the release's CROSSOVER) and while the engine has
- * not caught up with the conversation (the first render after a session
- * opens, a branch change, a compaction); after such a render, or any own
- * render from half the crossover on, the drop-in renders the same call in
- * the background (`setImmediate`, its answer dropped, 2.9.1's diagnostics
- * not reported) so its engine is at most one render behind when it takes
- * over. The drop-in asks the indexer everything again each render and
- * re-reads the messages from the first one it does not know, so its answer
- * is pi-condense's whatever rendered before it. CONDENSE_NATIVE_ROUTE (for
- * tests: `own`, `lag` (own, no background render), `native`, comma
- * separated, used in turn) forces the path of each render.
+ * (CONDENSE_NATIVE_MIN_MESSAGES, default the release's CROSSOVER) and while
+ * the engine has not read this conversation (the first render after a
+ * session opens, a branch change, a compaction). After such a render the
+ * drop-in renders the same call in the background once the model starts
+ * answering (the assistant's `message_start`, or `agent_end`: the request
+ * has gone out), its answer dropped and 2.9.1's diagnostics not reported:
+ * the one full read of the conversation is off the render path, and the
+ * engine is then only the messages added since behind when it takes over.
+ * Renders below the crossover add no background work (every small render
+ * would pay for its garbage). The drop-in asks the indexer everything again
+ * each render and re-reads the messages from the first one it does not
+ * know, so its answer is pi-condense's whatever rendered before it.
+ * CONDENSE_NATIVE_ROUTE (for tests: `own`, `lag` (own, no background
+ * render), `native`, comma separated, used in turn) forces each render's
+ * path.
  */
 function makeRouter({ dropIn, ownRender, line, status, env }) {
   const parsed = Number(env.CONDENSE_NATIVE_MIN_MESSAGES);
@@ -150,6 +154,7 @@ function makeRouter({ dropIn, ownRender, line, status, env }) {
   let warm = new WeakSet();
   let failed = null;
   let pending = null;
+  let scheduled = false;
   let turn = 0;
   const router = {
     minMessages,
@@ -181,7 +186,7 @@ function makeRouter({ dropIn, ownRender, line, status, env }) {
       }
       status.lastPath = 'own';
       const result = ownRender(...args);
-      if (forced !== 'lag' && (!ready || n >= minMessages / 2 || forced === 'own')) catchUp(args);
+      if (forced !== 'lag' && (!ready || forced === 'own')) catchUp(args);
       return result;
     },
   };
@@ -190,15 +195,19 @@ function makeRouter({ dropIn, ownRender, line, status, env }) {
     failed = err;
     router.onFailure(err);
   }
-  // One background render at a time, of the latest call.
+  // One background render, of the latest call, once the model answers
+  // (`idle`): after the request has gone out.
   function catchUp(args) {
-    const scheduled = pending !== null;
     pending = diagnosticsAt >= 0 ? Object.assign([...args], { [diagnosticsAt]: undefined }) : args;
-    if (scheduled) return;
+  }
+  router.idle = () => {
+    if (pending === null || scheduled) return;
+    scheduled = true;
     setImmediate(() => {
+      scheduled = false;
       const call = pending;
       pending = null;
-      if (failed !== null) return;
+      if (failed !== null || call === null) return;
       try {
         dropIn.pruneMessages(...call);
         if (call[1] !== null && typeof call[1] === 'object') warm.add(call[1]);
@@ -206,7 +215,7 @@ function makeRouter({ dropIn, ownRender, line, status, env }) {
         fail(err);
       }
     });
-  }
+  };
   return router;
 }
 
@@ -280,6 +289,11 @@ module.exports = async function condenseNative(pi) {
         // may have changed as a whole, so the next render is pi-condense's
         // own while the engine catches up in the background.
         for (const event of ['session_start', 'session_tree', 'session_compact']) pi.on(event, () => router.cool());
+        // The model answering (or the run ending): the request has gone out.
+        pi.on('message_start', (event) => {
+          if (event && event.message && event.message.role === 'assistant') router.idle();
+        });
+        pi.on('agent_end', () => router.idle());
         render = timed(router.render);
         status.engine = 'condense-native';
         status.dropIn = line;
