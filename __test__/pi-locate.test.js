@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { locatePiCondense, switchedOff, dropInFor } = require('../pi/locate.js');
+const { locatePiCondense, switchedOff, dropInFor, ownEntryLoaded, loadsEntry, prunerSwitch } = require('../pi/locate.js');
 
 function tree() {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'condense-locate-'));
@@ -78,4 +78,89 @@ test('each pi-condense line has its drop-in, other versions none', () => {
   assert.equal(dropInFor('2.9.1'), '2.9');
   assert.equal(dropInFor('2.9.7-beta.1'), '2.9');
   for (const v of ['2.5.0', '3.0.0', '2.10.1', '', 'x']) assert.equal(dropInFor(v), null, v);
+});
+
+test("whether pi loads pi-condense's own entry too: an unfiltered entry in the scope pi goes by, or -e on its command line", () => {
+  const t = tree();
+  try {
+    const user = path.join(t.agent, 'settings.json');
+    const project = path.join(t.cwd, '.pi', 'settings.json');
+    assert.equal(ownEntryLoaded(t.cwd, t.agent, []), null, 'no settings');
+    // Not installed yet counts: pi installs a missing npm package at start.
+    t.settings(user, { packages: ['npm:pi-condense', 'npm:condense-native'] });
+    assert.deepEqual(ownEntryLoaded(t.cwd, t.agent, []), {
+      how: 'settings',
+      scope: 'user',
+      file: user,
+      index: 0,
+      entry: 'npm:pi-condense',
+      source: 'npm:pi-condense',
+      loadsOwn: true,
+    });
+    t.settings(user, { packages: [{ source: 'npm:pi-condense@2.9.1' }, 'npm:condense-native'] });
+    assert.equal(ownEntryLoaded(t.cwd, t.agent, []).entry.source, 'npm:pi-condense@2.9.1', 'an object without a filter');
+    t.settings(user, { packages: [{ source: 'npm:pi-condense', extensions: [] }, 'npm:condense-native'] });
+    assert.equal(ownEntryLoaded(t.cwd, t.agent, []), null, 'the filter');
+
+    // The project's entry wins over the user's, either way.
+    t.settings(project, { packages: ['npm:pi-condense'] });
+    assert.equal(ownEntryLoaded(t.cwd, t.agent, []).file, project);
+    t.settings(user, { packages: ['npm:pi-condense', 'npm:condense-native'] });
+    t.settings(project, { packages: [{ source: 'npm:pi-condense', extensions: [] }] });
+    assert.equal(ownEntryLoaded(t.cwd, t.agent, []), null, "the project's filter replaces the user's entry");
+    // ... unless it is a delta (autoload: false) that does not exclude the entry.
+    t.settings(project, { packages: [{ source: 'npm:pi-condense', autoload: false, skills: [] }] });
+    assert.equal(ownEntryLoaded(t.cwd, t.agent, []).file, user);
+    t.settings(project, { packages: [{ source: 'npm:pi-condense', autoload: false, extensions: ['-index.ts'] }] });
+    assert.equal(ownEntryLoaded(t.cwd, t.agent, []), null);
+    fs.rmSync(project);
+
+    // A local checkout, by the name in its package.json.
+    const local = t.pkg(path.join(t.root, 'checkout'), '2.4.3');
+    t.settings(user, { packages: ['../checkout', 'npm:condense-native'] });
+    assert.equal(ownEntryLoaded(t.cwd, t.agent, []).source, '../checkout');
+    t.settings(user, { packages: ['npm:condense-native'] });
+    assert.equal(ownEntryLoaded(t.cwd, t.agent, []), null);
+
+    // pi's command line.
+    for (const argv of [['-e', local], ['--extension', path.join(local, 'index.ts')], [`--extension=${local}`], ['-e', 'npm:pi-condense@2.4.3']]) {
+      assert.equal(ownEntryLoaded(t.cwd, t.agent, ['node', 'pi', '-p', ...argv, 'hi']).how, 'command line', argv.join(' '));
+    }
+    assert.equal(ownEntryLoaded(t.cwd, t.agent, ['node', 'pi', '-e', path.join(t.root, 'other.js'), 'hi']), null);
+  } finally {
+    t.done();
+  }
+});
+
+test("a package filter loads pi-condense's entry unless it leaves it out", () => {
+  for (const [entry, loads] of [
+    ['npm:pi-condense', true],
+    [{ source: 'npm:pi-condense' }, true],
+    [{ source: 'npm:pi-condense', extensions: [] }, false],
+    [{ source: 'npm:pi-condense', extensions: ['!index.ts'] }, false],
+    [{ source: 'npm:pi-condense', extensions: ['-index.ts'] }, false],
+    [{ source: 'npm:pi-condense', extensions: ['!*.ts'] }, false],
+    [{ source: 'npm:pi-condense', extensions: ['other.ts'] }, false],
+    [{ source: 'npm:pi-condense', extensions: ['index.ts'] }, true],
+    [{ source: 'npm:pi-condense', extensions: ['*.ts'] }, true],
+    [{ source: 'npm:pi-condense', extensions: ['!other.ts'] }, true],
+    [{ source: 'npm:pi-condense', extensions: ['other.ts', '+index.ts'] }, true],
+  ]) {
+    assert.equal(loadsEntry(entry), loads, JSON.stringify(entry));
+  }
+});
+
+test("pi-condense's own switch is read from the agent directory's settings, off unless true", () => {
+  const t = tree();
+  try {
+    const file = path.join(t.agent, 'settings.json');
+    assert.deepEqual(prunerSwitch(t.agent), { on: false, file, why: `contextPrune.enabled is unset in ${file}, and pi-condense's default is off` });
+    t.settings(file, { contextPrune: { enabled: false } });
+    assert.equal(prunerSwitch(t.agent).on, false);
+    assert.match(prunerSwitch(t.agent).why, /"enabled": false/);
+    t.settings(file, { contextPrune: { enabled: true } });
+    assert.equal(prunerSwitch(t.agent).on, true);
+  } finally {
+    t.done();
+  }
 });

@@ -11,15 +11,23 @@
 //   alone   pi-condense as `pi install npm:pi-condense` leaves it;
 //   native  condense-native's package too, pi-condense's own entry switched
 //           off with the package filter of the README;
+//   twice   both installed, pi-condense's entry not filtered (pi loads its
+//           own entry too): condense-native stands down with one warning;
+//   routed  as native, with the path of each render forced in turn
+//           (CONDENSE_NATIVE_ROUTE): the addon, pi-condense's own with the
+//           engine catching up in the background, or without (the engine
+//           several renders behind), across the switch both ways;
 //   off     the same, with condense-native switched off (the environment
 //           variable for 2.4.3, the setting for 2.9.1).
 //
 // Every request the model receives must be, byte for byte, the one of the
-// `alone` run; the native run must have rendered every context event on the
-// addon, the off run on pi-condense's own function. The test prints the time
-// per render of both. A pi-condense of another version must run as it always
-// does, after a warning. Clocks stand still (fixtures/pi-extension/
-// frozen-clock.js), so the three runs stamp their messages alike.
+// `alone` run; the native run must have rendered each context event on
+// pi-condense's own function below the crossover (and the first) and on the
+// addon from there on, the off run on pi-condense's own function. The test
+// prints the time per render of both. A pi-condense of another version must
+// run as it always does, after a warning. Clocks stand still
+// (fixtures/pi-extension/frozen-clock.js), so the runs stamp their messages
+// alike.
 //
 // Needs a Node >= 22.19 (pi's engines): this Node, or under Bun the `node`
 // on PATH; skips with the reason otherwise, and without a local build of the
@@ -28,18 +36,10 @@
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
-const { spawnSync } = require('node:child_process');
-const { packRelease, localBinary } = require('./helpers/pack.js');
+const { localBinary } = require('./helpers/pack.js');
+const { FIXTURES, SHARED, PI_PKG, PI_CLI, RELEASES, piNode, run, cleanEnv, makeWorkspace } = require('./helpers/real-pi.js');
 
-const ROOT = path.join(__dirname, '..');
-const FIXTURES = path.join(__dirname, 'fixtures', 'pi-extension');
-const SHARED = path.join(ROOT, '..', 'shared', 'pi-condense');
-const PI_DIR = path.join(ROOT, 'node_modules', '@earendil-works', 'pi-coding-agent');
-const PI_PKG = JSON.parse(fs.readFileSync(path.join(PI_DIR, 'package.json'), 'utf8'));
-const PI_CLI = path.join(PI_DIR, PI_PKG.bin.pi);
-const RELEASES = ['2.4.3', '2.9.1'];
 const PROMPTS = Array.from({ length: 7 }, (_, i) => `Prompt ${i + 1}: go on with the task.`);
 
 // pi-condense's settings for a short session: every batch summarized, chains
@@ -54,23 +54,6 @@ const CONTEXT_PRUNE = {
   thinkingStrip: { enabled: true, keepLastTurns: 2 },
 };
 
-// pi's engines, e.g. ">=22.19.0".
-function meetsPi(version) {
-  const want = /^>=\s*(\d+)\.(\d+)/.exec(PI_PKG.engines.node);
-  const [major, minor] = version.replace(/^v/, '').split('.').map(Number);
-  return major > Number(want[1]) || (major === Number(want[1]) && minor >= Number(want[2]));
-}
-
-// The Node that runs pi: this one, or under Bun the one on PATH.
-function piNode() {
-  if (!process.versions.bun) {
-    return meetsPi(process.versions.node) ? { node: process.execPath } : { why: `Node ${process.versions.node} is below pi ${PI_PKG.version}'s engines (${PI_PKG.engines.node})` };
-  }
-  const r = spawnSync('node', ['--version'], { encoding: 'utf8' });
-  if (r.status !== 0) return { why: 'no node on PATH to run pi with' };
-  return meetsPi(r.stdout.trim()) ? { node: 'node' } : { why: `the node on PATH (${r.stdout.trim()}) is below pi's engines (${PI_PKG.engines.node})` };
-}
-
 const NODE = piNode();
 const skip = NODE.why
   ? `${NODE.why}; pi runs on Node ${PI_PKG.engines.node} (npm test under Node 22 or 24 runs this)`
@@ -80,61 +63,9 @@ const skip = NODE.why
       ? `pi-condense ${RELEASES.join(' and ')} are absent from ${SHARED}`
       : false;
 
-function run(file, args, options) {
-  const r = spawnSync(file, args, { encoding: 'utf8', maxBuffer: 1 << 28, timeout: 180_000, ...options });
-  if (r.error || r.status !== 0) {
-    throw new Error(`${file} ${args.join(' ')} failed (${r.error ? r.error.message : `exit ${r.status}`}):\n${r.stdout}\n${r.stderr}`);
-  }
-  return r;
-}
-
-// npm, offline, with nothing of this checkout's environment.
-function cleanEnv(work, extra = {}) {
-  const env = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (/^(npm_|CONDENSE_NATIVE|NODE_OPTIONS$|NODE_PATH$|PI_|FAUX_)/i.test(key)) continue;
-    env[key] = value;
-  }
-  return Object.assign(env, {
-    HOME: path.join(work, 'home'),
-    npm_config_cache: path.join(work, 'npm-cache'),
-    npm_config_offline: 'true',
-    npm_config_registry: 'http://127.0.0.1:9/',
-    npm_config_update_notifier: 'false',
-    ...extra,
-  });
-}
-
-let prepared;
-function prepare() {
-  if (prepared) return prepared;
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'condense-real-pi-'));
-  process.on('exit', () => fs.rmSync(work, { recursive: true, force: true }));
-  fs.mkdirSync(path.join(work, 'home'));
-  const env = cleanEnv(work);
-  const tarballs = packRelease(work, env);
-  for (const r of RELEASES) {
-    const out = run('npm', ['pack', '--silent', '--pack-destination', path.join(work, 'tarballs'), path.join(SHARED, r)], { cwd: work, env });
-    tarballs[r] = path.join(work, 'tarballs', out.stdout.trim().split('\n').pop());
-  }
-  prepared = { work, env, tarballs };
-  return prepared;
-}
-
-// An agent directory with pi-condense `release` and condense-native installed
-// as `pi install` installs npm packages (pi's DefaultPackageManager:
-// package.json "pi-extensions", npm install --prefix <agentDir>/npm
-// --legacy-peer-deps; pi's own packages are its peers, never installed).
-function installAgent(release) {
-  const { work, env, tarballs } = prepare();
-  const agent = path.join(work, `agent-${release}`);
-  fs.mkdirSync(path.join(agent, 'npm'), { recursive: true });
-  fs.writeFileSync(path.join(agent, 'npm', 'package.json'), JSON.stringify({ name: 'pi-extensions', private: true }, null, 2));
-  run('npm', ['install', tarballs[release], tarballs.main.file, tarballs.platform.file, '--prefix', path.join(agent, 'npm'), '--legacy-peer-deps', '--no-audit', '--no-fund'], { cwd: work, env });
-  for (const name of ['pi-condense', 'condense-native']) assert.ok(fs.existsSync(path.join(agent, 'npm', 'node_modules', name, 'package.json')), `${name} is not installed`);
-  assert.ok(!fs.existsSync(path.join(agent, 'npm', 'node_modules', '@earendil-works')), "pi's own packages were installed next to the extensions");
-  return agent;
-}
+let workspace;
+const prepare = () => (workspace ??= makeWorkspace());
+const installAgent = (release) => prepare().installAgent(release);
 
 // A project folder with the files the script reads, the same path for
 // every run (pi puts the working directory into the system prompt).
@@ -199,6 +130,13 @@ for (const release of RELEASES) {
     const agent = installAgent(release);
     const alone = piRun(agent, { packages: ['npm:pi-condense'] });
     const native = piRun(agent, { packages: FILTERED, prompts: [...PROMPTS, '/condense-native'] });
+    // Installed, the settings not yet changed: pi loads pi-condense's own
+    // entry, condense-native stands down and pi starts.
+    const twice = piRun(agent, { packages: ['npm:pi-condense', 'npm:condense-native'], prompts: [...PROMPTS, '/condense-native'] });
+    // The path forced render by render, across the switch both ways: the
+    // engine one render behind (own), several behind (lag), up to date.
+    const ROUTE = ['own', 'native', 'native', 'lag', 'lag', 'native', 'own', 'own', 'native', 'lag', 'native'];
+    const routed = piRun(agent, { packages: FILTERED, envExtra: { CONDENSE_NATIVE_ROUTE: ROUTE.join(','), CONDENSE_NATIVE_STATUS: '1' } });
     const offBy = release === '2.4.3' ? { envExtra: { CONDENSE_NATIVE: 'off' } } : { extra: { condenseNative: { enabled: false } } };
     const off = piRun(agent, { packages: FILTERED, ...offBy });
 
@@ -218,13 +156,49 @@ for (const release of RELEASES) {
 
     assertSameRequests(native, alone, `${release} on condense-native`);
     assertSameRequests(off, alone, `${release} with condense-native switched off`);
+    assertSameRequests(twice, alone, `${release} with pi-condense's own entry unfiltered`);
+    assertSameRequests(routed, alone, `${release} switching between the addon and pi-condense's own`);
 
     assert.deepEqual(native.warnings, [], `${release}: condense-native warned`);
     assert.equal(native.renders.length, agentCalls, 'one render per context event');
     assert.ok(native.renders.every((r) => r.engine === 'condense-native' && r.version === release), JSON.stringify(native.renders[0]));
+    // Below the crossover (60 messages for 2.4.3, 40 for 2.9.1) and for the first render
+    // pi-condense's own renders; from there on the addon.
+    const paths = native.renders.map((r) => r.path);
+    assert.equal(paths[0], 'own', 'the first render, the engine still cold');
+    assert.ok(paths.includes('native') && paths.slice(paths.indexOf('native')).every((p) => p === 'native'), paths.join(' '));
+    assert.deepEqual(
+      routed.renders.map((r) => r.path),
+      Array.from({ length: agentCalls }, (_, n) => (ROUTE[n % ROUTE.length] === 'native' ? 'native' : 'own')),
+    );
+    const lines = routed.stderr.split('\n').filter((l) => /^condense-native: render \d+ on /.test(l));
+    assert.equal(lines.length, agentCalls, 'CONDENSE_NATIVE_STATUS=1: a line per render');
+    assert.match(lines[1], /^condense-native: render 2 on condense-native \(native\) [\d.]+ ms$/);
+    assert.match(routed.stderr, /\ncondense-native: render engine: condense-native .* median [\d.]+ ms over \d+ renders\n$/, 'and the status at exit');
     assert.ok(native.renders.some((r) => r.pruned));
     assert.equal(native.statuses.length, 1, '/condense-native answered');
-    assert.match(native.statuses[0], new RegExp(`render engine: condense-native \\(native addon\\); pi-condense ${release.replace(/\./g, '\\.')}; .*last render [\\d.]+ ms, median [\\d.]+ ms over ${agentCalls} renders`));
+    assert.match(
+      native.statuses[0],
+      new RegExp(
+        `^render engine: condense-native \\(native addon, the ${release.slice(0, 3).replace('.', '\\.')} drop-in\\); pi-condense ${release.replace(/\./g, '\\.')}; ` +
+          `below ${release === '2.4.3' ? 60 : 40} messages, and for the first render after a session opens, pi-condense's own render \\(faster there\\); last render [\\d.]+ ms on the addon, median [\\d.]+ ms over ${agentCalls} renders$`,
+      ),
+    );
+    assert.equal(native.statuses[0].split(release).length, 2, 'the release is named once');
+
+    assert.equal(twice.renders.length, 0, 'condense-native stood down');
+    assert.equal(twice.warnings.length, 1, JSON.stringify(twice.warnings));
+    const settings = path.join(agent, 'settings.json');
+    assert.ok(
+      twice.warnings[0].includes(`("npm:pi-condense" in the "packages" of ${settings})`) &&
+        twice.warnings[0].includes(`make that entry read {"source":"npm:pi-condense","extensions":[]} in ${settings}, or run: node `) &&
+        twice.warnings[0].endsWith('pi-setup'),
+      twice.warnings[0],
+    );
+    assert.ok(twice.stderr.includes(twice.warnings[0]), 'the warning is on stderr in print mode');
+    assert.doesNotMatch(twice.stderr, /conflicts with/);
+    assert.equal(twice.statuses.length, 1);
+    assert.match(twice.statuses[0], /^render engine: pi-condense's own \(condense-native stood down\); pi-condense [\d.]+; pi loads pi-condense's own extension too/);
     assert.equal(off.renders.length, agentCalls);
     assert.ok(off.renders.every((r) => r.engine === 'pi-condense'), JSON.stringify(off.renders[0]));
     assert.deepEqual(off.warnings, []);

@@ -544,7 +544,10 @@ async function main() {
   console.log(md);
   const outFile = opts.out ?? (opts.partial ? null : RESULTS_FILE);
   if (outFile) {
-    fs.writeFileSync(outFile, `${md}\n`);
+    // The section benches/real-pi.js writes (between its markers) stays.
+    const old = fs.existsSync(outFile) ? fs.readFileSync(outFile, 'utf8') : '';
+    const realPi = /<!-- real-pi:start -->[\s\S]*<!-- real-pi:end -->/.exec(old);
+    fs.writeFileSync(outFile, `${md}\n${realPi ? `\n${realPi[0]}\n` : ''}`);
     process.stderr.write(`wrote ${path.relative(process.cwd(), outFile)}\n`);
   } else {
     process.stderr.write('a partial run: benches/RESULTS.md left as it is (--out FILE to write one)\n');

@@ -7,7 +7,12 @@
 // drop-in for that release (condense-native/pi-condense-2.4 or -2.9). Every
 // other module of pi-condense is its own. pi-condense's own entry is
 // switched off with pi's package filter (README, "Use it in pi"), so it is
-// loaded once, here.
+// loaded once, here. When pi loads pi-condense's own entry as well (an
+// unfiltered settings entry, or `-e` on pi's command line), a second copy
+// would register the same tool and pi would refuse to start: the extension
+// stands down instead, after one warning naming the entry to change and the
+// file it is in (or `condense-native pi-setup`, which changes it), and pi
+// runs on pi-condense's own render.
 //
 // An unknown pi-condense version, no native binary for the platform, a pi
 // that did not load this file through jiti, or any error while loading:
@@ -16,6 +21,8 @@
 // keeps pi-condense's own render, timed. `/condense-native` (and the status
 // line) says which engine rendered and how long the last render took; each
 // render is also announced on pi's event bus as `condense-native:render`.
+// With CONDENSE_NATIVE_STATUS=1 (for `pi -p`, which shows no status line)
+// each render and, at exit, the status go to stderr as well.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -24,11 +31,12 @@ const { createRequire } = require('node:module');
 // condense-native's own modules load natively (as any Node package), not
 // through the jiti instance that loaded this file.
 const ownRequire = createRequire(__filename);
-const { agentDirOf, locatePiCondense, switchedOff, dropInFor } = ownRequire('./locate.js');
+const { agentDirOf, locatePiCondense, switchedOff, dropInFor, ownEntryLoaded, filteredEntry, prunerSwitch } = ownRequire('./locate.js');
 
 // The specifier pi-condense 2.4.x and 2.9.x import `pruneMessages` from.
 const PRUNER_SPECIFIER = './src/pruner.js';
 const KEEP = 200; // render times kept for the median
+const SETUP_COMMAND = `node ${JSON.stringify(path.join(__dirname, '..', 'bin', 'condense-native.js'))} pi-setup`;
 
 function hostModule(jitiRequire) {
   try {
@@ -89,10 +97,126 @@ function loadPiCondense(dir, jitiRequire, pruneMessages) {
   }
 }
 
+// The warning of a stand-down: what loads pi-condense's own entry, and the
+// change that lets condense-native render.
+function standDownReason(twice) {
+  if (twice.how === 'command line') {
+    return (
+      `pi loads pi-condense's own extension from the command line (-e ${twice.arg}) as well as through condense-native, ` +
+      "so condense-native stands down and pi-condense renders with its own code; leave out that -e to render on condense-native"
+    );
+  }
+  const want = JSON.stringify(filteredEntry(twice.entry));
+  return (
+    `pi loads pi-condense's own extension too (${JSON.stringify(twice.entry)} in the "packages" of ${twice.file}), ` +
+    `so condense-native stands down and pi-condense renders with its own code. To render on condense-native, make that entry read ${want} ` +
+    `in ${twice.file}, or run: ${SETUP_COMMAND}${twice.scope === 'project' ? ' --project' : ''}`
+  );
+}
+
 function median(list) {
   if (list.length === 0) return null;
   const s = [...list].sort((a, b) => a - b);
   return s[s.length >> 1];
+}
+
+// Below this many messages pi-condense's own render is as fast as the
+// addon's in pi or faster, per drop-in (measured with `node
+// benches/real-pi.js --min-messages 0`: docs/ADOPTING.md, "In pi, per
+// render"), so the extension renders with pi-condense's own function there.
+const CROSSOVER = { '2.4': 60, '2.9': 40 };
+
+/**
+ * The render condense-native hands pi-condense: the drop-in where it is
+ * faster, pi-condense's own function where it is not, exact either way.
+ * pi-condense's own renders while the context is below `minMessages`
+ * (CONDENSE_NATIVE_MIN_MESSAGES, default the release's CROSSOVER) and while
+ * the engine has not read this conversation (the first render after a
+ * session opens, a branch change, a compaction). After such a render the
+ * drop-in renders the same call in the background once the model starts
+ * answering (the assistant's `message_start`, or `agent_end`: the request
+ * has gone out), its answer dropped and 2.9.1's diagnostics not reported:
+ * the one full read of the conversation is off the render path, and the
+ * engine is then only the messages added since behind when it takes over.
+ * Renders below the crossover add no background work (every small render
+ * would pay for its garbage). The drop-in asks the indexer everything again
+ * each render and re-reads the messages from the first one it does not
+ * know, so its answer is pi-condense's whatever rendered before it.
+ * CONDENSE_NATIVE_ROUTE (for tests: `own`, `lag` (own, no background
+ * render), `native`, comma separated, used in turn) forces each render's
+ * path.
+ */
+function makeRouter({ dropIn, ownRender, line, status, env }) {
+  const parsed = Number(env.CONDENSE_NATIVE_MIN_MESSAGES);
+  const minMessages = env.CONDENSE_NATIVE_MIN_MESSAGES !== undefined && Number.isFinite(parsed) && parsed >= 0 ? parsed : CROSSOVER[line];
+  const route = typeof env.CONDENSE_NATIVE_ROUTE === 'string' && env.CONDENSE_NATIVE_ROUTE.trim() ? env.CONDENSE_NATIVE_ROUTE.split(',').map((r) => r.trim()) : null;
+  const diagnosticsAt = line === '2.9' ? 6 : -1;
+  let warm = new WeakSet();
+  let failed = null;
+  let pending = null;
+  let scheduled = false;
+  let turn = 0;
+  const router = {
+    minMessages,
+    onFailure: () => {},
+    cool() {
+      warm = new WeakSet();
+    },
+    render(...args) {
+      if (failed !== null) {
+        status.lastPath = 'own';
+        return ownRender(...args);
+      }
+      const messages = args[0];
+      const indexer = args[1];
+      const n = Array.isArray(messages) ? messages.length : 0;
+      const ready = indexer !== null && typeof indexer === 'object' && warm.has(indexer);
+      const forced = route === null ? null : route[turn++ % route.length];
+      if (forced === 'native' || (forced === null && ready && n >= minMessages)) {
+        try {
+          status.lastPath = 'native';
+          const result = dropIn.pruneMessages(...args);
+          if (indexer !== null && typeof indexer === 'object') warm.add(indexer);
+          return result;
+        } catch (err) {
+          fail(err);
+          status.lastPath = 'own';
+          return ownRender(...args);
+        }
+      }
+      status.lastPath = 'own';
+      const result = ownRender(...args);
+      if (forced !== 'lag' && (!ready || forced === 'own')) catchUp(args);
+      return result;
+    },
+  };
+  function fail(err) {
+    if (failed !== null) return;
+    failed = err;
+    router.onFailure(err);
+  }
+  // One background render, of the latest call, once the model answers
+  // (`idle`): after the request has gone out.
+  function catchUp(args) {
+    pending = diagnosticsAt >= 0 ? Object.assign([...args], { [diagnosticsAt]: undefined }) : args;
+  }
+  router.idle = () => {
+    if (pending === null || scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      const call = pending;
+      pending = null;
+      if (failed !== null || call === null) return;
+      try {
+        dropIn.pruneMessages(...call);
+        if (call[1] !== null && typeof call[1] === 'object') warm.add(call[1]);
+      } catch (err) {
+        fail(err);
+      }
+    });
+  };
+  return router;
 }
 
 module.exports = async function condenseNative(pi) {
@@ -102,20 +226,30 @@ module.exports = async function condenseNative(pi) {
   const agentDir = agentDirOf(host);
   const warnings = [];
   const warn = (text) => warnings.push(`condense-native: ${text}`);
-  const status = { engine: 'off', version: null, reason: null, renders: 0, lastMs: null, times: [] };
+  const status = { engine: 'off', version: null, dropIn: null, minMessages: null, lastPath: null, reason: null, renders: 0, lastMs: null, times: [] };
+  const toStderr = /^(1|on|true|yes|stderr)$/i.test(String(process.env.CONDENSE_NATIVE_STATUS || '').trim());
 
   const found = locatePiCondense(cwd, agentDir);
-  if (!found.dir) {
+  const twice = ownEntryLoaded(cwd, agentDir);
+  if (found.dir) status.version = found.version;
+  if (twice) {
+    status.engine = 'stood down';
+    status.reason = standDownReason(twice);
+    warn(status.reason);
+  } else if (!found.dir) {
     status.reason = found.why;
     warn(`${found.why}; nothing to render (pi install npm:pi-condense)`);
   } else {
-    status.version = found.version;
     const line = dropInFor(found.version);
     const off = switchedOff(cwd, agentDir);
     let factory = null;
     // The render pi-condense runs: the drop-in, or (switched off)
     // pi-condense's own, timed either way; `status.engine` says which
     // answered (the drop-in hands over to pi-condense's own after a failure).
+    // pi-condense's own render path, loaded up front as pi-condense's own
+    // entry loads it (so no render pays for compiling it).
+    let ownPruner = null;
+    const ownRender = (...args) => (ownPruner ??= jitiRequire(path.join(found.dir, 'src', 'pruner.ts'))).pruneMessages(...args);
     const timed = (render) => {
       return function pruneMessages(...args) {
         const t0 = process.hrtime.bigint();
@@ -125,43 +259,45 @@ module.exports = async function condenseNative(pi) {
         status.lastMs = ms;
         status.times.push(ms);
         if (status.times.length > KEEP) status.times.shift();
-        pi.events.emit('condense-native:render', { engine: status.engine, version: found.version, ms, pruned: result.pruned });
+        const by = status.engine === 'condense-native' ? status.lastPath : 'own';
+        pi.events.emit('condense-native:render', { engine: status.engine, path: by, version: found.version, ms, pruned: result.pruned });
+        if (toStderr) process.stderr.write(`condense-native: render ${status.renders} on ${status.engine} (${by}) ${ms.toFixed(3)} ms\n`);
         return result;
       };
     };
     try {
       if (line === null) throw new Error(`pi-condense ${found.version} is not a release condense-native renders (2.4.x, 2.9.x)`);
+      ownPruner = jitiRequire(path.join(found.dir, 'src', 'pruner.ts'));
       let render;
       if (off) {
         status.engine = 'pi-condense';
         status.reason = `switched off by ${off}`;
-        let own;
-        render = timed((...args) => (own ??= jitiRequire(path.join(found.dir, 'src', 'pruner.ts'))).pruneMessages(...args));
+        render = timed(ownRender);
       } else {
         const api = ownRequire('../index.js');
         if (api.backend !== 'native') throw new Error(`no native binary loaded for ${process.platform}-${process.arch}`);
         const dropIn = ownRequire(line === '2.4' ? '../js/pi-condense-2.4.js' : '../js/pi-condense-2.9.js');
-        let own = null;
-        let failed = null;
+        const router = makeRouter({ dropIn, ownRender, line, status, env: process.env });
         // A render the addon refuses is rendered by pi-condense's own
         // function from then on, after one warning.
-        const native = (...args) => {
-          if (failed === null) {
-            try {
-              return dropIn.pruneMessages(...args);
-            } catch (err) {
-              failed = err;
-              status.engine = 'pi-condense';
-              status.reason = `the addon failed a render (${err.code || err.name}: ${err.message})`;
-              pi.events.emit('condense-native:warning', `condense-native: ${status.reason}; pi-condense's own render takes over`);
-            }
-          }
-          own ??= jitiRequire(path.join(found.dir, 'src', 'pruner.ts'));
-          return own.pruneMessages(...args);
+        router.onFailure = (err) => {
+          status.engine = 'pi-condense';
+          status.reason = `the addon failed a render (${err.code || err.name}: ${err.message})`;
+          pi.events.emit('condense-native:warning', `condense-native: ${status.reason}; pi-condense's own render takes over`);
         };
-        render = timed(native);
+        // A session opened, a branch moved to, a compaction: the context
+        // may have changed as a whole, so the next render is pi-condense's
+        // own while the engine catches up in the background.
+        for (const event of ['session_start', 'session_tree', 'session_compact']) pi.on(event, () => router.cool());
+        // The model answering (or the run ending): the request has gone out.
+        pi.on('message_start', (event) => {
+          if (event && event.message && event.message.role === 'assistant') router.idle();
+        });
+        pi.on('agent_end', () => router.idle());
+        render = timed(router.render);
         status.engine = 'condense-native';
-        status.reason = `pi-condense ${found.version} with the ${line} drop-in`;
+        status.dropIn = line;
+        status.minMessages = router.minMessages;
       }
       factory = loadPiCondense(found.dir, jitiRequire, render);
     } catch (err) {
@@ -185,21 +321,41 @@ module.exports = async function condenseNative(pi) {
 
   const describe = () => {
     const engine =
-      status.engine === 'condense-native' ? 'condense-native (native addon)' : status.engine === 'pi-condense' ? "pi-condense's own (JavaScript)" : 'none';
+      status.engine === 'condense-native'
+        ? `condense-native (native addon, the ${status.dropIn} drop-in)`
+        : status.engine === 'pi-condense'
+          ? "pi-condense's own (JavaScript)"
+          : status.engine === 'stood down'
+            ? "pi-condense's own (condense-native stood down)"
+            : 'none';
     const parts = [`render engine: ${engine}`];
     if (status.version) parts.push(`pi-condense ${status.version}`);
     if (status.reason) parts.push(status.reason);
+    if (status.engine === 'condense-native') {
+      parts.push(`below ${status.minMessages} messages, and for the first render after a session opens, pi-condense's own render (faster there)`);
+    }
     if (status.lastMs !== null) {
-      parts.push(`last render ${status.lastMs.toFixed(2)} ms, median ${median(status.times).toFixed(2)} ms over ${status.renders} renders`);
-    } else parts.push('no render yet');
+      const by = status.engine === 'condense-native' ? (status.lastPath === 'native' ? ' on the addon' : " on pi-condense's own") : '';
+      parts.push(`last render ${status.lastMs.toFixed(2)} ms${by}, median ${median(status.times).toFixed(2)} ms over ${status.renders} renders`);
+    } else if (status.engine !== 'stood down') {
+      const pruning = status.version ? prunerSwitch(agentDir) : null;
+      parts.push(
+        pruning && !pruning.on
+          ? `no render yet: pi-condense's pruning is off (${pruning.why}); turn it on with /pruner on, or "contextPrune": { "enabled": true } in ${pruning.file}`
+          : 'no render yet',
+      );
+    }
     return parts.join('; ');
   };
 
   pi.registerCommand('condense-native', {
     description: 'Which engine renders pi-condense, and how long the last render took',
     handler: async (_args, ctx) => {
-      if (ctx && ctx.ui && typeof ctx.ui.notify === 'function') ctx.ui.notify(describe(), 'info');
-      pi.events.emit('condense-native:status', { ...status, times: undefined, text: describe() });
+      const text = describe();
+      // Print mode (`pi -p`) has no UI to notify: the status goes to stderr.
+      if (ctx && ctx.hasUI && ctx.ui && typeof ctx.ui.notify === 'function') ctx.ui.notify(text, 'info');
+      else process.stderr.write(`condense-native: ${text}\n`);
+      pi.events.emit('condense-native:status', { ...status, times: undefined, text });
     },
   });
 
@@ -212,6 +368,8 @@ module.exports = async function condenseNative(pi) {
     }
     return undefined;
   });
+
+  if (toStderr) process.once('exit', () => process.stderr.write(`condense-native: ${describe()}\n`));
 
   pi.on('session_start', (_event, ctx) => {
     for (const text of warnings.splice(0)) {

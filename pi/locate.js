@@ -7,7 +7,11 @@
 // source, or a copy installed some other way, is named with the environment
 // variable CONDENSE_NATIVE_PI_CONDENSE (its folder). Also reads the switch:
 // `"condenseNative": { "enabled": false }` in either settings file (the
-// project's wins) or CONDENSE_NATIVE=off turns the addon off.
+// project's wins) or CONDENSE_NATIVE=off turns the addon off. And says
+// whether pi will load pi-condense's own entry as well (an unfiltered
+// package entry, or `-e` on pi's command line): then the extension stands
+// down, since two copies of pi-condense register the same tool and pi
+// refuses to start.
 
 const fs = require('node:fs');
 const os = require('node:os');
@@ -18,10 +22,14 @@ const OFF_VALUES = new Set(['0', 'off', 'false', 'no', 'js']);
 
 function readJson(file) {
   try {
-    return JSON.parse(fs.readFileSync(file, 'utf8'));
+    return JSON.parse(stripBom(fs.readFileSync(file, 'utf8')));
   } catch {
     return null;
   }
+}
+
+function stripBom(text) {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /** pi's agent directory: PI_CODING_AGENT_DIR, else ~/.pi/agent (pi's getAgentDir when the host gives none). */
@@ -61,6 +69,117 @@ function installedDir(source, s) {
 }
 
 /**
+ * Whether a settings entry's source names pi-condense: `npm:pi-condense`
+ * (any version, installed or not: pi installs a missing one at start), a
+ * git source whose repository is named pi-condense, a local path holding
+ * its package.json. `file` is the settings file the entry is in.
+ */
+function namesPiCondense(source, file) {
+  if (typeof source !== 'string') return false;
+  const npm = /^npm:((?:@[^/@]+\/)?[^@]+)(?:@.*)?$/.exec(source);
+  if (npm) return npm[1] === NAME;
+  if (/^(git:|https?:|ssh:|git@)/.test(source)) return /(^|[/:])pi-condense(\.git)?(@[^/]*)?\/?$/.test(source);
+  const local = source.startsWith('~/') ? path.join(os.homedir(), source.slice(2)) : path.resolve(path.dirname(file), source);
+  return nameOfDir(local) === NAME;
+}
+
+// Whether pi loads the entry file of a package declared with `entry` (a
+// settings `packages` item): a string, or an object without an `extensions`
+// filter, loads it; `"extensions": []` loads none. A non-empty filter loads
+// it unless it excludes it (`!`/`-` of its file name or of `*`, `**`,
+// `*.ts`), or names only other files; anything unclear counts as loading,
+// the side on which standing down keeps pi starting.
+const ENTRY_NAMES = new Set(['index.ts', './index.ts', '*', '**', '**/*', '*.ts', '**/*.ts']);
+
+function excludesEntry(patterns, names = ENTRY_NAMES) {
+  return patterns.some((p) => typeof p === 'string' && (p.startsWith('!') || p.startsWith('-')) && names.has(p.slice(1)));
+}
+
+function loadsEntry(entry, names = ENTRY_NAMES) {
+  if (typeof entry === 'string') return true;
+  if (!entry || typeof entry !== 'object' || !Array.isArray(entry.extensions)) return true;
+  const patterns = entry.extensions.filter((p) => typeof p === 'string');
+  if (patterns.length === 0) return false;
+  const bare = (p) => p.slice(1);
+  if (excludesEntry(patterns, names)) return false;
+  const includes = patterns.filter((p) => !/^[!+-]/.test(p));
+  const forced = patterns.some((p) => p.startsWith('+') && names.has(bare(p)));
+  if (includes.length > 0 && !forced && !includes.some((p) => names.has(p) || /[*?[{]/.test(p))) return false;
+  return true;
+}
+
+/**
+ * The pi-condense entry pi goes by, as pi dedupes packages: the project's
+ * settings over the user's (a project entry with `"autoload": false` is a
+ * delta over the user's, which then counts too). Returns `{ scope, file,
+ * index, entry, source, loadsOwn }` of the entry whose filter decides, or
+ * null when neither settings file declares pi-condense.
+ */
+function piCondenseEntry(cwd, agentDir) {
+  const found = [];
+  for (const s of scopes(cwd, agentDir)) {
+    const packages = s.settings && Array.isArray(s.settings.packages) ? s.settings.packages : [];
+    const index = packages.findIndex((entry) => namesPiCondense(sourceOf(entry), s.file));
+    if (index < 0) continue;
+    const entry = packages[index];
+    found.push({ scope: s.scope, file: s.file, index, entry, source: sourceOf(entry), loadsOwn: loadsEntry(entry) });
+  }
+  if (found.length === 0) return null;
+  const [first, user] = found;
+  const delta = first.scope === 'project' && first.entry && typeof first.entry === 'object' && first.entry.autoload === false;
+  if (!delta || user === undefined) return delta ? { ...first, loadsOwn: false } : first;
+  // A delta only switches files off (or on) over the user's entry.
+  const patterns = Array.isArray(first.entry.extensions) ? first.entry.extensions : [];
+  return excludesEntry(patterns) ? { ...first, loadsOwn: false } : user;
+}
+
+/**
+ * pi-condense folders pi's command line loads as extensions of their own
+ * (`-e`/`--extension <path>`): each such path inside a pi-condense package
+ * (or `npm:pi-condense`).
+ */
+function piCondenseOnCommandLine(argv, cwd) {
+  const out = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    let value = null;
+    if (a === '-e' || a === '--extension') value = argv[++i];
+    else if (typeof a === 'string' && a.startsWith('--extension=')) value = a.slice('--extension='.length);
+    if (typeof value !== 'string') continue;
+    if (/^npm:/.test(value)) {
+      if (namesPiCondense(value, path.join(cwd, 'x'))) out.push(value);
+      continue;
+    }
+    let dir = path.resolve(cwd, value);
+    for (let up = 0; up < 4 && dir !== path.dirname(dir); up++, dir = path.dirname(dir)) {
+      const name = nameOfDir(dir);
+      if (name === NAME) out.push(value);
+      if (name !== null) break;
+    }
+  }
+  return out;
+}
+
+/**
+ * Why pi loads pi-condense's own extension besides this package's, or
+ * null: `{ how, file, source, entry, scope }` for a settings entry, `{ how,
+ * arg }` for the command line.
+ */
+function ownEntryLoaded(cwd, agentDir, argv = process.argv) {
+  const e = piCondenseEntry(cwd, agentDir);
+  if (e && e.loadsOwn) return { how: 'settings', ...e };
+  const args = piCondenseOnCommandLine(argv, cwd);
+  if (args.length > 0) return { how: 'command line', arg: args[0] };
+  return null;
+}
+
+/** The filtered form of a pi-condense settings entry: its source (and any other keys), no extensions. */
+function filteredEntry(entry) {
+  if (typeof entry === 'string') return { source: entry, extensions: [] };
+  return { ...entry, extensions: [] };
+}
+
+/**
  * Where pi-condense is installed: `{ dir, version, how }`, or `{ dir: null,
  * why }` when no settings file declares one that is on disk.
  */
@@ -97,6 +216,20 @@ function switchedOff(cwd, agentDir, env = process.env) {
   return null;
 }
 
+/**
+ * pi-condense's own master switch, `contextPrune.enabled` in the agent
+ * directory's settings.json (the only file pi-condense reads it from; off
+ * unless true): `{ on, file, why }`. While it is off pi-condense renders
+ * nothing.
+ */
+function prunerSwitch(agentDir) {
+  const file = path.join(agentDir, 'settings.json');
+  const settings = readJson(file);
+  const value = settings && settings.contextPrune && typeof settings.contextPrune === 'object' ? settings.contextPrune.enabled : undefined;
+  if (value === true) return { on: true, file, why: `"contextPrune": { "enabled": true } in ${file}` };
+  return { on: false, file, why: value === false ? `"contextPrune": { "enabled": false } in ${file}` : `contextPrune.enabled is unset in ${file}, and pi-condense's default is off` };
+}
+
 /** The drop-in for a pi-condense version: '2.4' for 2.4.x, '2.9' for 2.9.x, null for any other. */
 function dropInFor(version) {
   const m = /^(\d+)\.(\d+)\./.exec(version || '');
@@ -105,4 +238,18 @@ function dropInFor(version) {
   return line === '2.4' || line === '2.9' ? line : null;
 }
 
-module.exports = { agentDirOf, locatePiCondense, switchedOff, dropInFor };
+module.exports = {
+  agentDirOf,
+  locatePiCondense,
+  switchedOff,
+  dropInFor,
+  prunerSwitch,
+  namesPiCondense,
+  loadsEntry,
+  piCondenseEntry,
+  piCondenseOnCommandLine,
+  ownEntryLoaded,
+  filteredEntry,
+  stripBom,
+  NAME,
+};

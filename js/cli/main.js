@@ -99,6 +99,7 @@ function checkSvgTarget(run, files) {
 }
 
 async function main(argv, io = { stdout: process.stdout, stderr: process.stderr }) {
+  if (argv[0] === 'pi-setup') return require('./pi-setup.js').piSetupMain(argv.slice(1), io);
   const errorLine = (text) => io.stderr.write(`${NAME}: ${text}\n`);
   const usage = (message, command) => {
     errorLine(`error: ${message}`);

@@ -1,0 +1,332 @@
+#!/usr/bin/env node
+'use strict';
+
+// `npm run bench:real-pi`: condense-native where a pi user feels it. Real pi
+// (pi 1.6.0's own CLI, print mode, pi-ai's faux provider: no network) with
+// pi-condense and condense-native installed as `pi install` installs them
+// (__test__/helpers/real-pi.js), on a ladder of session sizes. For each
+// pi-condense release one session is built by pi-condense itself in pi
+// (the scripted session of __test__/fixtures/pi-extension/faux-model.js,
+// pi-condense alone, every batch summarized); each size is that session cut
+// before a prompt, so it holds what pi-condense wrote up to there. Then, per
+// size, interleaved rounds of
+//
+//   own    condense-native installed, CONDENSE_NATIVE=off: pi-condense's own
+//          render
+//   addon  condense-native rendering
+//
+// each a fresh copy of the session opened with `pi --session` and driven
+// for a few prompts (4 model calls each). Per model call it records
+// (fixtures/pi-extension/chain-timer.js) the whole `context` handler chain
+// (every extension's handler and pi's work between them) and pi's whole work
+// before the request (turn_start to the provider's call: pi's clone of the
+// context, the chain, the conversion to the provider's payload). Medians:
+// the first render after opening the session apart from the rest. Every
+// request the model receives must be byte-equal between own and addon; a
+// difference is reported and fails the run.
+//
+//   node benches/real-pi.js                         the ladder, both releases, Node 24
+//   node benches/real-pi.js --sizes 10,100          some sizes
+//   node benches/real-pi.js --release 2.4.3         one release
+//   node benches/real-pi.js --rounds 5 --prompts 3  rounds per size, prompts per run
+//   node benches/real-pi.js --min-messages 0        the addon's crossover (CONDENSE_NATIVE_MIN_MESSAGES):
+//                                                   0 renders natively at every size (after the
+//                                                   first render), to measure where it pays
+//   node benches/real-pi.js --node 22               the Node to run pi with (22, 24 pinned by
+//                                                   scripts/nodes.js, `this`, or a path)
+//   node benches/real-pi.js --out FILE              write the section there (default: into
+//                                                   benches/RESULTS.md, between its markers)
+//   node benches/real-pi.js --no-write              print only
+//   node benches/real-pi.js --cache DIR             where the built sessions and the project
+//                                                   folder pi runs in are kept between runs
+//                                                   (default ~/.cache/condense-native-real-pi)
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+const { FIXTURES, PI_PKG, PI_CLI, RELEASES, meetsPi, run, cleanEnv, makeWorkspace } = require('../__test__/helpers/real-pi.js');
+
+const ROOT = path.join(__dirname, '..');
+const RESULTS_FILE = path.join(__dirname, 'RESULTS.md');
+const START = '<!-- real-pi:start -->';
+const END = '<!-- real-pi:end -->';
+const FILTERED = [{ source: 'npm:pi-condense', extensions: [] }, 'npm:condense-native'];
+const CONTEXT_PRUNE = {
+  enabled: true,
+  pruneOn: 'agent-message',
+  minBatchChars: 0,
+  recoveryGraceTurns: 0,
+  chainCompression: { enabled: true, rollingWindow: 1, stripFinalAssistantThinking: true, fuseRangeSummary: true },
+  purgeErrors: { enabled: true, cooldownTurns: 1, minArgChars: 20 },
+  thinkingStrip: { enabled: true, keepLastTurns: 2 },
+};
+
+function usage(message) {
+  process.stderr.write(`real-pi bench: ${message}\n`);
+  process.exit(2);
+}
+
+function parseArgs(argv) {
+  const opts = {
+    sizes: [10, 100, 500, 2000, 5000],
+    releases: RELEASES,
+    rounds: 3,
+    prompts: 3,
+    node: '24',
+    out: RESULTS_FILE,
+    write: true,
+    cache: path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'condense-native-real-pi'),
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = () => {
+      if (i + 1 >= argv.length) usage(`${a} needs a value`);
+      return argv[++i];
+    };
+    if (a === '--sizes') {
+      opts.sizes = value().split(',').map(Number);
+      if (opts.sizes.some((n) => !Number.isInteger(n) || n < 2)) usage('--sizes takes whole numbers of messages, at least 2');
+    } else if (a === '--release') {
+      opts.releases = value().split(',');
+      if (opts.releases.some((r) => !RELEASES.includes(r))) usage(`--release takes ${RELEASES.join(', ')}`);
+    } else if (a === '--rounds' || a === '--prompts') {
+      const n = Number(value());
+      if (!Number.isInteger(n) || n < 1) usage(`${a} takes a whole number >= 1`);
+      opts[a.slice(2)] = n;
+    } else if (a === '--node') opts.node = value();
+    else if (a === '--min-messages') {
+      opts.minMessages = value();
+      if (!/^\d+$/.test(opts.minMessages)) usage('--min-messages takes a whole number');
+    }
+    else if (a === '--out') opts.out = path.resolve(value());
+    else if (a === '--cache') opts.cache = path.resolve(value());
+    else if (a === '--no-write') opts.write = false;
+    else usage(`unknown argument '${a}'`);
+  }
+  return opts;
+}
+
+function nodeBinary(which) {
+  if (which === 'this') return process.execPath;
+  if (/^\d+$/.test(which)) return path.join(require('../scripts/nodes.js').binDir(which), 'node');
+  return path.resolve(which);
+}
+
+const median = (list) => (list.length === 0 ? NaN : [...list].sort((a, b) => a - b)[list.length >> 1]);
+const lines = (file) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
+
+// The project folder pi runs in (the same path for every run: pi puts it
+// into the system prompt), with the notes the script reads.
+function project(root, prompts) {
+  const dir = path.join(root, 'project');
+  fs.mkdirSync(path.join(dir, 'notes'), { recursive: true });
+  for (let p = 1; p <= prompts; p++) {
+    const file = path.join(dir, 'notes', `f${p}.txt`);
+    if (!fs.existsSync(file)) fs.writeFileSync(file, `Notes ${p}: ${'the ledger balances once the importer runs. '.repeat(40 + (p % 40))}`);
+  }
+  return dir;
+}
+
+function prompt(p) {
+  return `Prompt ${p}: go on with the task.`;
+}
+
+function pi(ctx, agent, { packages, prompts, session, envExtra = {}, clockStart }) {
+  fs.writeFileSync(path.join(agent, 'settings.json'), JSON.stringify({ packages, contextPrune: CONTEXT_PRUNE }, null, 2));
+  const env = cleanEnv(ctx.work, { PI_CODING_AGENT_DIR: agent, PI_OFFLINE: '1', FAUX_CALLS: String(prompts.length * 6 + 50), ...envExtra });
+  if (clockStart) env.FROZEN_CLOCK_START = String(clockStart);
+  const args = ['-r', path.join(FIXTURES, 'frozen-clock.js'), PI_CLI, '--print', '--model', 'faux/scripted', '--tools', 'read,bash'];
+  if (session) args.push('--session', session);
+  args.push('-e', path.join(FIXTURES, 'chain-timer.js'), '-e', path.join(FIXTURES, 'faux-model.js'), ...prompts);
+  return run(ctx.node, args, { cwd: ctx.cwd, env, timeout: 3_600_000 });
+}
+
+// The session pi-condense builds alone, long enough for the largest size,
+// kept in the cache folder (--cache) for the next run: a session depends on
+// the release, the prompt count, the fixtures and pi, named below.
+function buildSession(ctx, agent, release, messages) {
+  const count = Math.ceil(messages / 8) + 4; // 8 to 9 messages per prompt
+  project(ctx.cache, count + 200);
+  const fixtures = ['faux-model.js', 'frozen-clock.js'].map((f) => fs.readFileSync(path.join(FIXTURES, f), 'utf8')).join('\n');
+  const key = require('node:crypto').createHash('sha256').update(`${release}\n${count}\n${PI_PKG.version}\n${JSON.stringify(CONTEXT_PRUNE)}\n${fixtures}`).digest('hex').slice(0, 12);
+  const file = path.join(ctx.cache, `session-${release}-${count}-${key}.jsonl`);
+  if (fs.existsSync(file)) return { file, prompts: count };
+  fs.rmSync(path.join(agent, 'sessions'), { recursive: true, force: true });
+  const t0 = Date.now();
+  pi(ctx, agent, { packages: ['npm:pi-condense'], prompts: Array.from({ length: count }, (_, i) => prompt(i + 1)) });
+  const files = [];
+  const walk = (dir) => {
+    for (const f of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (f.isDirectory()) walk(path.join(dir, f.name));
+      else if (f.name.endsWith('.jsonl')) files.push(path.join(dir, f.name));
+    }
+  };
+  walk(path.join(agent, 'sessions'));
+  if (files.length !== 1) throw new Error(`pi wrote ${files.length} session files for one run`);
+  fs.copyFileSync(files[0], `${file}.tmp`);
+  fs.renameSync(`${file}.tmp`, file);
+  process.stderr.write(`pi-condense ${release}: built a session of ${count} prompts in ${((Date.now() - t0) / 1000).toFixed(0)} s (${file})\n`);
+  return { file, prompts: count };
+}
+
+// The session cut before the first prompt that would take it past `size`
+// messages: every entry pi-condense wrote up to there is kept.
+function cutSession(built, size, out) {
+  const all = lines(built.file);
+  let messages = 0;
+  let cut = all.length;
+  let lastTime = 0;
+  for (let i = 0; i < all.length; i++) {
+    const e = JSON.parse(all[i]);
+    if (e.type !== 'message') continue;
+    if (e.message.role === 'user' && messages + 1 > size && messages > 0) {
+      cut = i;
+      break;
+    }
+    messages++;
+    if (typeof e.message.timestamp === 'number') lastTime = Math.max(lastTime, e.message.timestamp);
+  }
+  if (cut === all.length && messages < size * 0.9) throw new Error(`the built session has ${messages} messages, fewer than ${size}`);
+  fs.writeFileSync(out, `${all.slice(0, cut).join('\n')}\n`);
+  return { file: out, messages, clockStart: lastTime + 60_000 };
+}
+
+function measureOnce(ctx, agent, cut, mode, prompts) {
+  const session = path.join(ctx.work, 'open.jsonl');
+  fs.copyFileSync(cut.file, session);
+  const chain = path.join(ctx.work, 'chain.jsonl');
+  const requests = path.join(ctx.work, 'requests.jsonl');
+  fs.rmSync(chain, { force: true });
+  fs.rmSync(requests, { force: true });
+  const envExtra = { CHAIN_LOG: chain, FAUX_LOG: requests };
+  if (mode === 'own') envExtra.CONDENSE_NATIVE = 'off';
+  else if (ctx.minMessages !== undefined) envExtra.CONDENSE_NATIVE_MIN_MESSAGES = ctx.minMessages;
+  pi(ctx, agent, { packages: FILTERED, prompts, session, envExtra, clockStart: cut.clockStart });
+  const calls = lines(chain).map((l) => JSON.parse(l));
+  return { calls, requests: lines(requests).filter((l) => l.startsWith('{"kind":"agent"')) };
+}
+
+function benchRelease(ctx, opts, release, agent) {
+  const built = buildSession(ctx, agent, release, Math.max(...opts.sizes));
+  const measurePrompts = Array.from({ length: opts.prompts }, (_, i) => prompt(built.prompts + 1 + i));
+  const rows = [];
+  for (const size of opts.sizes) {
+    const cut = cutSession(built, size, path.join(ctx.work, `cut-${release}-${size}.jsonl`));
+    const got = { own: { first: [], rest: [], send: [] }, addon: { first: [], rest: [], send: [] } };
+    let mismatches = 0;
+    for (let round = 0; round < opts.rounds; round++) {
+      const order = round % 2 === 0 ? ['own', 'addon'] : ['addon', 'own'];
+      const runs = {};
+      for (const mode of order) {
+        runs[mode] = measureOnce(ctx, agent, cut, mode, measurePrompts);
+        const calls = runs[mode].calls.filter((c) => typeof c.chainMs === 'number');
+        if (calls.length === 0) throw new Error(`${release} ${size}: no model call was timed (${mode})`);
+        got[mode].first.push(calls[0].chainMs);
+        got[mode].messages = calls[0].messages; // what the first render saw
+        for (const c of calls.slice(1)) got[mode].rest.push(c.chainMs);
+        for (const c of calls) if (typeof c.beforeSendMs === 'number') got[mode].send.push(c.beforeSendMs);
+      }
+      const a = runs.own.requests;
+      const b = runs.addon.requests;
+      if (a.length !== b.length || a.some((r, n) => r !== b[n])) mismatches++;
+    }
+    const row = { release, size, messages: got.addon.messages ?? cut.messages, rounds: opts.rounds, mismatches };
+    for (const mode of ['own', 'addon']) {
+      row[mode] = { render: median(got[mode].rest), first: median(got[mode].first), send: median(got[mode].send), renders: got[mode].rest.length };
+    }
+    rows.push(row);
+    process.stderr.write(
+      `${release} ${row.messages} messages: own ${row.own.render.toFixed(3)} ms (first ${row.own.first.toFixed(2)}), ` +
+        `addon ${row.addon.render.toFixed(3)} ms (first ${row.addon.first.toFixed(2)}), ${mismatches} mismatching rounds\n`,
+    );
+  }
+  return rows;
+}
+
+const fmt = (ms) => (ms >= 10 ? ms.toFixed(1) : ms >= 1 ? ms.toFixed(2) : ms.toFixed(3));
+const ratio = (a, b) => `${(a / b).toFixed(2)}x`;
+
+function markdown(rows, meta) {
+  const out = [START, '## In real pi', ''];
+  out.push(
+    `Written by \`node benches/real-pi.js${meta.argv.length ? ` ${meta.argv.join(' ')}` : ''}\` on ${meta.date}; pi ${PI_PKG.version} on Node ${meta.nodeVersion}; ` +
+      `${meta.cpus}; load average at the start ${meta.loadStart}, at the end ${meta.loadEnd}; code ${meta.commit}. The run took ${meta.seconds} s.`,
+  );
+  out.push('');
+  out.push(
+    "Per model call, median ms of the whole `context` handler chain (every extension's handler and pi's work between them) over " +
+      `${meta.prompts * 4 - 1} renders x ${meta.rounds} interleaved rounds per size, the first render after \`pi --session\` opened the session apart; ` +
+      "own = condense-native installed with CONDENSE_NATIVE=off (pi-condense's own render), addon = condense-native rendering; own/addon above 1 is faster. " +
+      "\"pi before send\" is pi's whole work per call before the request goes out (turn_start to the provider's call: its clone of the context, the chain, the conversion to the payload), addon. " +
+      'Sessions: built by pi-condense alone in pi (fixtures/pi-extension/faux-model.js, every batch summarized), cut before a prompt; ' +
+      '"messages" is what the first render after opening saw (pi\'s context: the session\'s messages and pi-condense\'s summary messages). ' +
+      'Every request the model received was compared, own against addon, byte for byte.',
+  );
+  out.push('');
+  out.push('| release | messages | own | addon | own/addon | first: own | first: addon | own/addon | pi before send | mismatching rounds |');
+  out.push('|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
+  for (const r of rows) {
+    out.push(
+      `| ${r.release} | ${r.messages.toLocaleString('en-US')} | ${fmt(r.own.render)} | ${fmt(r.addon.render)} | ${ratio(r.own.render, r.addon.render)} | ` +
+        `${fmt(r.own.first)} | ${fmt(r.addon.first)} | ${ratio(r.own.first, r.addon.first)} | ${fmt(r.addon.send)} | ${r.mismatches} of ${r.rounds} |`,
+    );
+  }
+  out.push(END);
+  return out.join('\n');
+}
+
+function writeSection(file, section) {
+  const old = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  const a = old.indexOf(START);
+  const b = old.indexOf(END);
+  const next = a >= 0 && b > a ? `${old.slice(0, a)}${section}${old.slice(b + END.length)}` : `${old.trimEnd()}${old ? '\n\n' : ''}${section}\n`;
+  fs.writeFileSync(file, next);
+}
+
+function main() {
+  const argv = process.argv.slice(2);
+  const opts = parseArgs(argv);
+  const node = nodeBinary(opts.node);
+  const nodeVersion = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim().replace(/^v/, '');
+  if (!meetsPi(nodeVersion)) usage(`Node ${nodeVersion} is below pi's engines (${PI_PKG.engines.node}): --node 22 or 24`);
+  const started = Date.now();
+  const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' / ');
+  const loadStart = load();
+  const ws = makeWorkspace('condense-bench-real-pi-');
+  const ctx = { work: ws.work, node, cwd: null, minMessages: opts.minMessages };
+  fs.mkdirSync(opts.cache, { recursive: true });
+  ctx.cache = opts.cache;
+  ctx.cwd = project(opts.cache, 0);
+  const rows = [];
+  for (const release of opts.releases) rows.push(...benchRelease(ctx, opts, release, ws.installAgent(release)));
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+  } catch {}
+  const cpus = os.cpus();
+  const md = markdown(rows, {
+    argv,
+    date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
+    nodeVersion,
+    cpus: `${cpus.length} logical cores (${cpus[0] ? cpus[0].model.trim() : 'unknown CPU'})`,
+    loadStart,
+    loadEnd: load(),
+    commit,
+    seconds: ((Date.now() - started) / 1000).toFixed(0),
+    prompts: opts.prompts,
+    rounds: opts.rounds,
+  });
+  process.stdout.write(`${md}\n`);
+  if (opts.write) {
+    writeSection(opts.out, md);
+    process.stderr.write(`written: ${opts.out}\n`);
+  }
+  const bad = rows.filter((r) => r.mismatches > 0);
+  if (bad.length > 0) {
+    process.stderr.write(`real-pi bench: requests differ between own and addon in ${bad.map((r) => `${r.release}/${r.messages}`).join(', ')}\n`);
+    process.exitCode = 1;
+  }
+}
+
+main();
