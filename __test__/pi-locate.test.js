@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { locatePiCondense, switchedOff, dropInFor, ownEntryLoaded, loadsEntry, prunerSwitch } = require('../pi/locate.js');
+const { locatePiCondense, switchedOff, switchWarnings, dropInFor, ownEntryLoaded, loadsEntry, prunerSwitch } = require('../pi/locate.js');
 
 function tree() {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'condense-locate-'));
@@ -67,6 +67,24 @@ test('the addon is switched off by CONDENSE_NATIVE or condenseNative.enabled, th
     t.settings(path.join(t.cwd, '.pi', 'settings.json'), { condenseNative: { enabled: true } });
     assert.equal(switchedOff(t.cwd, t.agent, {}), null, 'the project switches it back on');
     assert.equal(switchedOff(t.cwd, t.agent, { CONDENSE_NATIVE: 'off' }), 'CONDENSE_NATIVE=off', 'the environment wins');
+  } finally {
+    t.done();
+  }
+});
+
+test('a condenseNative.enabled that is not a boolean is a warning naming the value, and the addon stays on', () => {
+  const t = tree();
+  try {
+    assert.deepEqual(switchWarnings(t.cwd, t.agent), []);
+    t.settings(path.join(t.agent, 'settings.json'), { condenseNative: { enabled: 'no' } });
+    assert.equal(switchedOff(t.cwd, t.agent, {}), null);
+    const [only, ...rest] = switchWarnings(t.cwd, t.agent);
+    assert.deepEqual(rest, []);
+    assert.equal(only, `"condenseNative": { "enabled": "no" } in ${path.join(t.agent, 'settings.json')} is not true or false: not read, condense-native stays on (write false to switch it off)`);
+    t.settings(path.join(t.cwd, '.pi', 'settings.json'), { condenseNative: false });
+    assert.match(switchWarnings(t.cwd, t.agent)[0], /^"condenseNative" in .*project.*is false, not an object: not read/);
+    t.settings(path.join(t.cwd, '.pi', 'settings.json'), { condenseNative: { enabled: true } });
+    assert.equal(switchWarnings(t.cwd, t.agent).length, 1);
   } finally {
     t.done();
   }

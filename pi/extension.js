@@ -31,7 +31,7 @@ const { createRequire } = require('node:module');
 // condense-native's own modules load natively (as any Node package), not
 // through the jiti instance that loaded this file.
 const ownRequire = createRequire(__filename);
-const { agentDirOf, locatePiCondense, switchedOff, dropInFor, ownEntryLoaded, filteredEntry, prunerSwitch } = ownRequire('./locate.js');
+const { agentDirOf, locatePiCondense, switchedOff, switchWarnings, dropInFor, ownEntryLoaded, filteredEntry, prunerSwitch } = ownRequire('./locate.js');
 
 // The specifier pi-condense 2.4.x and 2.9.x import `pruneMessages` from.
 const PRUNER_SPECIFIER = './src/pruner.js';
@@ -242,6 +242,7 @@ module.exports = async function condenseNative(pi) {
   } else {
     const line = dropInFor(found.version);
     const off = switchedOff(cwd, agentDir);
+    for (const text of switchWarnings(cwd, agentDir)) warn(text);
     let factory = null;
     // The render pi-condense runs: the drop-in, or (switched off)
     // pi-condense's own, timed either way; `status.engine` says which

@@ -217,6 +217,25 @@ function switchedOff(cwd, agentDir, env = process.env) {
 }
 
 /**
+ * Warnings for a `condenseNative.enabled` that is not a boolean (`"no"`,
+ * `0`, `null`): the value is not read, so it does not switch the addon
+ * off; the warning names the value and the file, and says what is read.
+ */
+function switchWarnings(cwd, agentDir) {
+  const out = [];
+  for (const s of scopes(cwd, agentDir)) {
+    const block = s.settings && typeof s.settings === 'object' ? s.settings.condenseNative : undefined;
+    if (block === undefined) continue;
+    if (block === null || typeof block !== 'object' || Array.isArray(block)) {
+      out.push(`"condenseNative" in ${s.file} is ${JSON.stringify(block)}, not an object: not read (write "condenseNative": { "enabled": false } to switch condense-native off)`);
+    } else if ('enabled' in block && typeof block.enabled !== 'boolean') {
+      out.push(`"condenseNative": { "enabled": ${JSON.stringify(block.enabled)} } in ${s.file} is not true or false: not read, condense-native stays on (write false to switch it off)`);
+    }
+  }
+  return out;
+}
+
+/**
  * pi-condense's own master switch, `contextPrune.enabled` in the agent
  * directory's settings.json (the only file pi-condense reads it from; off
  * unless true): `{ on, file, why }`. While it is off pi-condense renders
@@ -242,6 +261,7 @@ module.exports = {
   agentDirOf,
   locatePiCondense,
   switchedOff,
+  switchWarnings,
   dropInFor,
   prunerSwitch,
   namesPiCondense,
