@@ -123,6 +123,17 @@ async function replayMain(run, ctx) {
         }
       } else {
         lines.push('', `(--per-file: a table per file, with its causes and calibration)`);
+        // The renders that broke the invariant, which the file tables
+        // would list.
+        for (const r of results) {
+          for (const p of r.result.policies) {
+            if (!p.invariant.flushGated) continue;
+            for (const v of p.invariant.violations.slice(0, 5)) {
+              lines.push(`  ${r.file}: ${p.label}: model call ${v.render}, output message ${v.outputIndex}: ${v.phase}: ${v.detail}`);
+            }
+            if (p.invariant.broken > 5) lines.push(`  ${r.file}: ${p.label}: ... ${p.invariant.broken - 5} more (--json lists them)`);
+          }
+        }
       }
     }
     if (broken > 0) {
