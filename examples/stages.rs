@@ -15,8 +15,8 @@ use condense_native::dialect::Dialect;
 use condense_native::engine::Engine;
 use condense_native::json::parse::parse_value;
 use condense_native::phases::{self, Inputs, Memo};
-use condense_native::record::scan::{scan_array, Source};
 use condense_native::record::Log;
+use condense_native::record::{scan_array, Source};
 use condense_native::state::State;
 
 fn median(mut xs: Vec<f64>) -> f64 {

@@ -264,8 +264,8 @@ pub fn inserted_len(block: &Inserted) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::scan::{scan_array, Source};
     use crate::record::Log;
+    use crate::record::{scan_array, Source};
 
     #[test]
     fn lengths_match_what_is_written() {

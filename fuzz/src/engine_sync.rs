@@ -14,7 +14,7 @@ use condense_native::engine::Engine;
 use condense_native::json::parse::parse_value;
 use condense_native::json::Json;
 use condense_native::prune::prune_bytes;
-use condense_native::record::scan::Source;
+use condense_native::record::Source;
 use condense_native::state::State;
 
 use crate::gen::{Gen, J};

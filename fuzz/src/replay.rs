@@ -16,8 +16,8 @@ use condense_native::engine::Rendered;
 use condense_native::json::parse::parse_value;
 use condense_native::json::Json;
 use condense_native::phases::{Inputs, Memo};
-use condense_native::record::scan::{scan_array, Source};
 use condense_native::record::Log;
+use condense_native::record::{scan_array, Source};
 use condense_native::script::{EditScript, Inserted, Op, Slot};
 use condense_native::state::State;
 

@@ -8,8 +8,7 @@
 
 use super::keys::{bare, message_key, occurrence_key, MessageKey};
 use super::log_index::LogIndex;
-use super::memo::Memo;
-use super::synthetic::{has_thinking, iterate, protected_output, BlockKey, Pools};
+use super::synthetic::{has_thinking, iterate, protected_output, BlockKey, ChainCaches, Pools};
 use super::text::{same, write_scalar};
 use super::Inputs;
 use crate::config::ChainConfig;
@@ -74,21 +73,22 @@ fn resolve(inputs: &Inputs<'_>, index: &LogIndex) -> Vec<Option<(usize, usize)>>
 
 pub fn run(
     inputs: &Inputs<'_>,
-    memo: &mut Memo,
+    range_plan: &mut Option<RangePlan>,
+    mut shared: ChainCaches<'_>,
     chain: &ChainConfig,
     script: &mut EditScript,
     stats: &mut Stats,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Result<bool> {
-    memo.log_index.catch_up(inputs.log);
-    let resolution = resolve(inputs, &memo.log_index);
-    let mut plan = match memo.range_plan.take() {
+    shared.log_index.catch_up(inputs.log);
+    let resolution = resolve(inputs, shared.log_index);
+    let mut plan = match range_plan.take() {
         Some(p) if p.resolution == resolution => p,
         _ => plan(inputs, script, resolution)?,
     };
     diagnostics.extend(plan.diagnostics.iter().cloned());
     if plan.accepted.is_empty() {
-        memo.range_plan = Some(plan);
+        *range_plan = Some(plan);
         return Ok(false);
     }
     let entries = inputs.state.chain_entries();
@@ -105,10 +105,10 @@ pub fn run(
         for &k in &r.protected {
             pooled.add(&key, protected_output(&script.slots[k]));
         }
-        let text = match memo.synthetic_text(inputs, r.n, pooled.get(&key)) {
+        let text = match shared.synthetic_text(inputs, r.n, pooled.get(&key)) {
             Ok(t) => t,
             Err(err) => {
-                memo.range_plan = Some(plan);
+                *range_plan = Some(plan);
                 return Err(err);
             }
         };
@@ -133,9 +133,9 @@ pub fn run(
         &insert_after,
         &strip_at,
         blocks,
-        &memo.log_index,
+        shared.log_index,
     );
-    memo.range_plan = Some(plan);
+    *range_plan = Some(plan);
     result.map(|()| true)
 }
 

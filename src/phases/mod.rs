@@ -27,6 +27,7 @@ use crate::state::State;
 
 pub use keys::occurrence_key;
 pub use memo::Memo;
+use synthetic::ChainCaches;
 
 /// Everything a render reads.
 pub struct Inputs<'a> {
@@ -103,7 +104,7 @@ pub fn run_before_thinking(
     let mut script = EditScript::identity_in(log.len(), spare);
     let mut stats = Stats::default();
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
-    let mut changed = stub::run(inputs, memo, &mut script, &mut stats)?;
+    let mut changed = stub::run(inputs, &mut memo.stubs, &mut script, &mut stats)?;
     if let Some(purge) = &inputs.config.purge {
         changed |= purge::run(
             inputs,
@@ -115,11 +116,27 @@ pub fn run_before_thinking(
     }
     if let Some(chain) = &inputs.config.chain {
         if inputs.state.has_chain_entries() {
+            let Memo {
+                stubs,
+                chain_ids: ids_cache,
+                range_plan,
+                synthetic,
+                log_index,
+                ..
+            } = memo;
+            let shared = ChainCaches {
+                synthetic,
+                stubs,
+                log_index,
+            };
             changed |= match inputs.dialect {
-                Dialect::V2_4 => chain_ids::run(inputs, memo, chain, &mut script, &mut stats)?,
+                Dialect::V2_4 => {
+                    chain_ids::run(inputs, ids_cache, shared, chain, &mut script, &mut stats)?
+                }
                 Dialect::V2_9 => chain_ranges::run(
                     inputs,
-                    memo,
+                    range_plan,
+                    shared,
                     chain,
                     &mut script,
                     &mut stats,

@@ -39,6 +39,9 @@ mod digest;
 mod indexer;
 mod invariant;
 mod options;
+// Reached only from the binding's test export (`replayWirePayload`).
+#[cfg(feature = "napi")]
+pub(crate) mod payload;
 mod policy;
 mod pricer;
 pub(crate) mod report;
@@ -707,7 +710,7 @@ fn reconcile(
 mod tests {
     use super::*;
     use crate::engine::Engine;
-    use crate::record::scan::Source;
+    use crate::record::Source;
     use crate::sessionfile::condense::state_json;
     use crate::sessionfile::{CondenseState, ContextView};
     use crate::state::State;

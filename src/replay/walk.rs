@@ -27,7 +27,7 @@ use super::{
 use crate::engine::Engine;
 use crate::error::{PruneError, Result};
 use crate::record::array_len;
-use crate::record::scan::Source;
+use crate::record::Source;
 use crate::script::{Slot, Stats};
 use crate::sessionfile::{ContextView, ModelCall, SessionFile};
 
