@@ -125,11 +125,6 @@ pub struct EditScript {
 }
 
 impl EditScript {
-    /// Every input message kept, in order.
-    pub fn identity(n: usize) -> Self {
-        Self::identity_in(n, Vec::new())
-    }
-
     /// As `identity`, in the allocation of `slots` (whatever it held goes).
     pub fn identity_in(n: usize, mut slots: Vec<Slot>) -> Self {
         slots.clear();

@@ -3,13 +3,13 @@
 //! checked without Node. Raw spellings are exercised: each case's
 //! `messages` goes in as the bytes the vector file holds.
 
-use condense_native::config::Config;
-use condense_native::dialect::Dialect;
-use condense_native::frontier::compute_thinking_boundary;
-use condense_native::json::parse::{parse_value, Parser};
-use condense_native::json::Json;
-use condense_native::prune::prune_bytes;
-use condense_native::state::State;
+use condense_native::compute_thinking_boundary;
+use condense_native::prune_bytes;
+use condense_native::Config;
+use condense_native::Dialect;
+use condense_native::Json;
+use condense_native::State;
+use condense_native::{parse_value, Parser};
 
 /// The top-level members of a JSON object, each with its raw bytes.
 fn members(text: &[u8]) -> Vec<(Vec<u8>, &[u8])> {

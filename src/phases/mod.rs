@@ -25,7 +25,6 @@ use crate::record::{Kind, Log};
 use crate::script::{Diagnostic, EditScript, Stats};
 use crate::state::State;
 
-pub use keys::occurrence_key;
 pub use memo::Memo;
 use synthetic::ChainCaches;
 

@@ -9,8 +9,8 @@
 //! read the same `Log`.
 
 mod array;
-pub mod intern;
-pub mod scan;
+pub(crate) mod intern;
+pub(crate) mod scan;
 mod stops;
 
 use std::ops::Range;
@@ -51,13 +51,6 @@ impl Scalar {
     pub fn as_str(&self) -> Option<Sym> {
         match self {
             Scalar::Str(s) => Some(*s),
-            _ => None,
-        }
-    }
-
-    pub fn as_num(&self) -> Option<f64> {
-        match self {
-            Scalar::Num(n) => Some(*n),
             _ => None,
         }
     }

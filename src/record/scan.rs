@@ -26,12 +26,6 @@ use crate::json::text::{self, next_char_end};
 use crate::json::utf16::{utf16_len, utf16_len_and_controls};
 use crate::json::Json;
 
-/// Reads the element starting at `start`, appends its record and returns
-/// where it ends.
-pub fn scan_element(input: &[u8], start: usize, index: usize, log: &mut Log) -> Result<usize> {
-    scan_element_as::<false>(input, start, index, log)
-}
-
 /// Reads the element starting at `start` (the `index`-th), appends its
 /// record and returns where it ends; `TRUSTED`: the bytes are
 /// `Source::Stringify`'s.

@@ -49,15 +49,16 @@ mod request;
 mod settings;
 mod timeline;
 mod walk;
-pub mod wire;
+pub(crate) mod wire;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-pub use bill::{BillTotals, CacheModel, CallClass, Cause};
+pub use bill::{BillTotals, CacheModel, CallClass};
 pub use calibration::Calibration;
 pub use catalog::Catalog;
 pub use cost::{CostModel, Totals};
-pub use digest::{prefix_hash, Digest};
+#[cfg(test)]
+use digest::{prefix_hash, Digest};
 pub use invariant::Violation;
 pub use policy::Policy;
 pub use pricer::Priced;
@@ -130,7 +131,7 @@ pub enum BoundaryMode {
 
 impl BoundaryMode {
     /// Whether renders take the config's own boundary.
-    pub fn from_config(self) -> bool {
+    pub fn takes_config_boundary(self) -> bool {
         self != BoundaryMode::Recorded
     }
 }
