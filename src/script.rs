@@ -113,6 +113,22 @@ pub struct Diagnostic {
     pub detail: Vec<u8>,
 }
 
+impl Diagnostic {
+    /// The diagnostic as the API reports it: `{kind, key, detail}`, `key`
+    /// omitted when it is `undefined` (a blockId that is absent).
+    pub fn to_value(&self) -> Json {
+        let mut entries = vec![(b"kind".as_slice().into(), Json::str(self.kind))];
+        if let Some(k) = &self.key {
+            entries.push((b"key".as_slice().into(), k.clone()));
+        }
+        entries.push((
+            b"detail".as_slice().into(),
+            Json::Str(self.detail.clone().into_boxed_slice()),
+        ));
+        Json::Obj(entries)
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct EditScript {
     pub slots: Vec<Slot>,

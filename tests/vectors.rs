@@ -149,21 +149,7 @@ fn run(dialect: Dialect, file: &[u8]) -> (usize, Vec<String>) {
                 .get("diagnostics")
                 .and_then(Json::as_array)
                 .unwrap_or(&[]);
-            let got: Vec<Json> = r
-                .diagnostics
-                .iter()
-                .map(|d| {
-                    let mut entries = vec![(b"kind".as_slice().into(), Json::str(d.kind))];
-                    if let Some(k) = &d.key {
-                        entries.push((b"key".as_slice().into(), k.clone()));
-                    }
-                    entries.push((
-                        b"detail".as_slice().into(),
-                        Json::Str(d.detail.clone().into_boxed_slice()),
-                    ));
-                    Json::Obj(entries)
-                })
-                .collect();
+            let got: Vec<Json> = r.diagnostics.iter().map(|d| d.to_value()).collect();
             if got.as_slice() != want {
                 failures.push(format!(
                     "{name}: diagnostics {} != {}",

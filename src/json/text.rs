@@ -324,6 +324,23 @@ pub fn write_quoted(out: &mut Vec<u8>, text: &[u8]) {
     out.push(b'"');
 }
 
+/// Appends `s` as a JSON string.
+pub fn write_str(out: &mut Vec<u8>, s: &str) {
+    let mut text = Vec::with_capacity(s.len());
+    escape_str(&mut text, s);
+    write_quoted(out, &text);
+}
+
+/// Appends `"name":` to an object being written by hand, after a comma
+/// unless it is the object's first member.
+pub fn write_key(out: &mut Vec<u8>, name: &str) {
+    if !matches!(out.last(), Some(b'{' | b'[') | None) {
+        out.push(b',');
+    }
+    write_str(out, name);
+    out.push(b':');
+}
+
 /// The index just past the canonical escape sequence or character that
 /// starts at `at` (escapes are `\x` or `\uXXXX`).
 pub fn next_char_end(text: &[u8], at: usize) -> usize {

@@ -18,7 +18,7 @@ use super::Inputs;
 use crate::config::ChainConfig;
 use crate::error::{PruneError, Result};
 use crate::json::Json;
-use crate::record::{BlockType, Content, Kind, Refs, Role};
+use crate::record::{BlockType, Content, Role};
 use crate::script::{EditScript, Inserted, Op, Slot, Stats};
 
 /// 2.4.3 phase 3's facts about one message, for one state.
@@ -124,31 +124,10 @@ fn fact(inputs: &Inputs<'_>, sets: &ChainSets, i: usize) -> Result<ChainFact> {
             f.protected_by = sets.protected.get(&rec.tool_call_id, syms).copied();
         }
         Role::Assistant => {
-            match rec.content {
-                Content::Array => {
-                    for (j, b) in log.blocks(i).iter().enumerate() {
-                        match b.kind {
-                            Kind::Null => {
-                                return Err(PruneError::bad_message(
-                                    i,
-                                    &format!("content[{j}]"),
-                                    "is null",
-                                ))
-                            }
-                            Kind::Object if b.ty == BlockType::ToolCall => {
-                                f.dropped |= sets.dropped.contains(&b.id, syms);
-                            }
-                            _ => {}
-                        }
-                    }
-                }
-                Content::Absent | Content::Null => {}
-                _ => {
-                    return Err(PruneError::bad_message(
-                        i,
-                        "content",
-                        "is not an array (the reference filters it)",
-                    ))
+            for b in inputs.walked_blocks(i, "the reference filters it")? {
+                let (_, b) = b?;
+                if b.ty == BlockType::ToolCall {
+                    f.dropped |= sets.dropped.contains(&b.id, syms);
                 }
             }
             if !f.dropped && sets.finals.contains(&rec.timestamp, syms) {
@@ -262,28 +241,11 @@ pub fn run(
 /// Whether a per-batch summary message cites a dropped id
 /// (`details?.toolCallRefs ?? []` tested with `.some`).
 fn cites_dropped(inputs: &Inputs<'_>, i: usize, dropped: &ValueSet) -> Result<bool> {
-    let rec = &inputs.log.records[i];
-    match rec.refs_kind {
-        Refs::None => Ok(false),
-        Refs::Invalid => Err(PruneError::bad_message(
-            i,
-            "details.toolCallRefs",
-            "is not an array (the reference calls .some on it)",
-        )),
-        Refs::Array => {
-            for (j, r) in inputs.log.refs(i).iter().enumerate() {
-                if r.kind == Kind::Null {
-                    return Err(PruneError::bad_message(
-                        i,
-                        &format!("details.toolCallRefs[{j}]"),
-                        "is null",
-                    ));
-                }
-                if dropped.contains(&r.tool_call_id, &inputs.log.syms) {
-                    return Ok(true);
-                }
-            }
-            Ok(false)
+    for r in inputs.summary_refs(i)? {
+        let (_, r) = r?;
+        if dropped.contains(&r.tool_call_id, &inputs.log.syms) {
+            return Ok(true);
         }
     }
+    Ok(false)
 }

@@ -156,18 +156,8 @@ pub fn result_text(
     }
     let text = inputs.message_text(i);
     let mut first = true;
-    for (j, b) in inputs.log.blocks(i).iter().enumerate() {
-        match b.kind {
-            Kind::Null => {
-                return Err(PruneError::bad_message(
-                    i,
-                    &format!("content[{j}]"),
-                    "is null",
-                ))
-            }
-            Kind::NonObject => continue,
-            Kind::Object => {}
-        }
+    for b in inputs.object_blocks(i) {
+        let (_, b) = b?;
         if b.ty != crate::record::BlockType::Text {
             continue;
         }
