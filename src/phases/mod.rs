@@ -5,6 +5,8 @@
 //! dialects differ inside a phase (phase 1's keys) the dialect is a
 //! parameter, where they differ in kind (phase 3's ids against ranges;
 //! phase 4's thinking strip against the orphan sweep) each has its file.
+//! A phase that remembers decisions between renders owns its cache's type;
+//! `memo.rs` holds one of each, and `run` hands each phase its own.
 
 mod chain_ids;
 mod chain_ranges;
@@ -191,6 +193,7 @@ pub fn run_before_thinking(
     }
     if let Some(chain) = &inputs.config.chain {
         if inputs.state.has_chain_entries() {
+            // Each chain phase takes its own cache and those both share.
             let Memo {
                 stubs,
                 chain_ids: ids_cache,
