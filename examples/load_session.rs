@@ -5,8 +5,8 @@
 
 use std::time::Instant;
 
-use condense_native::sessionfile::condense::{frontier_json, state_json};
-use condense_native::sessionfile::{
+use condense_native::{frontier_json, state_json};
+use condense_native::{
     model_calls, path_to, CondenseState, ContextView, Dialect, Leaf, SessionFile,
 };
 

@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use condense_native::replay::{replay, to_json, Policy, ReplayOptions};
+use condense_native::{replay, replay_to_json, Policy, ReplayOptions};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -37,5 +37,5 @@ fn main() {
         r.calls.len(),
         times[times.len() / 2]
     );
-    println!("{}", String::from_utf8_lossy(&to_json(&r, false)));
+    println!("{}", String::from_utf8_lossy(&replay_to_json(&r, false)));
 }

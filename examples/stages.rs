@@ -9,15 +9,15 @@
 
 use std::time::Instant;
 
-use condense_native::apply::{output_len, write_output};
-use condense_native::config::Config;
-use condense_native::dialect::Dialect;
-use condense_native::engine::Engine;
-use condense_native::json::parse::parse_value;
-use condense_native::phases::{self, Inputs, Memo};
-use condense_native::record::scan::{scan_array, Source};
-use condense_native::record::Log;
-use condense_native::state::State;
+use condense_native::parse_value;
+use condense_native::Config;
+use condense_native::Dialect;
+use condense_native::Engine;
+use condense_native::Log;
+use condense_native::State;
+use condense_native::{output_len, write_output};
+use condense_native::{run_phases, Inputs, Memo};
+use condense_native::{scan_array, Source};
 
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(|a, b| a.total_cmp(b));
@@ -44,7 +44,7 @@ fn member<'a>(file: &'a [u8], key: &str) -> &'a [u8] {
         .position(|w| w == needle.as_bytes())
         .expect("member")
         + needle.len();
-    let mut p = condense_native::json::parse::Parser::new(&file[at..], 2000);
+    let mut p = condense_native::Parser::new(&file[at..], 2000);
     p.value(0).expect("value");
     &file[at..at + p.at]
 }
@@ -101,13 +101,13 @@ fn main() {
         dialect,
     };
     let phases = time(runs, || {
-        phases::run(&inputs, &mut Memo::default())
+        run_phases(&inputs, &mut Memo::default())
             .unwrap()
             .slots
             .len()
     });
     let mut memo = Memo::default();
-    let script = phases::run(&inputs, &mut memo).unwrap();
+    let script = run_phases(&inputs, &mut memo).unwrap();
     let write = time(runs, || {
         let mut out = Vec::with_capacity(messages.len());
         write_output(&mut out, &inputs, &memo, &script);

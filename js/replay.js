@@ -12,6 +12,7 @@
 const { fileInputOf, requireBinding, throwIfFailed } = require('./filearg.js');
 const { loadCatalog } = require('./catalog.js');
 const { configProblems } = require('./settings-check.js');
+const { withProgress } = require('./progress-poll.js');
 const codes = require('./codes.js');
 
 const POLICIES = ['none', 'config', 'no-thinking-strip', 'live-thinking-strip', '2.9.1'];
@@ -42,7 +43,6 @@ function labelPolicies(result, release) {
   return result;
 }
 const NUMBERS = ['charsPerToken', 'inputPrice', 'cacheWriteMultiplier', 'cacheReadMultiplier', 'cacheTtlSeconds'];
-const PROGRESS_INTERVAL_MS = 100;
 
 function makeReplayApi(native, { argumentError }) {
   function optionsJson(options, where) {
@@ -136,22 +136,10 @@ function makeReplayApi(native, { argumentError }) {
     const input = inputOf(pathOrBuffer, 'replayAsync');
     const json = optionsJson(options, 'replayAsync');
     const onProgress = options && options.onProgress;
-    if (onProgress !== undefined && onProgress !== null && typeof onProgress !== 'function') {
-      throw argumentError('replayAsync: onProgress must be a function');
-    }
-    const progress = new native.NativeReplayProgress();
-    let timer = null;
-    if (onProgress) {
-      timer = setInterval(() => onProgress(progress.done, progress.total), PROGRESS_INTERVAL_MS);
-      if (typeof timer.unref === 'function') timer.unref();
-    }
-    try {
-      const result = await native.replayAsync(input.bytes ?? input.path, json, progress);
-      if (onProgress) onProgress(progress.done, progress.total);
-      return labelPolicies(settle(result, input.name), releaseOf(options));
-    } finally {
-      if (timer !== null) clearInterval(timer);
-    }
+    const result = await withProgress(native, onProgress, 'replayAsync', argumentError, (progress) =>
+      native.replayAsync(input.bytes ?? input.path, json, progress),
+    );
+    return labelPolicies(settle(result, input.name), releaseOf(options));
   }
 
   return { replay, replayAsync, POLICIES, optionsJson, settle };

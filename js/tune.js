@@ -10,9 +10,9 @@
 
 const { requireBinding } = require('./filearg.js');
 const { sessionFiles } = require('./session-files.js');
+const { withProgress } = require('./progress-poll.js');
 const codes = require('./codes.js');
 
-const PROGRESS_INTERVAL_MS = 100;
 const RELEASES = ['2.4.3', '2.9.1'];
 
 // Paths that gave no session file join the files the tune left out.
@@ -59,22 +59,8 @@ function makeTuneApi(native, { argumentError, replayApi }) {
     requireBinding(native, 'tuneAsync', 'tuneAsync');
     const { files, problems, json } = inputs(paths, options, 'tuneAsync');
     const onProgress = options && options.onProgress;
-    if (onProgress !== undefined && onProgress !== null && typeof onProgress !== 'function') {
-      throw argumentError('tuneAsync: onProgress must be a function');
-    }
-    const progress = new native.NativeReplayProgress();
-    let timer = null;
-    if (onProgress) {
-      timer = setInterval(() => onProgress(progress.done, progress.total), PROGRESS_INTERVAL_MS);
-      if (typeof timer.unref === 'function') timer.unref();
-    }
-    try {
-      const result = await native.tuneAsync(files, json, progress);
-      if (onProgress) onProgress(progress.done, progress.total);
-      return withProblems(replayApi.settle(result, files.length === 1 ? files[0] : `${files.length} files`), problems);
-    } finally {
-      if (timer !== null) clearInterval(timer);
-    }
+    const result = await withProgress(native, onProgress, 'tuneAsync', argumentError, (progress) => native.tuneAsync(files, json, progress));
+    return withProblems(replayApi.settle(result, files.length === 1 ? files[0] : `${files.length} files`), problems);
   }
 
   return { tune, tuneAsync };

@@ -182,10 +182,6 @@ impl OutputPlan {
         self.len
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// Writes the output into `dst`, which holds exactly `len()` bytes.
     pub fn write(&self, inputs: &Inputs<'_>, dst: &mut [u8]) {
         assert_eq!(

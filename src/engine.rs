@@ -15,8 +15,8 @@ use crate::frontier::{assistant_timestamps, compute_thinking_boundary, frontier_
 use crate::hash::{HashMap, HashSet};
 use crate::json::Json;
 use crate::phases::{self, Inputs, Memo};
-use crate::record::scan::{scan_array, Source};
 use crate::record::{array_len, Log};
+use crate::record::{scan_array, Source};
 use crate::script::{Diagnostic, EditScript, Op, Slot, Stats};
 use crate::state::{Chains, State};
 

@@ -21,18 +21,6 @@ pub enum Code {
 }
 
 impl Code {
-    pub const ALL: [Code; 9] = [
-        Code::InvalidJson,
-        Code::NotArray,
-        Code::InvalidMessage,
-        Code::TooDeep,
-        Code::InvalidState,
-        Code::InvalidConfig,
-        Code::InvalidArgument,
-        Code::InvalidSession,
-        Code::Io,
-    ];
-
     pub fn as_str(self) -> &'static str {
         match self {
             Code::InvalidJson => "ERR_CONDENSE_INVALID_JSON",
@@ -124,15 +112,10 @@ impl PruneError {
         Self::new(Code::InvalidArgument, what.to_string())
     }
 
-    pub fn bad_session(line: usize, what: impl fmt::Display) -> Self {
-        let mut e = Self::new(Code::InvalidSession, format!("line {line}: {what}"));
-        e.line = Some(line);
-        e
-    }
-
     /// The same error, its message index shifted by `offset` (a part of a
     /// larger array was scanned on its own).
-    pub fn shifted(mut self, offset: usize) -> Self {
+    #[cfg(test)]
+    fn shifted(mut self, offset: usize) -> Self {
         if let Some(i) = self.message_index {
             let old = format!("message {i}");
             self.message_index = Some(i + offset);

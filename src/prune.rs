@@ -9,8 +9,8 @@ use crate::dialect::Dialect;
 use crate::error::Result;
 use crate::frontier::{frontier_of, Frontier};
 use crate::phases::{self, Inputs, Memo};
-use crate::record::scan::{scan_array, Source};
 use crate::record::Log;
+use crate::record::{scan_array, Source};
 use crate::script::{Diagnostic, Stats};
 use crate::state::State;
 

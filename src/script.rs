@@ -113,6 +113,22 @@ pub struct Diagnostic {
     pub detail: Vec<u8>,
 }
 
+impl Diagnostic {
+    /// The diagnostic as the API reports it: `{kind, key, detail}`, `key`
+    /// omitted when it is `undefined` (a blockId that is absent).
+    pub fn to_value(&self) -> Json {
+        let mut entries = vec![(b"kind".as_slice().into(), Json::str(self.kind))];
+        if let Some(k) = &self.key {
+            entries.push((b"key".as_slice().into(), k.clone()));
+        }
+        entries.push((
+            b"detail".as_slice().into(),
+            Json::Str(self.detail.clone().into_boxed_slice()),
+        ));
+        Json::Obj(entries)
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct EditScript {
     pub slots: Vec<Slot>,
@@ -125,11 +141,6 @@ pub struct EditScript {
 }
 
 impl EditScript {
-    /// Every input message kept, in order.
-    pub fn identity(n: usize) -> Self {
-        Self::identity_in(n, Vec::new())
-    }
-
     /// As `identity`, in the allocation of `slots` (whatever it held goes).
     pub fn identity_in(n: usize, mut slots: Vec<Slot>) -> Self {
         slots.clear();
@@ -264,8 +275,8 @@ pub fn inserted_len(block: &Inserted) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::scan::{scan_array, Source};
     use crate::record::Log;
+    use crate::record::{scan_array, Source};
 
     #[test]
     fn lengths_match_what_is_written() {

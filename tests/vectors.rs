@@ -3,13 +3,13 @@
 //! checked without Node. Raw spellings are exercised: each case's
 //! `messages` goes in as the bytes the vector file holds.
 
-use condense_native::config::Config;
-use condense_native::dialect::Dialect;
-use condense_native::frontier::compute_thinking_boundary;
-use condense_native::json::parse::{parse_value, Parser};
-use condense_native::json::Json;
-use condense_native::prune::prune_bytes;
-use condense_native::state::State;
+use condense_native::compute_thinking_boundary;
+use condense_native::prune_bytes;
+use condense_native::Config;
+use condense_native::Dialect;
+use condense_native::Json;
+use condense_native::State;
+use condense_native::{parse_value, Parser};
 
 /// The top-level members of a JSON object, each with its raw bytes.
 fn members(text: &[u8]) -> Vec<(Vec<u8>, &[u8])> {
@@ -149,21 +149,7 @@ fn run(dialect: Dialect, file: &[u8]) -> (usize, Vec<String>) {
                 .get("diagnostics")
                 .and_then(Json::as_array)
                 .unwrap_or(&[]);
-            let got: Vec<Json> = r
-                .diagnostics
-                .iter()
-                .map(|d| {
-                    let mut entries = vec![(b"kind".as_slice().into(), Json::str(d.kind))];
-                    if let Some(k) = &d.key {
-                        entries.push((b"key".as_slice().into(), k.clone()));
-                    }
-                    entries.push((
-                        b"detail".as_slice().into(),
-                        Json::Str(d.detail.clone().into_boxed_slice()),
-                    ));
-                    Json::Obj(entries)
-                })
-                .collect();
+            let got: Vec<Json> = r.diagnostics.iter().map(|d| d.to_value()).collect();
             if got.as_slice() != want {
                 failures.push(format!(
                     "{name}: diagnostics {} != {}",

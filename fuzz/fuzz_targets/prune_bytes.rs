@@ -7,9 +7,9 @@
 
 use std::sync::OnceLock;
 
-use condense_native::config::Config;
-use condense_native::dialect::Dialect;
-use condense_native::state::State;
+use condense_native::Config;
+use condense_native::Dialect;
+use condense_native::State;
 use condense_native_fuzz::{check_with, fixed_config, DIALECTS, FIXED_STATE};
 use libfuzzer_sys::fuzz_target;
 

@@ -6,14 +6,14 @@
 
 #![no_main]
 
-use condense_native::sessionfile::json::{parse, Parsed};
-use condense_native::sessionfile::{
+use condense_native::{
     load, model_calls, path_to, CondenseState, ContextView, Dialect, Leaf, LoadOptions, SessionFile,
 };
+use condense_native::{parse_tape, Parsed};
 use libfuzzer_sys::fuzz_target;
 
 fn assert_canonical(what: &str, text: &[u8]) {
-    match parse(text) {
+    match parse_tape(text) {
         Parsed::Value(tape) => assert!(tape.canonical, "{what} is not canonical JSON"),
         other => panic!("{what} does not parse: {other:?}"),
     }

@@ -7,15 +7,19 @@
 
 #![no_main]
 
-use condense_native::json::v8_wire::{wire_is_json, wire_to_json};
-use condense_native::sessionfile::json::{parse, Parsed};
+use condense_native::{parse_tape, Parsed};
+use condense_native::{wire_is_json, wire_to_json};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let text = wire_to_json(data);
-    assert_eq!(wire_is_json(data), text.is_some(), "the check and the conversion disagree");
+    assert_eq!(
+        wire_is_json(data),
+        text.is_some(),
+        "the check and the conversion disagree"
+    );
     if let Some(text) = text {
-        match parse(&text) {
+        match parse_tape(&text) {
             Parsed::Value(tape) => assert!(tape.canonical, "not JSON.stringify's spelling"),
             other => panic!("not JSON: {other:?}"),
         }

@@ -8,14 +8,14 @@
 //! stats, diagnostics and frontier. `run` panics on the first difference.
 
 use arbitrary::{Result, Unstructured};
-use condense_native::config::Config;
-use condense_native::dialect::Dialect;
-use condense_native::engine::Engine;
-use condense_native::json::parse::parse_value;
-use condense_native::json::Json;
-use condense_native::prune::prune_bytes;
-use condense_native::record::scan::Source;
-use condense_native::state::State;
+use condense_native::parse_value;
+use condense_native::prune_bytes;
+use condense_native::Config;
+use condense_native::Dialect;
+use condense_native::Engine;
+use condense_native::Json;
+use condense_native::Source;
+use condense_native::State;
 
 use crate::gen::{Gen, J};
 use crate::replay::Receiver;
@@ -39,8 +39,7 @@ pub fn array_of(messages: &[String]) -> Vec<u8> {
 /// what that source promises; `Source::Bytes` otherwise.
 fn source_of(messages: &[String]) -> Source {
     let canonical = |m: &String| {
-        condense_native::json::parse::parse_value(m.as_bytes())
-            .is_ok_and(|v| v.to_json() == m.as_bytes())
+        condense_native::parse_value(m.as_bytes()).is_ok_and(|v| v.to_json() == m.as_bytes())
     };
     if messages.iter().all(canonical) {
         Source::Stringify

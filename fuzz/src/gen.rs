@@ -8,7 +8,7 @@
 //! contents, lone surrogates, ...), the way the hostile vectors do.
 
 use arbitrary::{Result, Unstructured};
-use condense_native::dialect::Dialect;
+use condense_native::Dialect;
 
 /// A JSON value as the generator writes it.
 #[derive(Debug, Clone)]

@@ -8,11 +8,11 @@ pub mod engine_sync;
 pub mod gen;
 pub mod replay;
 
-use condense_native::config::Config;
-use condense_native::dialect::Dialect;
-use condense_native::error::PruneError;
-use condense_native::prune::{prune_bytes, size_of, Pruned};
-use condense_native::state::State;
+use condense_native::Config;
+use condense_native::Dialect;
+use condense_native::PruneError;
+use condense_native::State;
+use condense_native::{prune_bytes, size_of, Pruned};
 
 /// Both dialects, in the order the targets run them.
 pub const DIALECTS: [Dialect; 2] = [Dialect::V2_4, Dialect::V2_9];
@@ -57,9 +57,9 @@ pub const FIXED_CONFIG: &str = r#"{
 
 /// `FIXED_CONFIG` as each dialect takes it.
 pub fn fixed_config(dialect: Dialect) -> Config {
-    let mut root = condense_native::json::parse::parse_value(FIXED_CONFIG.as_bytes())
-        .expect("fixed config parses");
-    if let (Dialect::V2_9, condense_native::json::Json::Obj(entries)) = (dialect, &mut root) {
+    let mut root =
+        condense_native::parse_value(FIXED_CONFIG.as_bytes()).expect("fixed config parses");
+    if let (Dialect::V2_9, condense_native::Json::Obj(entries)) = (dialect, &mut root) {
         entries.retain(|(k, _)| &**k != b"thinkingStrip");
     }
     Config::from_value(&root, dialect).expect("fixed config")

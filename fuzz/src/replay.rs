@@ -9,17 +9,17 @@
 
 use std::collections::HashMap;
 
-use condense_native::apply::{output_len, write_output};
-use condense_native::config::Config;
-use condense_native::dialect::Dialect;
-use condense_native::engine::Rendered;
-use condense_native::json::parse::parse_value;
-use condense_native::json::Json;
-use condense_native::phases::{Inputs, Memo};
-use condense_native::record::scan::{scan_array, Source};
-use condense_native::record::Log;
-use condense_native::script::{EditScript, Inserted, Op, Slot};
-use condense_native::state::State;
+use condense_native::parse_value;
+use condense_native::Config;
+use condense_native::Dialect;
+use condense_native::Json;
+use condense_native::Log;
+use condense_native::Rendered;
+use condense_native::State;
+use condense_native::{output_len, write_output};
+use condense_native::{scan_array, Source};
+use condense_native::{EditScript, Inserted, Op, Slot};
+use condense_native::{Inputs, Memo};
 
 /// The edit descriptions a render's receiver holds, by id.
 #[derive(Default)]

@@ -2,12 +2,12 @@
 //! the stateless path, minimized, kept as regression tests (`.ci/run` runs
 //! `cargo test --release` here).
 
-use condense_native::config::Config;
-use condense_native::dialect::Dialect;
-use condense_native::engine::Engine;
-use condense_native::prune::prune_bytes;
-use condense_native::record::scan::Source;
-use condense_native::state::State;
+use condense_native::prune_bytes;
+use condense_native::Config;
+use condense_native::Dialect;
+use condense_native::Engine;
+use condense_native::Source;
+use condense_native::State;
 use condense_native_fuzz::engine_sync::Mirror;
 
 /// A chain over messages 0-3 that drops and quotes tool result `c1`.
@@ -22,8 +22,8 @@ fn chain_conversation(tool: &str, text: &str) -> Vec<String> {
     ]
 }
 
-/// `Memo::synthetic_text` keeps a chain's synthetic text while the list of
-/// protected outputs it quotes is the same, and a quoted output is named by
+/// `Memo::synthetic_text` (now `SyntheticCache::text`) keeps a chain's
+/// synthetic text while the list of protected outputs it quotes is the same, and a quoted output is named by
 /// its message index (`ProtectedOutput { input, stub }`). When that message
 /// is re-sent with other content (`Engine::sync` from its index or before:
 /// an edit the fingerprint sees, a branch switch), `Memo::truncate` keeps the

@@ -6,7 +6,7 @@
 //! beyond this one method.
 
 use super::Engine;
-use crate::apply::{slot_len, write_slot};
+use crate::apply::write_slot;
 use crate::config::ThinkingConfig;
 use crate::error::Result;
 use crate::phases::{Inputs, Memo};
@@ -22,7 +22,8 @@ pub struct RenderedScript<'e> {
 impl Engine {
     /// Renders the kept messages like `render` does, and hands back the
     /// script itself (the JS applier's bookkeeping is left untouched).
-    pub fn render_script(&mut self) -> Result<RenderedScript<'_>> {
+    #[cfg(test)]
+    pub(crate) fn render_script(&mut self) -> Result<RenderedScript<'_>> {
         let script = self.run_phases()?;
         Ok(RenderedScript {
             inputs: self.view(),
@@ -87,11 +88,6 @@ impl RenderedScript<'_> {
         self.script.stats
     }
 
-    /// Some phase changed something (else the output is the input).
-    pub fn changed(&self) -> bool {
-        self.script.changed
-    }
-
     /// Changes whenever the kept decisions were dropped (new state or
     /// config): stub text ids are stable only within one generation.
     pub fn generation(&self) -> u64 {
@@ -102,11 +98,6 @@ impl RenderedScript<'_> {
     /// chain's final answer (as opposed to phase 4's keep-window).
     pub fn final_answer_strip(&self, input: usize) -> bool {
         self.memo.chain_fact(input).is_some_and(|f| f.final_strip)
-    }
-
-    /// `JSON.stringify(slot).length`.
-    pub fn slot_len(&self, slot: &Slot) -> usize {
-        slot_len(&self.inputs, self.memo, &self.script, slot)
     }
 
     /// Appends the slot's JSON text.

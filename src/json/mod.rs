@@ -3,12 +3,12 @@
 //! `v8.serialize`'s bytes, and the
 //! few ECMAScript coercions (`String()`, ToNumber) the phases rely on.
 
-pub mod number;
-pub mod parse;
-pub mod text;
-pub mod utf16;
-pub mod v8_wire;
-pub mod value;
+pub(crate) mod number;
+pub(crate) mod parse;
+pub(crate) mod text;
+pub(crate) mod utf16;
+pub(crate) mod v8_wire;
+pub(crate) mod value;
 
 pub use number::{format_number, string_to_number, write_json_number};
 pub use utf16::utf16_len;

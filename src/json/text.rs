@@ -8,8 +8,6 @@
 //! texts, never decoding them. Lone surrogates, which no Rust `str` can hold,
 //! need no special mode.
 
-use super::utf16::utf16_len;
-
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// Bytes that `JSON.stringify` escapes: controls, `"` and `\`.
@@ -314,8 +312,9 @@ pub fn to_string_lossy(text: &[u8]) -> String {
 }
 
 /// `JSON.stringify(s).length` for a string whose canonical text is `text`.
-pub fn json_len(text: &[u8]) -> usize {
-    utf16_len(text) + 2
+#[cfg(test)]
+fn json_len(text: &[u8]) -> usize {
+    super::utf16::utf16_len(text) + 2
 }
 
 /// Appends a quoted JSON string.
@@ -325,10 +324,21 @@ pub fn write_quoted(out: &mut Vec<u8>, text: &[u8]) {
     out.push(b'"');
 }
 
-/// Whether the canonical text contains no escapes, so that its bytes are the
-/// string's UTF-8.
-pub fn is_plain(text: &[u8]) -> bool {
-    !text.contains(&b'\\')
+/// Appends `s` as a JSON string.
+pub fn write_str(out: &mut Vec<u8>, s: &str) {
+    let mut text = Vec::with_capacity(s.len());
+    escape_str(&mut text, s);
+    write_quoted(out, &text);
+}
+
+/// Appends `"name":` to an object being written by hand, after a comma
+/// unless it is the object's first member.
+pub fn write_key(out: &mut Vec<u8>, name: &str) {
+    if !matches!(out.last(), Some(b'{' | b'[') | None) {
+        out.push(b',');
+    }
+    write_str(out, name);
+    out.push(b':');
 }
 
 /// The index just past the canonical escape sequence or character that

@@ -17,8 +17,8 @@ use std::sync::OnceLock;
 use crate::engine::{scan_messages, Engine};
 use crate::error::Result;
 use crate::json::v8_wire::wire_to_json;
-use crate::record::scan::Source;
 use crate::record::Log;
+use crate::record::Source;
 
 type Outcome = std::result::Result<Result<Log>, Box<dyn Any + Send>>;
 

@@ -4,7 +4,7 @@
 //! boundary as an order (typed array), the edits new to the JS side (one
 //! JSON text) and evictions.
 
-use crate::record::scan::Source;
+use crate::record::Source;
 use napi::bindgen_prelude::{Buffer, Either, Int32ArraySlice, Null, Uint32ArraySlice, Uint8Array};
 use napi::Env;
 use napi_derive::napi;

@@ -119,26 +119,13 @@ impl NativeStats {
     }
 }
 
-/// The diagnostics of a render as one JSON text: `[{kind, key, detail}]`,
-/// `key` omitted when it is `undefined` (a blockId that is absent).
+/// The diagnostics of a render as one JSON text (`Diagnostic::to_value`
+/// each).
 pub(crate) fn diagnostics_json(ds: &[Diagnostic]) -> Option<String> {
     if ds.is_empty() {
         return None;
     }
-    let items = ds
-        .iter()
-        .map(|d| {
-            let mut entries = vec![(b"kind".as_slice().into(), Json::str(d.kind))];
-            if let Some(k) = &d.key {
-                entries.push((b"key".as_slice().into(), k.clone()));
-            }
-            entries.push((
-                b"detail".as_slice().into(),
-                Json::Str(d.detail.clone().into_boxed_slice()),
-            ));
-            Json::Obj(entries)
-        })
-        .collect();
+    let items = ds.iter().map(Diagnostic::to_value).collect();
     Some(to_string_lossy_json(&Json::Arr(items)))
 }
 

@@ -186,7 +186,8 @@ pub fn replay_async(
 #[napi(catch_unwind)]
 pub fn replay_wire_payload(messages_json: String, model_json: String, retention: String) -> String {
     use crate::json::parse::parse_value;
-    use crate::replay::wire::{payload, CallModel};
+    use crate::replay::payload::payload;
+    use crate::replay::wire::CallModel;
     let messages = match parse_value(messages_json.as_bytes()) {
         Ok(crate::json::Json::Arr(m)) => m,
         _ => return "error: messages must be a JSON array".into(),

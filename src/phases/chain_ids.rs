@@ -8,20 +8,75 @@
 //!
 //! What a message is to this phase depends on the state alone, so the sets
 //! are built once per state (`ChainSets`) and each message's `ChainFact`
-//! once per state and message (`Memo`); a render then walks the facts.
+//! once per state and message (`ChainIdsCache`); a render then walks the
+//! facts.
 
-use super::memo::{ChainFact, Memo};
-use super::synthetic::{iterate, protected_output, BlockKey, Pools, ValueMap, ValueSet};
+use super::synthetic::{
+    iterate, protected_output, BlockKey, ChainCaches, Pools, ValueMap, ValueSet,
+};
 use super::Inputs;
 use crate::config::ChainConfig;
 use crate::error::{PruneError, Result};
 use crate::json::Json;
-use crate::record::{BlockType, Content, Kind, Refs, Role};
+use crate::record::{BlockType, Content, Role};
 use crate::script::{EditScript, Inserted, Op, Slot, Stats};
+
+/// 2.4.3 phase 3's facts about one message, for one state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ChainFact {
+    /// Dropped: a tool result or tool call with a dropped id, or a summary
+    /// citing one.
+    pub dropped: bool,
+    /// An assistant at a chain's final timestamp.
+    pub final_strip: bool,
+    /// A user at a chain's start: the entry (in `chainEntries()` order).
+    pub starts: Option<u32>,
+    /// A tool result whose output an entry protects: that entry.
+    pub protected_by: Option<u32>,
+}
+
+/// What this phase keeps between renders.
+#[derive(Default)]
+pub struct ChainIdsCache {
+    /// The sets, derived from the state alone.
+    sets: Option<ChainSets>,
+    /// Each message's fact, for the current state.
+    facts: Vec<Option<ChainFact>>,
+    /// Buffers reused from one render to the next (a long conversation's
+    /// would otherwise be allocated, and zeroed by the system, at every
+    /// render): the facts per slot and a slot array.
+    slot_facts: Vec<ChainFact>,
+    spare_slots: Vec<Slot>,
+}
+
+impl ChainIdsCache {
+    /// Forgets the sets and the facts: the state or the config changed.
+    pub fn clear(&mut self) {
+        self.facts.clear();
+        self.sets = None;
+    }
+
+    /// Forgets the facts about messages `from` and after (about to be
+    /// re-sent).
+    pub fn truncate(&mut self, from: usize) {
+        self.facts.truncate(from);
+    }
+
+    pub fn fact(&self, i: usize) -> Option<ChainFact> {
+        self.facts.get(i).copied().flatten()
+    }
+
+    fn set_fact(&mut self, i: usize, f: ChainFact) {
+        if self.facts.len() <= i {
+            self.facts.resize(i + 1, None);
+        }
+        self.facts[i] = Some(f);
+    }
+}
 
 /// What phase 3 derives from the chain entries (SPEC 3, phase 3 step 2).
 #[derive(Debug, Default)]
-pub struct ChainSets {
+struct ChainSets {
     /// D: every entry's dropped ids.
     dropped: ValueSet,
     /// Protected id → the (last) entry protecting it.
@@ -69,31 +124,10 @@ fn fact(inputs: &Inputs<'_>, sets: &ChainSets, i: usize) -> Result<ChainFact> {
             f.protected_by = sets.protected.get(&rec.tool_call_id, syms).copied();
         }
         Role::Assistant => {
-            match rec.content {
-                Content::Array => {
-                    for (j, b) in log.blocks(i).iter().enumerate() {
-                        match b.kind {
-                            Kind::Null => {
-                                return Err(PruneError::bad_message(
-                                    i,
-                                    &format!("content[{j}]"),
-                                    "is null",
-                                ))
-                            }
-                            Kind::Object if b.ty == BlockType::ToolCall => {
-                                f.dropped |= sets.dropped.contains(&b.id, syms);
-                            }
-                            _ => {}
-                        }
-                    }
-                }
-                Content::Absent | Content::Null => {}
-                _ => {
-                    return Err(PruneError::bad_message(
-                        i,
-                        "content",
-                        "is not an array (the reference filters it)",
-                    ))
+            for b in inputs.walked_blocks(i, "the reference filters it")? {
+                let (_, b) = b?;
+                if b.ty == BlockType::ToolCall {
+                    f.dropped |= sets.dropped.contains(&b.id, syms);
                 }
             }
             if !f.dropped && sets.finals.contains(&rec.timestamp, syms) {
@@ -118,25 +152,26 @@ fn fact(inputs: &Inputs<'_>, sets: &ChainSets, i: usize) -> Result<ChainFact> {
 
 pub fn run(
     inputs: &Inputs<'_>,
-    memo: &mut Memo,
+    cache: &mut ChainIdsCache,
+    mut shared: ChainCaches<'_>,
     chain: &ChainConfig,
     script: &mut EditScript,
     stats: &mut Stats,
 ) -> Result<bool> {
     let log = inputs.log;
-    if memo.chain_sets.is_none() {
-        memo.chain_sets = Some(chain_sets(inputs, chain)?);
+    if cache.sets.is_none() {
+        cache.sets = Some(chain_sets(inputs, chain)?);
     }
-    let mut facts = std::mem::take(&mut memo.facts);
+    let mut facts = std::mem::take(&mut cache.slot_facts);
     facts.clear();
     for slot in &script.slots {
         let i = slot.input as usize;
-        let f = match memo.chain_fact(i) {
+        let f = match cache.fact(i) {
             Some(f) => f,
             None => {
-                let sets = memo.chain_sets.as_ref().expect("built above");
+                let sets = cache.sets.as_ref().expect("built above");
                 let f = fact(inputs, sets, i)?;
-                memo.set_chain_fact(i, f);
+                cache.set_fact(i, f);
                 f
             }
         };
@@ -158,18 +193,18 @@ pub fn run(
     // (the reference builds them all, and throws on a bad one).
     let mut blocks: Vec<Inserted> = Vec::with_capacity(entries.len());
     for (n, e) in entries.iter().enumerate() {
-        let text = memo.synthetic_text(inputs, n, outputs.get(&BlockKey::of(e, n)))?;
+        let text = shared.synthetic_text(inputs, n, outputs.get(&BlockKey::of(e, n)))?;
         blocks.push(Inserted {
             text,
             timestamp: e.get("compressedAt").cloned(),
         });
     }
 
-    memo.log_index.catch_up(log);
-    let existing = &memo.log_index;
+    shared.log_index.catch_up(log);
+    let existing = &*shared.log_index;
     // The output goes into the spare allocation, and the input's becomes
     // the next render's spare.
-    let mut out: Vec<Slot> = std::mem::take(&mut memo.spare_slots);
+    let mut out: Vec<Slot> = std::mem::take(&mut cache.spare_slots);
     out.clear();
     let mut input = std::mem::take(&mut script.slots);
     for (mut slot, &f) in input.drain(..).zip(&facts) {
@@ -198,36 +233,19 @@ pub fn run(
         }
     }
     script.slots = out;
-    memo.spare_slots = input;
-    memo.facts = facts;
+    cache.spare_slots = input;
+    cache.slot_facts = facts;
     Ok(true)
 }
 
 /// Whether a per-batch summary message cites a dropped id
 /// (`details?.toolCallRefs ?? []` tested with `.some`).
 fn cites_dropped(inputs: &Inputs<'_>, i: usize, dropped: &ValueSet) -> Result<bool> {
-    let rec = &inputs.log.records[i];
-    match rec.refs_kind {
-        Refs::None => Ok(false),
-        Refs::Invalid => Err(PruneError::bad_message(
-            i,
-            "details.toolCallRefs",
-            "is not an array (the reference calls .some on it)",
-        )),
-        Refs::Array => {
-            for (j, r) in inputs.log.refs(i).iter().enumerate() {
-                if r.kind == Kind::Null {
-                    return Err(PruneError::bad_message(
-                        i,
-                        &format!("details.toolCallRefs[{j}]"),
-                        "is null",
-                    ));
-                }
-                if dropped.contains(&r.tool_call_id, &inputs.log.syms) {
-                    return Ok(true);
-                }
-            }
-            Ok(false)
+    for r in inputs.summary_refs(i)? {
+        let (_, r) = r?;
+        if dropped.contains(&r.tool_call_id, &inputs.log.syms) {
+            return Ok(true);
         }
     }
+    Ok(false)
 }

@@ -8,15 +8,14 @@
 
 use super::keys::{bare, message_key, occurrence_key, MessageKey};
 use super::log_index::LogIndex;
-use super::memo::Memo;
-use super::synthetic::{has_thinking, iterate, protected_output, BlockKey, Pools};
+use super::synthetic::{has_thinking, iterate, protected_output, BlockKey, ChainCaches, Pools};
 use super::text::{same, write_scalar};
 use super::Inputs;
 use crate::config::ChainConfig;
 use crate::error::{PruneError, Result};
 use crate::hash::HashSet;
 use crate::json::Json;
-use crate::record::{BlockType, Content, Kind, Refs, Role, Scalar};
+use crate::record::{BlockType, Content, Kind, Role, Scalar};
 use crate::script::{Diagnostic, EditScript, Inserted, Op, Slot, Stats};
 
 /// An accepted range: entry `n` of `chainEntries()` keeps its start
@@ -74,21 +73,22 @@ fn resolve(inputs: &Inputs<'_>, index: &LogIndex) -> Vec<Option<(usize, usize)>>
 
 pub fn run(
     inputs: &Inputs<'_>,
-    memo: &mut Memo,
+    range_plan: &mut Option<RangePlan>,
+    mut shared: ChainCaches<'_>,
     chain: &ChainConfig,
     script: &mut EditScript,
     stats: &mut Stats,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Result<bool> {
-    memo.log_index.catch_up(inputs.log);
-    let resolution = resolve(inputs, &memo.log_index);
-    let mut plan = match memo.range_plan.take() {
+    shared.log_index.catch_up(inputs.log);
+    let resolution = resolve(inputs, shared.log_index);
+    let mut plan = match range_plan.take() {
         Some(p) if p.resolution == resolution => p,
         _ => plan(inputs, script, resolution)?,
     };
     diagnostics.extend(plan.diagnostics.iter().cloned());
     if plan.accepted.is_empty() {
-        memo.range_plan = Some(plan);
+        *range_plan = Some(plan);
         return Ok(false);
     }
     let entries = inputs.state.chain_entries();
@@ -105,10 +105,10 @@ pub fn run(
         for &k in &r.protected {
             pooled.add(&key, protected_output(&script.slots[k]));
         }
-        let text = match memo.synthetic_text(inputs, r.n, pooled.get(&key)) {
+        let text = match shared.synthetic_text(inputs, r.n, pooled.get(&key)) {
             Ok(t) => t,
             Err(err) => {
-                memo.range_plan = Some(plan);
+                *range_plan = Some(plan);
                 return Err(err);
             }
         };
@@ -133,9 +133,9 @@ pub fn run(
         &insert_after,
         &strip_at,
         blocks,
-        &memo.log_index,
+        shared.log_index,
     );
-    memo.range_plan = Some(plan);
+    *range_plan = Some(plan);
     result.map(|()| true)
 }
 
@@ -245,22 +245,13 @@ fn plan(
                 }
                 Role::Assistant => match rec.content {
                     Content::Array => {
-                        for (j, b) in log.blocks(i).iter().enumerate() {
-                            match b.kind {
-                                Kind::Null => {
-                                    return Err(PruneError::bad_message(
-                                        i,
-                                        &format!("content[{j}]"),
-                                        "is null",
-                                    ))
+                        for b in inputs.object_blocks(i) {
+                            let (_, b) = b?;
+                            if b.ty == BlockType::ToolCall {
+                                in_range.push(b.id);
+                                if let Scalar::Str(s) = b.id {
+                                    dropped_ids.insert(syms.text(s).into());
                                 }
-                                Kind::Object if b.ty == BlockType::ToolCall => {
-                                    in_range.push(b.id);
-                                    if let Scalar::Str(s) = b.id {
-                                        dropped_ids.insert(syms.text(s).into());
-                                    }
-                                }
-                                _ => {}
                             }
                         }
                     }
@@ -440,47 +431,33 @@ fn cites_dropped(
     ids: &HashSet<Box<[u8]>>,
 ) -> Result<bool> {
     let log = inputs.log;
-    let rec = &log.records[i];
-    match rec.refs_kind {
-        Refs::None => Ok(false),
-        Refs::Invalid => Err(PruneError::bad_message(
-            i,
-            "details.toolCallRefs",
-            "is not an array (the reference calls .some on it)",
-        )),
-        Refs::Array => {
-            for (j, r) in log.refs(i).iter().enumerate() {
-                let field = format!("details.toolCallRefs[{j}]");
-                if r.kind == Kind::Null {
-                    return Err(PruneError::bad_message(i, &field, "is null"));
+    for r in inputs.summary_refs(i)? {
+        let (j, r) = r?;
+        let hit = if r.result_timestamp.is_absent() {
+            let Scalar::Str(s) = r.tool_call_id else {
+                return Err(PruneError::bad_message(
+                    i,
+                    &format!("details.toolCallRefs[{j}].toolCallId"),
+                    "is not a string (the reference calls a string method on it)",
+                ));
+            };
+            ids.contains(bare(log.syms.text(s)))
+        } else {
+            let key = match r.result_timestamp {
+                Scalar::Num(ts) => occurrence_key(&r.tool_call_id, ts, &log.syms),
+                other => {
+                    let mut k = Vec::new();
+                    write_scalar(&mut k, &r.tool_call_id, &log.syms);
+                    k.push(b'@');
+                    write_scalar(&mut k, &other, &log.syms);
+                    k
                 }
-                let hit = if r.result_timestamp.is_absent() {
-                    let Scalar::Str(s) = r.tool_call_id else {
-                        return Err(PruneError::bad_message(
-                            i,
-                            &format!("{field}.toolCallId"),
-                            "is not a string (the reference calls a string method on it)",
-                        ));
-                    };
-                    ids.contains(bare(log.syms.text(s)))
-                } else {
-                    let key = match r.result_timestamp {
-                        Scalar::Num(ts) => occurrence_key(&r.tool_call_id, ts, &log.syms),
-                        other => {
-                            let mut k = Vec::new();
-                            write_scalar(&mut k, &r.tool_call_id, &log.syms);
-                            k.push(b'@');
-                            write_scalar(&mut k, &other, &log.syms);
-                            k
-                        }
-                    };
-                    keys.contains(key.as_slice())
-                };
-                if hit {
-                    return Ok(true);
-                }
-            }
-            Ok(false)
+            };
+            keys.contains(key.as_slice())
+        };
+        if hit {
+            return Ok(true);
         }
     }
+    Ok(false)
 }

@@ -5,6 +5,8 @@
 //! dialects differ inside a phase (phase 1's keys) the dialect is a
 //! parameter, where they differ in kind (phase 3's ids against ranges;
 //! phase 4's thinking strip against the orphan sweep) each has its file.
+//! A phase that remembers decisions between renders owns its cache's type;
+//! `memo.rs` holds one of each, and `run` hands each phase its own.
 
 mod chain_ids;
 mod chain_ranges;
@@ -21,12 +23,12 @@ mod thinking;
 use crate::config::Config;
 use crate::dialect::Dialect;
 use crate::error::{PruneError, Result};
-use crate::record::{Kind, Log};
+use crate::record::{Block, Content, Kind, Log, Refs, SummaryRef};
 use crate::script::{Diagnostic, EditScript, Stats};
 use crate::state::State;
 
-pub use keys::occurrence_key;
 pub use memo::Memo;
+use synthetic::ChainCaches;
 
 /// Everything a render reads.
 pub struct Inputs<'a> {
@@ -40,11 +42,87 @@ pub struct Inputs<'a> {
     pub dialect: Dialect,
 }
 
-impl Inputs<'_> {
+impl<'a> Inputs<'a> {
     /// The canonical text of message `i`.
     pub fn message_text(&self, i: usize) -> &[u8] {
         self.log.text(self.text, i)
     }
+
+    /// The object blocks of message `i`'s content with their index, in
+    /// order. A null block is the error the reference throws reading a
+    /// property of it (`content[j] is null`); other non-objects are passed
+    /// over.
+    pub fn object_blocks(&self, i: usize) -> impl Iterator<Item = Result<(usize, &'a Block)>> {
+        objects(i, self.log.blocks(i))
+    }
+
+    /// `object_blocks` of a message whose content the reference walks when
+    /// it is there: none for absent or null content; for content of another
+    /// kind, the error `content is not an array (why)`.
+    pub fn walked_blocks(
+        &self,
+        i: usize,
+        why: &str,
+    ) -> Result<impl Iterator<Item = Result<(usize, &'a Block)>>> {
+        let blocks = match self.log.records[i].content {
+            Content::Array => self.log.blocks(i),
+            Content::Absent | Content::Null => &[],
+            _ => {
+                return Err(PruneError::bad_message(
+                    i,
+                    "content",
+                    &format!("is not an array ({why})"),
+                ))
+            }
+        };
+        Ok(objects(i, blocks))
+    }
+
+    /// The refs a per-batch summary message `i` cites with their index, in
+    /// order (`details?.toolCallRefs ?? []`, read with `.some`): none when
+    /// absent; an error when they are not an array, and at a null ref.
+    pub fn summary_refs(
+        &self,
+        i: usize,
+    ) -> Result<impl Iterator<Item = Result<(usize, &'a SummaryRef)>>> {
+        let refs = match self.log.records[i].refs_kind {
+            Refs::None => &[],
+            Refs::Invalid => {
+                return Err(PruneError::bad_message(
+                    i,
+                    "details.toolCallRefs",
+                    "is not an array (the reference calls .some on it)",
+                ))
+            }
+            Refs::Array => self.log.refs(i),
+        };
+        Ok(refs.iter().enumerate().map(move |(j, r)| {
+            if r.kind == Kind::Null {
+                Err(PruneError::bad_message(
+                    i,
+                    &format!("details.toolCallRefs[{j}]"),
+                    "is null",
+                ))
+            } else {
+                Ok((j, r))
+            }
+        }))
+    }
+}
+
+fn objects(i: usize, blocks: &[Block]) -> impl Iterator<Item = Result<(usize, &Block)>> {
+    blocks
+        .iter()
+        .enumerate()
+        .filter_map(move |(j, b)| match b.kind {
+            Kind::Null => Some(Err(PruneError::bad_message(
+                i,
+                &format!("content[{j}]"),
+                "is null",
+            ))),
+            Kind::NonObject => None,
+            Kind::Object => Some(Ok((j, b))),
+        })
 }
 
 /// Runs the phases of `inputs.dialect` and returns the output as a script;
@@ -103,7 +181,7 @@ pub fn run_before_thinking(
     let mut script = EditScript::identity_in(log.len(), spare);
     let mut stats = Stats::default();
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
-    let mut changed = stub::run(inputs, memo, &mut script, &mut stats)?;
+    let mut changed = stub::run(inputs, &mut memo.stubs, &mut script, &mut stats)?;
     if let Some(purge) = &inputs.config.purge {
         changed |= purge::run(
             inputs,
@@ -115,11 +193,28 @@ pub fn run_before_thinking(
     }
     if let Some(chain) = &inputs.config.chain {
         if inputs.state.has_chain_entries() {
+            // Each chain phase takes its own cache and those both share.
+            let Memo {
+                stubs,
+                chain_ids: ids_cache,
+                range_plan,
+                synthetic,
+                log_index,
+                ..
+            } = memo;
+            let shared = ChainCaches {
+                synthetic,
+                stubs,
+                log_index,
+            };
             changed |= match inputs.dialect {
-                Dialect::V2_4 => chain_ids::run(inputs, memo, chain, &mut script, &mut stats)?,
+                Dialect::V2_4 => {
+                    chain_ids::run(inputs, ids_cache, shared, chain, &mut script, &mut stats)?
+                }
                 Dialect::V2_9 => chain_ranges::run(
                     inputs,
-                    memo,
+                    range_plan,
+                    shared,
                     chain,
                     &mut script,
                     &mut stats,

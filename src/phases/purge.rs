@@ -244,18 +244,8 @@ fn run_every_message(
                 "is not an array (the reference maps over it)",
             ));
         }
-        for (j, block) in log.blocks(i).iter().enumerate() {
-            match block.kind {
-                Kind::Null => {
-                    return Err(PruneError::bad_message(
-                        i,
-                        &format!("content[{j}]"),
-                        "is null",
-                    ))
-                }
-                Kind::NonObject => continue,
-                Kind::Object => {}
-            }
+        for block in inputs.object_blocks(i) {
+            let (j, block) = block?;
             if block.ty != BlockType::ToolCall {
                 continue;
             }

@@ -5,20 +5,147 @@
 //! Rust; `stubText` in js/pure/rules.js is the JS oracle's copy.
 
 use super::keys::{message_key, MessageKey};
-use super::memo::{Memo, StubDecision};
 use super::text::{write_or, write_scalar, write_value};
 use super::Inputs;
 use crate::dialect::Dialect;
 use crate::error::{PruneError, Result};
+use crate::hash::{HashMap, HashSet};
 use crate::json::Json;
-use crate::record::{Role, Scalar};
+use crate::record::{Log, Role, Scalar};
 use crate::script::{EditScript, Stats};
 
 const GRACE_TOOL: &[u8] = b"context_tree_query";
 
+/// Phase 1's decision for one tool result, before recovery grace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StubDecision {
+    Keep,
+    /// Stub it with the text `TextId`.
+    Stub(TextId),
+}
+
+/// A stub text's number, stable within a generation (so an edit already
+/// sent to JS can be named by it).
+pub type TextId = u32;
+
+/// What phase 1 keeps between renders: its decision per tool result and
+/// the stub texts they name.
+#[derive(Default)]
+pub struct StubCache {
+    stubs: Vec<Option<StubDecision>>,
+    texts: Vec<Box<[u8]>>,
+    text_ids: HashMap<Box<[u8]>, TextId>,
+    /// The keys a tool result is looked up by (its id; in 2.9.1 also its
+    /// occurrence key) to the messages `0..keyed` that carry them, so a
+    /// flush forgets the decisions its answers touched without reading
+    /// every message. It depends on the messages alone.
+    result_keys: HashMap<Box<[u8]>, Vec<u32>>,
+    keyed: usize,
+    /// The dialect `result_keys` was built for (a memo serves one engine).
+    keyed_dialect: Dialect,
+}
+
+impl StubCache {
+    /// Forgets every decision and text (the keys stay: they depend on the
+    /// messages alone).
+    pub fn clear(&mut self) {
+        self.stubs.clear();
+        self.texts.clear();
+        self.text_ids.clear();
+    }
+
+    /// Forgets the decisions about messages `from` and after of `log`
+    /// (about to be re-sent).
+    pub fn truncate(&mut self, from: usize, log: &Log) {
+        self.stubs.truncate(from);
+        // The keys the re-sent messages added are taken back, newest first.
+        for i in (from..self.keyed).rev() {
+            for key in result_keys_of(log, i, self.keyed_dialect).into_iter().rev() {
+                if let Some(v) = self.result_keys.get_mut(key.as_slice()) {
+                    if v.last() == Some(&(i as u32)) {
+                        v.pop();
+                    }
+                    if v.is_empty() {
+                        self.result_keys.remove(key.as_slice());
+                    }
+                }
+            }
+        }
+        self.keyed = self.keyed.min(from);
+    }
+
+    pub fn get(&self, i: usize) -> Option<StubDecision> {
+        self.stubs.get(i).copied().flatten()
+    }
+
+    /// Forgets the decisions about the tool results that look `keys` up
+    /// (their indexer answers changed; nothing else did).
+    pub fn forget_for(&mut self, keys: &HashSet<Box<[u8]>>, log: &Log, dialect: Dialect) {
+        self.keyed_dialect = dialect;
+        for i in self.keyed..log.records.len() {
+            for key in result_keys_of(log, i, dialect) {
+                self.result_keys
+                    .entry(key.into_boxed_slice())
+                    .or_default()
+                    .push(i as u32);
+            }
+        }
+        self.keyed = log.records.len();
+        for key in keys {
+            for &i in self.result_keys.get(key).into_iter().flatten() {
+                if let Some(d) = self.stubs.get_mut(i as usize) {
+                    *d = None;
+                }
+            }
+        }
+    }
+
+    pub fn set(&mut self, i: usize, d: StubDecision) {
+        if self.stubs.len() <= i {
+            self.stubs.resize(i + 1, None);
+        }
+        self.stubs[i] = Some(d);
+    }
+
+    /// The id of a stub text, the same for the same text.
+    pub fn text_id(&mut self, text: Vec<u8>) -> TextId {
+        if let Some(&id) = self.text_ids.get(text.as_slice()) {
+            return id;
+        }
+        let id = self.texts.len() as TextId;
+        let text: Box<[u8]> = text.into_boxed_slice();
+        self.texts.push(text.clone());
+        self.text_ids.insert(text, id);
+        id
+    }
+
+    pub fn text(&self, id: TextId) -> &[u8] {
+        &self.texts[id as usize]
+    }
+}
+
+/// The keys tool result `i` is looked up by, in the order they are indexed:
+/// its id, and in 2.9.1 its `K(m)` (none for another message).
+fn result_keys_of(log: &Log, i: usize, dialect: Dialect) -> Vec<Vec<u8>> {
+    let rec = &log.records[i];
+    let mut keys = Vec::new();
+    if rec.role != Role::ToolResult {
+        return keys;
+    }
+    if let Scalar::Str(s) = rec.tool_call_id {
+        keys.push(log.syms.text(s).to_vec());
+    }
+    if dialect == Dialect::V2_9 {
+        if let MessageKey::Text(k) = message_key(rec, &log.syms) {
+            keys.push(k);
+        }
+    }
+    keys
+}
+
 pub fn run(
     inputs: &Inputs<'_>,
-    memo: &mut Memo,
+    cache: &mut StubCache,
     script: &mut EditScript,
     stats: &mut Stats,
 ) -> Result<bool> {
@@ -29,11 +156,11 @@ pub fn run(
         if rec.role != Role::ToolResult {
             continue;
         }
-        let decision = match memo.stub(i) {
+        let decision = match cache.get(i) {
             Some(d) => d,
             None => {
-                let d = decide(inputs, memo, i)?;
-                memo.set_stub(i, d);
+                let d = decide(inputs, cache, i)?;
+                cache.set(i, d);
                 d
             }
         };
@@ -69,7 +196,7 @@ fn in_grace(inputs: &Inputs<'_>, i: usize, grace: &[Vec<u8>]) -> bool {
 
 /// Phase 1 for tool result `i`, recovery grace aside: whether it is
 /// summarized and not protected, and its stub text.
-fn decide(inputs: &Inputs<'_>, memo: &mut Memo, i: usize) -> Result<StubDecision> {
+fn decide(inputs: &Inputs<'_>, cache: &mut StubCache, i: usize) -> Result<StubDecision> {
     let log = inputs.log;
     let rec = &log.records[i];
     let lookup = match inputs.dialect {
@@ -112,7 +239,7 @@ fn decide(inputs: &Inputs<'_>, memo: &mut Memo, i: usize) -> Result<StubDecision
         _ => write_scalar(&mut reference, &rec.tool_call_id, &log.syms),
     }
     Ok(StubDecision::Stub(
-        memo.text_id(stub_text(record, &reference)),
+        cache.text_id(stub_text(record, &reference)),
     ))
 }
 

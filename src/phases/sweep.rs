@@ -9,10 +9,10 @@ use sha1::{Digest, Sha1};
 
 use super::text::write_scalar;
 use super::Inputs;
-use crate::error::{PruneError, Result};
+use crate::error::Result;
 use crate::json::text::{to_string_lossy, to_units};
 use crate::json::Json;
-use crate::record::{BlockType, Content, Kind, Role, Scalar};
+use crate::record::{BlockType, Role, Scalar};
 use crate::script::{Diagnostic, EditScript, Op, Stats};
 
 pub fn run(
@@ -34,34 +34,10 @@ pub fn run(
         match rec.role {
             Role::Assistant => {
                 open.clear();
-                match rec.content {
-                    Content::Array => {
-                        for (j, b) in log.blocks(i).iter().enumerate() {
-                            match b.kind {
-                                Kind::Null => {
-                                    return Err(PruneError::bad_message(
-                                        i,
-                                        &format!("content[{j}]"),
-                                        "is null",
-                                    ))
-                                }
-                                Kind::Object
-                                    if b.ty == BlockType::ToolCall
-                                        && !open.iter().any(|o| o.same(&b.id)) =>
-                                {
-                                    open.push(b.id);
-                                }
-                                _ => {}
-                            }
-                        }
-                    }
-                    Content::Absent | Content::Null => {}
-                    _ => {
-                        return Err(PruneError::bad_message(
-                            i,
-                            "content",
-                            "is not an array (the sweep reads its tool calls)",
-                        ))
+                for b in inputs.walked_blocks(i, "the sweep reads its tool calls")? {
+                    let (_, b) = b?;
+                    if b.ty == BlockType::ToolCall && !open.iter().any(|o| o.same(&b.id)) {
+                        open.push(b.id);
                     }
                 }
             }

@@ -5,7 +5,8 @@
 //! js/pure/rules.js (`protectedOutputText`, `syntheticMessage`,
 //! `substituteBlockRefs`, `hasThinking`).
 
-use super::memo::Memo;
+use super::log_index::LogIndex;
+use super::stub::StubCache;
 use super::text::write_scalar;
 use super::Inputs;
 use crate::error::{PruneError, Result};
@@ -16,6 +17,118 @@ use crate::json::value::write_joined;
 use crate::json::Json;
 use crate::record::{Content, Interner, Kind, Scalar};
 use crate::script::{Op, Slot};
+use crate::state::State;
+use std::rc::Rc;
+
+/// A synthetic text and the protected outputs it quotes.
+type Quoting = (Vec<ProtectedOutput>, Rc<[u8]>);
+
+/// What the chain phases keep between renders of the synthetic blocks:
+/// each entry's summary, head and whole text.
+#[derive(Default)]
+pub struct SyntheticCache {
+    /// Each chain entry's summary, derived from the state alone.
+    summaries: Option<Vec<Result<Json>>>,
+    /// Each chain entry's synthetic block head (`synthetic_head`).
+    heads: Vec<Option<Rc<[u8]>>>,
+    /// Each chain entry's whole synthetic text, with the protected outputs
+    /// it quotes (as message and stub text), to build it again only when
+    /// they change.
+    texts: Vec<Option<Quoting>>,
+}
+
+impl SyntheticCache {
+    /// Forgets everything: the state or the config changed.
+    pub fn clear(&mut self) {
+        self.summaries = None;
+        self.heads.clear();
+        self.texts.clear();
+    }
+
+    /// Forgets the texts quoting messages `from` and after (about to be
+    /// re-sent): they are built again.
+    pub fn truncate(&mut self, from: usize) {
+        for quoting in &mut self.texts {
+            if quoting
+                .as_ref()
+                .is_some_and(|(outputs, _)| outputs.iter().any(|o| o.input as usize >= from))
+            {
+                *quoting = None;
+            }
+        }
+    }
+
+    /// The summary of the `n`-th chain entry (`State::entry_summary`), once
+    /// per generation.
+    fn entry_summary(&mut self, state: &State, n: usize) -> Result<Json> {
+        let summaries = self.summaries.get_or_insert_with(|| {
+            (0..state.chain_entries().len())
+                .map(|n| state.entry_summary(n))
+                .collect()
+        });
+        summaries[n].clone()
+    }
+
+    /// The synthetic block head of the `n`-th chain entry, once per
+    /// generation (built only when asked: 2.9.1 builds accepted entries'
+    /// only, and a bad entry throws only then).
+    fn head(&mut self, inputs: &Inputs<'_>, n: usize) -> Result<Rc<[u8]>> {
+        if let Some(Some(h)) = self.heads.get(n) {
+            return Ok(h.clone());
+        }
+        let summary = self.entry_summary(inputs.state, n)?;
+        let entries = inputs.state.chain_entries();
+        let head: Rc<[u8]> = synthetic_head(inputs, entries[n], &summary)?.into();
+        if self.heads.len() <= n {
+            self.heads.resize(n + 1, None);
+        }
+        self.heads[n] = Some(head.clone());
+        Ok(head)
+    }
+
+    /// The synthetic text of the `n`-th chain entry quoting `outputs`,
+    /// built again only when they differ from last time.
+    pub fn text(
+        &mut self,
+        inputs: &Inputs<'_>,
+        stubs: &StubCache,
+        n: usize,
+        outputs: &[ProtectedOutput],
+    ) -> Result<Rc<[u8]>> {
+        if let Some(Some((quoted, text))) = self.texts.get(n) {
+            if quoted.as_slice() == outputs {
+                return Ok(text.clone());
+            }
+        }
+        let head = self.head(inputs, n)?;
+        let text: Rc<[u8]> = synthetic_text(inputs, stubs, &head, outputs)?.into();
+        if self.texts.len() <= n {
+            self.texts.resize(n + 1, None);
+        }
+        self.texts[n] = Some((outputs.to_vec(), text.clone()));
+        Ok(text)
+    }
+}
+
+/// What both chain phases read and fill besides their own cache: the
+/// synthetic texts, phase 1's stub texts they quote, the messages' index.
+pub struct ChainCaches<'m> {
+    pub synthetic: &'m mut SyntheticCache,
+    pub stubs: &'m StubCache,
+    pub log_index: &'m mut LogIndex,
+}
+
+impl ChainCaches<'_> {
+    /// The synthetic text of the `n`-th chain entry quoting `outputs`.
+    pub fn synthetic_text(
+        &mut self,
+        inputs: &Inputs<'_>,
+        n: usize,
+        outputs: &[ProtectedOutput],
+    ) -> Result<Rc<[u8]>> {
+        self.synthetic.text(inputs, self.stubs, n, outputs)
+    }
+}
 
 /// One `<protected-output>`: the tool result it quotes, and its stub text
 /// when phase 1 stubbed it (what phase 3 reads is phase 2's output).
@@ -27,9 +140,13 @@ pub struct ProtectedOutput {
 
 /// `extractToolResultText` of a quoted tool result after phase 2: its text
 /// blocks' texts joined with a newline (a stub's is its stub text).
-pub fn result_text(inputs: &Inputs<'_>, memo: &Memo, quoted: ProtectedOutput) -> Result<Vec<u8>> {
+pub fn result_text(
+    inputs: &Inputs<'_>,
+    stubs: &StubCache,
+    quoted: ProtectedOutput,
+) -> Result<Vec<u8>> {
     if let Some(text) = quoted.stub {
-        return Ok(memo.text(text).to_vec());
+        return Ok(stubs.text(text).to_vec());
     }
     let i = quoted.input as usize;
     let rec = &inputs.log.records[i];
@@ -39,18 +156,8 @@ pub fn result_text(inputs: &Inputs<'_>, memo: &Memo, quoted: ProtectedOutput) ->
     }
     let text = inputs.message_text(i);
     let mut first = true;
-    for (j, b) in inputs.log.blocks(i).iter().enumerate() {
-        match b.kind {
-            Kind::Null => {
-                return Err(PruneError::bad_message(
-                    i,
-                    &format!("content[{j}]"),
-                    "is null",
-                ))
-            }
-            Kind::NonObject => continue,
-            Kind::Object => {}
-        }
+    for b in inputs.object_blocks(i) {
+        let (_, b) = b?;
         if b.ty != crate::record::BlockType::Text {
             continue;
         }
@@ -267,7 +374,7 @@ pub fn synthetic_head(inputs: &Inputs<'_>, entry: &Json, summary: &Json) -> Resu
 /// The synthetic block's whole text: its head and its protected outputs.
 pub fn synthetic_text(
     inputs: &Inputs<'_>,
-    memo: &Memo,
+    stubs: &StubCache,
     head: &[u8],
     outputs: &[ProtectedOutput],
 ) -> Result<Vec<u8>> {
@@ -281,7 +388,7 @@ pub fn synthetic_text(
             &inputs.log.syms,
         );
         t.extend_from_slice(br#"\">\n"#);
-        t.extend(result_text(inputs, memo, p)?);
+        t.extend(result_text(inputs, stubs, p)?);
         t.extend_from_slice(br#"\n</protected-output>"#);
     }
     t.extend_from_slice(br#"\n</compressed-chain>"#);

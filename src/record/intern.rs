@@ -39,12 +39,9 @@ impl Interner {
         &self.texts[s as usize]
     }
 
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    fn len(&self) -> usize {
         self.texts.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.texts.is_empty()
     }
 }
 

@@ -4,16 +4,18 @@
 //! a render never walks a JSON tree or serializes anything it did not
 //! change. Strings the phases compare (ids, tool names) are interned
 //! (`intern.rs`); values a phase only copies or measures stay spans of the
-//! message text. `scan.rs` builds records from bytes; the stateless path,
-//! the session and the replay all read the same `Log`.
+//! message text. `array.rs` reads a messages array, `scan.rs` one element
+//! of it into a record; the stateless path, the session and the replay all
+//! read the same `Log`.
 
-pub mod intern;
-pub mod scan;
-mod split;
+mod array;
+pub(crate) mod intern;
+pub(crate) mod scan;
 mod stops;
 
 use std::ops::Range;
 
+pub use array::{scan_array, Source};
 pub use intern::{Interner, Sym};
 
 /// A property value as the phases see it: absent (`undefined`), a JSON
@@ -49,13 +51,6 @@ impl Scalar {
     pub fn as_str(&self) -> Option<Sym> {
         match self {
             Scalar::Str(s) => Some(*s),
-            _ => None,
-        }
-    }
-
-    pub fn as_num(&self) -> Option<f64> {
-        match self {
-            Scalar::Num(n) => Some(*n),
             _ => None,
         }
     }
@@ -336,7 +331,6 @@ pub fn array_len(count: usize, body: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::scan::{scan_array, Source};
     use super::*;
 
     #[test]

@@ -26,141 +26,10 @@ use crate::json::text::{self, next_char_end};
 use crate::json::utf16::{utf16_len, utf16_len_and_controls};
 use crate::json::Json;
 
-fn skip_ws(b: &[u8], mut at: usize) -> usize {
-    while matches!(b.get(at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-        at += 1;
-    }
-    at
-}
-
-/// Where the bytes of a scan come from, which decides what is checked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
-    /// `JSON.stringify` output made in this process (the native side
-    /// converted it from UTF-16): canonical JSON, valid UTF-8.
-    Stringify,
-    /// Anything else (a Buffer, a file): every message is checked and a
-    /// non-canonical one re-serialized.
-    Bytes,
-}
-
-/// Appends a record for every element of the JSON array in `input`; errors
-/// name elements by their index plus `first_index`.
-pub fn scan_array(input: &[u8], log: &mut Log, first_index: usize, source: Source) -> Result<()> {
-    match source {
-        Source::Stringify => super::split::scan_array_as::<true>(input, log, first_index),
-        Source::Bytes => super::split::scan_array_as::<false>(input, log, first_index),
-    }
-}
-
-/// How far a scan of the array's elements got.
-pub(super) enum Reached {
-    /// The closing bracket (and nothing after it).
-    End,
-    /// The element at byte `at`, the `index`-th, where it was told to stop.
-    Stop { at: usize, index: usize },
-}
-
-/// Reads the array's opening bracket and its elements, up to the end or to
-/// the element starting at byte `stop`.
-pub(super) fn scan_prefix<const TRUSTED: bool>(
-    input: &[u8],
-    log: &mut Log,
-    first_index: usize,
-    stop: Option<usize>,
-) -> Result<Reached> {
-    let mut at = skip_ws(input, 0);
-    match input.get(at) {
-        Some(b'[') => {}
-        None => {
-            return Err(PruneError::invalid_json(format!(
-                "the input holds no JSON value (it ends at byte {at})"
-            )))
-        }
-        Some(_) => {
-            return Err(match crate::json::parse::parse_value(input) {
-                Ok(v) => PruneError::not_array(type_name(&v)),
-                Err(e) => PruneError::invalid_json(e.to_string()),
-            })
-        }
-    }
-    at = skip_ws(input, at + 1);
-    if input.get(at) == Some(&b']') {
-        return close(input, at).map(|()| Reached::End);
-    }
-    scan_elements::<TRUSTED>(input, at, log, first_index, stop)
-}
-
-/// Reads elements from the one starting at byte `at` (the `index`-th) to
-/// the end of the array, or up to the element starting at byte `stop`.
-pub(super) fn scan_elements<const TRUSTED: bool>(
-    input: &[u8],
-    mut at: usize,
-    log: &mut Log,
-    mut index: usize,
-    stop: Option<usize>,
-) -> Result<Reached> {
-    loop {
-        if stop == Some(at) {
-            return Ok(Reached::Stop { at, index });
-        }
-        at = scan_element_as::<TRUSTED>(input, at, index, log)?;
-        at = skip_ws(input, at);
-        match input.get(at) {
-            Some(b',') => at = skip_ws(input, at + 1),
-            Some(b']') => return close(input, at).map(|()| Reached::End),
-            Some(&c) => {
-                return Err(PruneError::invalid_json(format!(
-                    "expected ',' or ']' after message {index}, found {} at byte {at}",
-                    describe_byte(c)
-                )))
-            }
-            None => {
-                return Err(PruneError::invalid_json(format!(
-                    "the array is not closed (the input ends at byte {at})"
-                )))
-            }
-        }
-        index += 1;
-    }
-}
-
-fn close(input: &[u8], bracket: usize) -> Result<()> {
-    let end = skip_ws(input, bracket + 1);
-    if end < input.len() {
-        return Err(PruneError::invalid_json(format!(
-            "unexpected text after the array at byte {end}"
-        )));
-    }
-    Ok(())
-}
-
-fn describe_byte(c: u8) -> String {
-    if c.is_ascii_graphic() {
-        format!("'{}'", c as char)
-    } else {
-        format!("byte 0x{c:02x}")
-    }
-}
-
-fn type_name(v: &Json) -> &'static str {
-    match v {
-        Json::Null => "null",
-        Json::Bool(_) => "a boolean",
-        Json::Num(_) => "a number",
-        Json::Str(_) => "a string",
-        Json::Arr(_) => "an array",
-        Json::Obj(_) => "an object",
-    }
-}
-
-/// Reads the element starting at `start`, appends its record and returns
-/// where it ends.
-pub fn scan_element(input: &[u8], start: usize, index: usize, log: &mut Log) -> Result<usize> {
-    scan_element_as::<false>(input, start, index, log)
-}
-
-fn scan_element_as<const TRUSTED: bool>(
+/// Reads the element starting at `start` (the `index`-th), appends its
+/// record and returns where it ends; `TRUSTED`: the bytes are
+/// `Source::Stringify`'s.
+pub(super) fn scan_element_as<const TRUSTED: bool>(
     input: &[u8],
     start: usize,
     index: usize,
@@ -1007,6 +876,7 @@ pub fn chain_block_id(text: &[u8]) -> Option<&[u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::{scan_array, Source};
 
     fn scan(json: &str) -> Log {
         let mut log = Log::default();

@@ -7,7 +7,7 @@
 //! get an effort marker before each assistant message that carried a level
 //! and one at the end. The messages are streamed to a [`WireSink`], so the
 //! replay builds a call's cache positions without copying its blocks, and
-//! [`collect`] gathers them for the payload.
+//! `payload.rs` collects them for the payload.
 
 use super::wire::{BlockKind, CallModel, Converted, Packed};
 use crate::json::Json;
@@ -194,54 +194,4 @@ fn effort_start(level: Json) -> MessageStart {
         effort: Some(level),
         has_thinking: false,
     }
-}
-
-/// A wire message, collected.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WireMessage<B> {
-    pub role: &'static str,
-    pub blocks: Vec<B>,
-    pub string_content: bool,
-    pub source: Option<usize>,
-    pub user_turn: bool,
-    pub effort: Option<Json>,
-}
-
-struct Collect<B>(Vec<WireMessage<B>>);
-
-impl<'a, B: Clone> WireSink<'a, B> for Collect<B> {
-    fn start(&mut self, m: MessageStart) {
-        self.0.push(WireMessage {
-            role: m.role,
-            blocks: Vec::new(),
-            string_content: m.string_content,
-            source: m.source,
-            user_turn: m.user_turn,
-            effort: m.effort,
-        });
-    }
-
-    fn block(&mut self, block: &'a B) {
-        if let Some(m) = self.0.last_mut() {
-            m.blocks.push(block.clone());
-        }
-    }
-}
-
-/// The request's messages, collected.
-pub fn collect<B: Block + Clone>(
-    converted: &[&Converted<B>],
-    model: &CallModel,
-) -> Vec<WireMessage<B>> {
-    let mut sink = Collect(Vec::new());
-    assemble(converted, 0, model, &mut sink);
-    sink.0
-}
-
-/// The message that carries the cache marker: the last one before a
-/// trailing effort marker, when it is a user message.
-pub fn marker_at<B>(messages: &[WireMessage<B>], model: &CallModel) -> Option<usize> {
-    let end = messages.len() - usize::from(model.effort && !messages.is_empty());
-    let last = end.checked_sub(1)?;
-    (messages[last].role == "user").then_some(last)
 }

@@ -87,11 +87,7 @@ pub struct CallBill {
     pub cost_usd: f64,
 }
 
-impl CallBill {
-    pub fn total_tokens(&self) -> f64 {
-        self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
-    }
-}
+impl CallBill {}
 
 /// Prices a call of `tokens` (input, read, write) at `entry`'s rates (or
 /// the defaults). `long`: writes are 1 h writes (2x input); `premium`:

@@ -117,10 +117,6 @@ impl Catalog {
         key.extend_from_slice(id);
         self.models.get(&key)
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.models.is_empty()
-    }
 }
 
 /// How a provider caches a prompt prefix.

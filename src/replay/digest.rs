@@ -171,8 +171,10 @@ impl Digests {
 
 /// XXH3-64 (seed 0) of the digests' hashes, each as 8 little-endian bytes,
 /// in order: the prefix hash of a run of output messages (an empty run
-/// hashes the empty input).
-pub fn prefix_hash(digests: &[Digest], scratch: &mut Vec<u8>) -> u64 {
+/// hashes the empty input). The replay computes it in place (`walk.rs`);
+/// this is its definition, for the tests.
+#[cfg(test)]
+pub(crate) fn prefix_hash(digests: &[Digest], scratch: &mut Vec<u8>) -> u64 {
     scratch.clear();
     scratch.reserve(digests.len() * 8);
     for d in digests {

@@ -39,6 +39,9 @@ mod digest;
 mod indexer;
 mod invariant;
 mod options;
+// Reached only from the binding's test export (`replayWirePayload`).
+#[cfg(feature = "napi")]
+pub(crate) mod payload;
 mod policy;
 mod pricer;
 pub(crate) mod report;
@@ -46,15 +49,16 @@ mod request;
 mod settings;
 mod timeline;
 mod walk;
-pub mod wire;
+pub(crate) mod wire;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-pub use bill::{BillTotals, CacheModel, CallClass, Cause};
+pub use bill::{BillTotals, CacheModel, CallClass};
 pub use calibration::Calibration;
 pub use catalog::Catalog;
 pub use cost::{CostModel, Totals};
-pub use digest::{prefix_hash, Digest};
+#[cfg(test)]
+use digest::{prefix_hash, Digest};
 pub use invariant::Violation;
 pub use policy::Policy;
 pub use pricer::Priced;
@@ -127,7 +131,7 @@ pub enum BoundaryMode {
 
 impl BoundaryMode {
     /// Whether renders take the config's own boundary.
-    pub fn from_config(self) -> bool {
+    pub fn takes_config_boundary(self) -> bool {
         self != BoundaryMode::Recorded
     }
 }
@@ -707,7 +711,7 @@ fn reconcile(
 mod tests {
     use super::*;
     use crate::engine::Engine;
-    use crate::record::scan::Source;
+    use crate::record::Source;
     use crate::sessionfile::condense::state_json;
     use crate::sessionfile::{CondenseState, ContextView};
     use crate::state::State;

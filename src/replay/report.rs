@@ -47,41 +47,18 @@
 //! for a policy that reads no 2.4.3 thinking boundary, else `{ rule:
 //! 'recorded' | 'config', reason }`.
 
-use crate::json::text::write_quoted;
-use crate::json::write_json_number;
+// The writers shared with the tune's report, under short names.
+use crate::json::text::{write_key as field, write_str as string};
+use crate::json::write_json_number as num;
 use crate::script::Stats;
 
 use super::{PolicyReplay, Replay};
-
-fn num(out: &mut Vec<u8>, n: f64) {
-    if n.is_finite() {
-        write_json_number(out, n);
-    } else {
-        out.extend_from_slice(b"null");
-    }
-}
-
-fn string(out: &mut Vec<u8>, s: &str) {
-    let mut text = Vec::with_capacity(s.len());
-    crate::json::text::escape_str(&mut text, s);
-    write_quoted(out, &text);
-}
 
 fn opt_string(out: &mut Vec<u8>, s: Option<&str>) {
     match s {
         Some(s) => string(out, s),
         None => out.extend_from_slice(b"null"),
     }
-}
-
-/// Writes `"name":` after a comma (none before the first field).
-fn field(out: &mut Vec<u8>, name: &str) {
-    if !matches!(out.last(), Some(b'{') | None) {
-        out.push(b',');
-    }
-    out.push(b'"');
-    out.extend_from_slice(name.as_bytes());
-    out.extend_from_slice(b"\":");
 }
 
 fn stats(out: &mut Vec<u8>, s: &Stats, v29: bool) {

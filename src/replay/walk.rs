@@ -27,7 +27,7 @@ use super::{
 use crate::engine::Engine;
 use crate::error::{PruneError, Result};
 use crate::record::array_len;
-use crate::record::scan::Source;
+use crate::record::Source;
 use crate::script::{Slot, Stats};
 use crate::sessionfile::{ContextView, ModelCall, SessionFile};
 
@@ -203,7 +203,8 @@ impl Walk<'_, '_> {
             // The config's own boundary: pi-condense's rule at every flush,
             // over the branch's assistant timestamps up to the leaf
             // (SESSIONS.md C.2).
-            let keep = strip_of(config_json.as_ref()).filter(|_| self.boundary_mode.from_config());
+            let keep = strip_of(config_json.as_ref())
+                .filter(|_| self.boundary_mode.takes_config_boundary());
             lanes.push(Lane {
                 thinking,
                 keep,
@@ -316,7 +317,7 @@ impl Walk<'_, '_> {
                 // 2.4.3 computes its boundary at a flush that processed
                 // something, the one that writes a frontier entry.
                 if policy.uses_boundary()
-                    && self.boundary_mode.from_config()
+                    && self.boundary_mode.takes_config_boundary()
                     && step.frontier_moved
                     && any_keep
                 {
@@ -367,7 +368,7 @@ impl Walk<'_, '_> {
             for (n, lane) in lanes.iter_mut().enumerate() {
                 let boundary = if !policy.uses_boundary() {
                     None
-                } else if self.boundary_mode.from_config() {
+                } else if self.boundary_mode.takes_config_boundary() {
                     lane.own_boundary
                 } else {
                     step.boundary

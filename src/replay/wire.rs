@@ -10,13 +10,11 @@
 //! holds this file against pi-ai's own payload (`onPayload`).
 //!
 //! Each pi message converts on its own ([`convert_message`]); the request
-//! is then assembled over the sequence ([`assemble`]), so a replay converts
-//! a message once and reuses it while it stays in the context.
+//! is then assembled over the sequence (`assemble.rs`), so a replay converts
+//! a message once and reuses it while it stays in the context; `payload.rs`
+//! writes the whole request for the test against pi-ai.
 
 use xxhash_rust::xxh3::xxh3_64;
-
-pub use super::assemble::Block;
-use super::assemble::{collect, marker_at, WireMessage};
 
 use crate::json::text::{escape_units, text_of, units};
 use crate::json::{utf16_len, Json};
@@ -192,7 +190,7 @@ const USER_IMAGE_OMITTED: &str = "(image omitted: model does not support images)
 const TOOL_IMAGE_OMITTED: &str = "(tool image omitted: model does not support images)";
 const ERROR_IMAGE_PLACEHOLDER: &str = "(image attached after the tool results)";
 
-fn obj(fields: Vec<(&str, Json)>) -> Json {
+pub(super) fn obj(fields: Vec<(&str, Json)>) -> Json {
     Json::Obj(
         fields
             .into_iter()
@@ -201,7 +199,7 @@ fn obj(fields: Vec<(&str, Json)>) -> Json {
     )
 }
 
-fn s(text: &str) -> Json {
+pub(super) fn s(text: &str) -> Json {
     Json::str(text)
 }
 
@@ -290,7 +288,7 @@ fn image_block(b: &Json) -> Json {
     ])
 }
 
-fn is_type(b: &Json, t: &str) -> bool {
+pub(super) fn is_type(b: &Json, t: &str) -> bool {
     b.get("type").is_some_and(|v| v.is_str(t))
 }
 
@@ -350,7 +348,7 @@ fn result_content(content: &[Json]) -> Json {
     Json::Arr(blocks)
 }
 
-fn content_array(m: &Json) -> Vec<Json> {
+pub(super) fn content_array(m: &Json) -> Vec<Json> {
     match m.get("content") {
         Some(Json::Arr(a)) => a.clone(),
         _ => Vec::new(),
@@ -449,7 +447,7 @@ pub fn normalize_tool_call_id(id: &Json) -> Json {
     Json::Str(out.into_boxed_slice())
 }
 
-fn same_model(m: &Json, model: &CallModel) -> bool {
+pub(super) fn same_model(m: &Json, model: &CallModel) -> bool {
     text_field(m.get("provider")) == &*model.provider
         && text_field(m.get("api")) == &*model.api
         && text_field(m.get("model")) == &*model.id
@@ -676,56 +674,6 @@ pub(super) fn no_result(id: &Json) -> Json {
     ])
 }
 
-/// The request's `messages` as pi-ai writes them, with the marker
-/// (`cache_control`: `ttl` for long retention, none without caching).
-pub fn write_payload_messages(
-    messages: &[WireMessage<Json>],
-    model: &CallModel,
-    retention: &str,
-) -> Json {
-    let marker = if retention == "none" {
-        None
-    } else {
-        marker_at(messages, model)
-    };
-    let control = || {
-        let mut f = vec![("type", s("ephemeral"))];
-        if retention == "long" {
-            f.push(("ttl", s("1h")));
-        }
-        obj(f)
-    };
-    Json::Arr(
-        messages
-            .iter()
-            .enumerate()
-            .map(|(i, m)| {
-                if m.role == "system" {
-                    let level = m.effort.clone().unwrap_or_default();
-                    return obj(vec![
-                        ("role", s("system")),
-                        ("content", Json::Arr(Vec::new())),
-                        ("output_config", obj(vec![("effort", level)])),
-                    ]);
-                }
-                let marked = marker == Some(i);
-                let content = if m.string_content && !marked {
-                    m.blocks[0].get("text").cloned().unwrap_or_default()
-                } else {
-                    let mut blocks = m.blocks.clone();
-                    if marked {
-                        if let Some(Json::Obj(f)) = blocks.last_mut() {
-                            f.push((b"cache_control"[..].into(), control()));
-                        }
-                    }
-                    Json::Arr(blocks)
-                };
-                obj(vec![("role", s(m.role)), ("content", content)])
-            })
-            .collect(),
-    )
-}
-
 /// The system prompt text pi-ai sends (`getSystemMessageText` of the
 /// leading system message), or None when there is none or it is empty.
 pub fn system_text(first: &Json) -> Option<Json> {
@@ -762,62 +710,4 @@ pub fn system_text(first: &Json) -> Option<Json> {
         out.extend_from_slice(p);
     }
     (!out.is_empty()).then(|| sanitize(&out))
-}
-
-/// The whole payload pi-ai would send for `messages` (pi agent messages,
-/// pi's system message first): `{system?, messages}`. For the differential
-/// test against pi-ai's `onPayload`.
-pub fn payload(messages: &[Json], model: &CallModel, retention: &str) -> Json {
-    let system = messages.first().and_then(system_text);
-    let rest = if messages
-        .first()
-        .is_some_and(|m| m.get("role").is_some_and(|r| r.is_str("system")))
-    {
-        &messages[1..]
-    } else {
-        messages
-    };
-    let converted = convert_all(rest, model);
-    let refs: Vec<&Converted<Json>> = converted.iter().collect();
-    let wire = collect(&refs, model);
-    let mut fields = Vec::new();
-    if let Some(text) = system {
-        let mut block = vec![("type", s("text")), ("text", text)];
-        if retention != "none" {
-            let mut f = vec![("type", s("ephemeral"))];
-            if retention == "long" {
-                f.push(("ttl", s("1h")));
-            }
-            block.push(("cache_control", obj(f)));
-        }
-        fields.push(("system", Json::Arr(vec![obj(block)])));
-    }
-    fields.push(("messages", write_payload_messages(&wire, model, retention)));
-    obj(fields)
-}
-
-/// Converts a run of pi messages, tracking which tool-call ids another
-/// model's calls had normalized (their results follow the new id).
-pub fn convert_all(messages: &[Json], model: &CallModel) -> Vec<Converted<Json>> {
-    let mut renamed: Vec<Json> = Vec::new();
-    messages
-        .iter()
-        .map(|m| {
-            let normalize = m.get("role").is_some_and(|r| r.is_str("toolResult"))
-                && m.get("toolCallId").is_some_and(|id| renamed.contains(id));
-            let c = convert_message(m, model, normalize);
-            if m.get("role").is_some_and(|r| r.is_str("assistant")) && !same_model(m, model) {
-                for b in content_array(m) {
-                    if is_type(&b, "toolCall") {
-                        if let Some(id) = b.get("id") {
-                            if normalize_tool_call_id(id) != *id {
-                                renamed.push(id.clone());
-                            }
-                        }
-                    }
-                }
-            }
-            c
-        })
-        .collect()
 }

@@ -48,11 +48,6 @@ impl<'s> ContextView<'s> {
         }
     }
 
-    /// Path entries applied so far.
-    pub fn applied(&self) -> usize {
-        self.applied
-    }
-
     /// The handler view: indices into [`Self::message`].
     pub fn messages(&self) -> &[u32] {
         &self.view

@@ -46,22 +46,12 @@ pub struct Entry<'s> {
 }
 
 impl<'s> Entry<'s> {
-    /// The parsed value (any JSON value; entries are usually objects).
-    pub fn value(&self) -> Value<'s> {
-        self.value
-    }
-
     pub fn get(&self, key: &str) -> Option<Value<'s>> {
         self.value.get(key)
     }
 
     fn member(&self, at: u32) -> Option<Value<'s>> {
         (at != ABSENT).then(|| self.value.node_value(at))
-    }
-
-    /// The entry's `type`, among those pi projects.
-    pub fn kind(&self) -> EntryKind {
-        self.head.kind
     }
 
     /// `entry.type === t`.
@@ -128,11 +118,6 @@ impl<'s> Entry<'s> {
         self.message()
             .and_then(|m| m.get("role"))
             .is_some_and(|r| r.is_str(role))
-    }
-
-    /// Text naming the entry's id for messages.
-    pub fn id_text(&self) -> String {
-        describe_key(&self.id())
     }
 }
 
@@ -278,16 +263,6 @@ impl<'a> SessionFile<'a> {
         }
         self.migrated = migrated;
         Ok(())
-    }
-
-    /// The file's bytes.
-    pub fn input(&self) -> &[u8] {
-        &self.input
-    }
-
-    /// The header, when the file is not empty.
-    pub fn header(&self) -> Option<Value<'_>> {
-        self.lines.first().map(|l| l.root(&self.input))
     }
 
     /// Number of entries (header and later `session` values excluded).

@@ -22,19 +22,19 @@
 //! path entry up to and including the leaf (`CondenseState`; a call's leaf
 //! always has an id, so its `getBranch()` is that prefix of the path),
 //! re-syncing the renderer from `view.take_changed_from()` and re-reading
-//! `state.to_json()` when `state.version()` moved.
+//! `state_json(&state)` when `state.version()` moved.
 
-pub mod condense;
-pub mod context;
-pub mod date;
-pub mod error;
-pub mod file;
-pub mod json;
-pub mod lines;
-pub mod load;
-pub mod model_calls;
-pub mod path;
-pub mod project;
+pub(crate) mod condense;
+pub(crate) mod context;
+pub(crate) mod date;
+pub(crate) mod error;
+pub(crate) mod file;
+pub(crate) mod json;
+pub(crate) mod lines;
+pub(crate) mod load;
+pub(crate) mod model_calls;
+pub(crate) mod path;
+pub(crate) mod project;
 
 pub use condense::{CondenseState, Dialect};
 pub use context::ContextView;
@@ -42,5 +42,4 @@ pub use error::{ErrorKind, SessionError};
 pub use file::{Entry, SessionFile};
 pub use load::{load, load_path, LoadOptions, Loaded};
 pub use model_calls::{model_calls, ModelCall};
-pub use path::{path_to, Leaf, SessionPath};
-pub use project::Projected;
+pub use path::{path_to, Leaf};

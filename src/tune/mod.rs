@@ -18,7 +18,7 @@ use crate::error::{Code, PruneError, Result};
 use crate::json::Json;
 use crate::replay::{BoundaryUsed, Policy, Prepared, Progress, ReplayOptions, Settings};
 
-pub use choose::{choose, Choice, HeldOut};
+pub use choose::{choose, Choice};
 pub use grid::{Candidate, HELD};
 pub use report::to_json;
 
@@ -303,12 +303,6 @@ pub fn tune(
         boundary,
         choice,
     })
-}
-
-/// The settings a tune was given, for `TuneOptions`: the user's config
-/// (pi's settings file, its `contextPrune` block or a render config).
-pub fn settings_of(config: Option<Json>) -> Result<Settings> {
-    Settings::new(config)
 }
 
 #[cfg(test)]

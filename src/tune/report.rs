@@ -27,30 +27,10 @@
 //! configuration rendered with (null for a release that reads none).
 
 use super::{Candidate, Outcome, Tuned, HELD};
-use crate::json::text::{escape_str, write_quoted};
-use crate::json::{write_json_number, Json};
-
-fn num(out: &mut Vec<u8>, n: f64) {
-    if n.is_finite() {
-        write_json_number(out, n);
-    } else {
-        out.extend_from_slice(b"null");
-    }
-}
-
-fn string(out: &mut Vec<u8>, s: &str) {
-    let mut text = Vec::new();
-    escape_str(&mut text, s);
-    write_quoted(out, &text);
-}
-
-fn field(out: &mut Vec<u8>, name: &str) {
-    if !matches!(out.last(), Some(b'{') | Some(b'[') | None) {
-        out.push(b',');
-    }
-    string(out, name);
-    out.push(b':');
-}
+// The writers shared with the replay's report, under short names.
+use crate::json::text::{write_key as field, write_str as string};
+use crate::json::write_json_number as num;
+use crate::json::Json;
 
 fn sum(outcomes: &[Outcome]) -> (f64, u64) {
     (

@@ -49,14 +49,6 @@ impl<'s, V> JsMap<'s, V> {
         index.get(key).map(|&at| &self.order[at].1)
     }
 
-    pub fn len(&self) -> usize {
-        self.order.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.order.is_empty()
-    }
-
     /// Entries in Map order.
     pub fn iter(&self) -> impl Iterator<Item = (&JsVal<'s>, &V)> {
         self.order.iter().map(|(k, v)| (k, v))

@@ -6,9 +6,8 @@ mod map;
 mod shape;
 mod state;
 
-pub use map::JsMap;
 pub use shape::{frontier_json, record_fields, state_json};
-pub use state::{occurrence_key, CondenseState, SummaryBody, CUSTOM_FRONTIER};
+pub use state::{occurrence_key, CondenseState, CUSTOM_FRONTIER};
 
 /// Which pi-condense release's rules (and state shape) to follow: the
 /// crate's one dialect type, shared with the render engine.

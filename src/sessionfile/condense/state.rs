@@ -12,7 +12,7 @@ use super::map::JsMap;
 use super::Dialect;
 use crate::sessionfile::error::{Result, SessionError};
 use crate::sessionfile::file::Entry;
-use crate::sessionfile::json::{JsKey, JsVal, Kind, Value};
+use crate::sessionfile::json::{JsVal, Kind, Value};
 
 pub const CUSTOM_SUMMARY: &str = "context-prune-summary";
 pub const CUSTOM_INDEX: &str = "context-prune-index";
@@ -94,11 +94,6 @@ impl<'s> CondenseState<'s> {
     /// Changes whenever an applied entry changed the state or the frontier.
     pub fn version(&self) -> u64 {
         self.version
-    }
-
-    /// The next short-ref number pi-condense would hand out (`t<N>`).
-    pub fn next_short_ref(&self) -> f64 {
-        self.next_short_ref
     }
 
     /// Applies one branch entry (entries of other kinds change nothing).
@@ -395,21 +390,5 @@ impl<'s> CondenseState<'s> {
                 .number(),
             Dialect::V2_9 => None,
         }
-    }
-
-    /// The state object of this state's dialect (B.6) as JSON text, what
-    /// `State::from_json` of the render engine reads.
-    pub fn to_json(&self) -> Vec<u8> {
-        super::state_json(self)
-    }
-
-    /// The frontier object (B.5) as JSON text, `null` when there is none.
-    pub fn frontier_to_json(&self) -> Vec<u8> {
-        super::frontier_json(self)
-    }
-
-    /// Whether the key is a record key (for tests and look-ups).
-    pub fn has_record(&self, key: &JsKey<'_>) -> bool {
-        self.records.get(key).is_some()
     }
 }

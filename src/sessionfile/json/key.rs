@@ -9,7 +9,6 @@ use std::borrow::Cow;
 use super::value::Value;
 use super::wtf8;
 use super::Kind;
-use crate::json::format_number;
 
 /// SameValueZero identity (also `===`, since JSON holds no NaN).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -95,13 +94,6 @@ impl<'a> JsVal<'a> {
         }
     }
 
-    pub fn value(&self) -> Option<Value<'a>> {
-        match self {
-            JsVal::Value(v) => Some(*v),
-            _ => None,
-        }
-    }
-
     pub fn truthy(&self) -> bool {
         match self {
             JsVal::Undefined => false,
@@ -155,9 +147,4 @@ impl<'a> JsVal<'a> {
             }
         }
     }
-}
-
-/// `String(n)` for a number.
-pub fn number_string(n: f64) -> String {
-    format_number(n)
 }

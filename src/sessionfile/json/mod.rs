@@ -4,12 +4,12 @@
 //! `JSON.stringify` text, copied from the line when the line is already
 //! canonical.
 
-pub mod key;
-pub mod parse;
-pub mod tape;
-pub mod value;
-pub mod write;
-pub mod wtf8;
+pub(crate) mod key;
+pub(crate) mod parse;
+pub(crate) mod tape;
+pub(crate) mod value;
+pub(crate) mod write;
+pub(crate) mod wtf8;
 
 pub use key::{JsKey, JsVal};
 pub use parse::{parse, parse_with, Parsed, MAX_DEPTH};

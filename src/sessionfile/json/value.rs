@@ -169,11 +169,6 @@ impl<'a> Value<'a> {
         self.at(at)
     }
 
-    /// `Object.hasOwn(v, key)` for a parsed object.
-    pub fn has(&self, key: &str) -> bool {
-        self.get(key).is_some()
-    }
-
     /// Appends JavaScript's `String(v)` (WTF-8): arrays join their elements
     /// with `,` (null and undefined as empty), objects are
     /// `[object Object]`.
@@ -200,7 +195,7 @@ impl<'a> Value<'a> {
         }
     }
 
-    pub fn to_js_string(&self) -> Cow<'a, [u8]> {
+    pub fn to_js_string(self) -> Cow<'a, [u8]> {
         if let Some(s) = self.string() {
             return s;
         }
