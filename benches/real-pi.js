@@ -148,7 +148,10 @@ function pi(ctx, agent, { packages, prompts, session, envExtra = {}, clockStart 
 function buildSession(ctx, agent, release, messages) {
   const count = Math.ceil(messages / 8) + 4; // 8 to 9 messages per prompt
   project(ctx.cache, count + 200);
-  const fixtures = ['faux-model.js', 'frozen-clock.js'].map((f) => fs.readFileSync(path.join(FIXTURES, f), 'utf8')).join('\n');
+  // The fixtures' code, without their comments.
+  const fixtures = ['faux-model.js', 'frozen-clock.js']
+    .map((f) => fs.readFileSync(path.join(FIXTURES, f), 'utf8').replace(/^\s*\/\/.*$/gm, ''))
+    .join('\n');
   const key = require('node:crypto').createHash('sha256').update(`${release}\n${count}\n${PI_PKG.version}\n${JSON.stringify(CONTEXT_PRUNE)}\n${fixtures}`).digest('hex').slice(0, 12);
   const file = path.join(ctx.cache, `session-${release}-${count}-${key}.jsonl`);
   if (fs.existsSync(file)) return { file, prompts: count };
