@@ -12,7 +12,10 @@
 // would register the same tool and pi would refuse to start: the extension
 // stands down instead, after one warning naming the entry to change and the
 // file it is in (or `condense-native pi-setup`, which changes it), and pi
-// runs on pi-condense's own render.
+// runs on pi-condense's own render. Where the addon costs more than it
+// saves (below a crossover measured in pi, and the first render after a
+// session opens) pi-condense's own function renders, the engine catching up
+// in the background (makeRouter).
 //
 // An unknown pi-condense version, no native binary for the platform, a pi
 // that did not load this file through jiti, or any error while loading:
