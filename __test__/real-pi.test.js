@@ -137,6 +137,9 @@ for (const release of RELEASES) {
     // engine one render behind (own), several behind (lag), up to date.
     const ROUTE = ['own', 'native', 'native', 'lag', 'lag', 'native', 'own', 'own', 'native', 'lag', 'native'];
     const routed = piRun(agent, { packages: FILTERED, envExtra: { CONDENSE_NATIVE_ROUTE: ROUTE.join(','), CONDENSE_NATIVE_STATUS: '1' } });
+    // pi-condense's own switch off (its default): nothing renders, and the
+    // status says so, on stderr in print mode.
+    const idle = piRun(agent, { packages: FILTERED, extra: { contextPrune: { ...CONTEXT_PRUNE, enabled: false } }, prompts: ['/condense-native'] });
     const offBy = release === '2.4.3' ? { envExtra: { CONDENSE_NATIVE: 'off' } } : { extra: { condenseNative: { enabled: false } } };
     const off = piRun(agent, { packages: FILTERED, ...offBy });
 
@@ -185,6 +188,14 @@ for (const release of RELEASES) {
       ),
     );
     assert.equal(native.statuses[0].split(release).length, 2, 'the release is named once');
+
+    assert.equal(idle.renders.length, 0);
+    assert.equal(idle.statuses.length, 1);
+    assert.match(
+      idle.statuses[0],
+      /; no render yet: pi-condense's pruning is off \("contextPrune": \{ "enabled": false \} in .+settings\.json\); turn it on with \/pruner on, or "contextPrune": \{ "enabled": true \} in .+settings\.json$/,
+    );
+    assert.ok(idle.stderr.includes(`condense-native: ${idle.statuses[0]}`), 'print mode: the status on stderr');
 
     assert.equal(twice.renders.length, 0, 'condense-native stood down');
     assert.equal(twice.warnings.length, 1, JSON.stringify(twice.warnings));

@@ -32,7 +32,7 @@
 //   node benches/real-pi.js --min-messages 0        the addon's crossover (CONDENSE_NATIVE_MIN_MESSAGES):
 //                                                   0 renders natively at every size (after the
 //                                                   first render), to measure where it pays
-//   node benches/real-pi.js --node 22               the Node to run pi with (22, 24 pinned by
+//   node benches/real-pi.js --node 22,24            the Nodes to run pi with (22, 24 pinned by
 //                                                   scripts/nodes.js, `this`, or a path)
 //   node benches/real-pi.js --out FILE              write the section there (default: into
 //                                                   benches/RESULTS.md, between its markers)
@@ -148,7 +148,10 @@ function pi(ctx, agent, { packages, prompts, session, envExtra = {}, clockStart 
 function buildSession(ctx, agent, release, messages) {
   const count = Math.ceil(messages / 8) + 4; // 8 to 9 messages per prompt
   project(ctx.cache, count + 200);
-  const fixtures = ['faux-model.js', 'frozen-clock.js'].map((f) => fs.readFileSync(path.join(FIXTURES, f), 'utf8')).join('\n');
+  // The fixtures' code, without their comments.
+  const fixtures = ['faux-model.js', 'frozen-clock.js']
+    .map((f) => fs.readFileSync(path.join(FIXTURES, f), 'utf8').replace(/^\s*\/\/.*$/gm, ''))
+    .join('\n');
   const key = require('node:crypto').createHash('sha256').update(`${release}\n${count}\n${PI_PKG.version}\n${JSON.stringify(CONTEXT_PRUNE)}\n${fixtures}`).digest('hex').slice(0, 12);
   const file = path.join(ctx.cache, `session-${release}-${count}-${key}.jsonl`);
   if (fs.existsSync(file)) return { file, prompts: count };
@@ -237,7 +240,7 @@ function benchRelease(ctx, opts, release, agent) {
     }
     rows.push(row);
     process.stderr.write(
-      `${release} ${row.messages} messages: own ${row.own.render.toFixed(3)} ms (first ${row.own.first.toFixed(2)}), ` +
+      `Node ${ctx.nodeVersion} ${release} ${row.messages} messages: own ${row.own.render.toFixed(3)} ms (first ${row.own.first.toFixed(2)}), ` +
         `addon ${row.addon.render.toFixed(3)} ms (first ${row.addon.first.toFixed(2)}), ${mismatches} mismatching rounds\n`,
     );
   }
@@ -264,11 +267,11 @@ function markdown(rows, meta) {
       'Every request the model received was compared, own against addon, byte for byte.',
   );
   out.push('');
-  out.push('| release | messages | own | addon | own/addon | first: own | first: addon | own/addon | pi before send | mismatching rounds |');
-  out.push('|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
+  out.push('| Node | release | messages | own | addon | own/addon | first: own | first: addon | own/addon | pi before send | mismatching rounds |');
+  out.push('|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
   for (const r of rows) {
     out.push(
-      `| ${r.release} | ${r.messages.toLocaleString('en-US')} | ${fmt(r.own.render)} | ${fmt(r.addon.render)} | ${ratio(r.own.render, r.addon.render)} | ` +
+      `| ${r.node} | ${r.release} | ${r.messages.toLocaleString('en-US')} | ${fmt(r.own.render)} | ${fmt(r.addon.render)} | ${ratio(r.own.render, r.addon.render)} | ` +
         `${fmt(r.own.first)} | ${fmt(r.addon.first)} | ${ratio(r.own.first, r.addon.first)} | ${fmt(r.addon.send)} | ${r.mismatches} of ${r.rounds} |`,
     );
   }
@@ -287,19 +290,29 @@ function writeSection(file, section) {
 function main() {
   const argv = process.argv.slice(2);
   const opts = parseArgs(argv);
-  const node = nodeBinary(opts.node);
-  const nodeVersion = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim().replace(/^v/, '');
-  if (!meetsPi(nodeVersion)) usage(`Node ${nodeVersion} is below pi's engines (${PI_PKG.engines.node}): --node 22 or 24`);
+  const nodes = opts.node.split(',').map((which) => {
+    const binary = nodeBinary(which.trim());
+    const version = execFileSync(binary, ['--version'], { encoding: 'utf8' }).trim().replace(/^v/, '');
+    if (!meetsPi(version)) usage(`Node ${version} is below pi's engines (${PI_PKG.engines.node}): --node 22 or 24`);
+    return { binary, version };
+  });
   const started = Date.now();
   const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' / ');
   const loadStart = load();
   const ws = makeWorkspace('condense-bench-real-pi-');
-  const ctx = { work: ws.work, node, cwd: null, minMessages: opts.minMessages };
+  const ctx = { work: ws.work, node: null, cwd: null, minMessages: opts.minMessages };
   fs.mkdirSync(opts.cache, { recursive: true });
   ctx.cache = opts.cache;
   ctx.cwd = project(opts.cache, 0);
+  const agents = Object.fromEntries(opts.releases.map((release) => [release, ws.installAgent(release)]));
   const rows = [];
-  for (const release of opts.releases) rows.push(...benchRelease(ctx, opts, release, ws.installAgent(release)));
+  for (const node of nodes) {
+    ctx.node = node.binary;
+    ctx.nodeVersion = node.version;
+    for (const release of opts.releases) {
+      for (const row of benchRelease(ctx, opts, release, agents[release])) rows.push({ ...row, node: node.version });
+    }
+  }
   let commit = 'unknown';
   try {
     commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
@@ -308,7 +321,7 @@ function main() {
   const md = markdown(rows, {
     argv,
     date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
-    nodeVersion,
+    nodeVersion: nodes.map((n) => n.version).join(', '),
     cpus: `${cpus.length} logical cores (${cpus[0] ? cpus[0].model.trim() : 'unknown CPU'})`,
     loadStart,
     loadEnd: load(),

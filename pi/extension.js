@@ -12,7 +12,10 @@
 // would register the same tool and pi would refuse to start: the extension
 // stands down instead, after one warning naming the entry to change and the
 // file it is in (or `condense-native pi-setup`, which changes it), and pi
-// runs on pi-condense's own render.
+// runs on pi-condense's own render. Where the addon costs more than it
+// saves (below a crossover measured in pi, and the first render after a
+// session opens) pi-condense's own function renders, the engine catching up
+// in the background (makeRouter).
 //
 // An unknown pi-condense version, no native binary for the platform, a pi
 // that did not load this file through jiti, or any error while loading:
@@ -138,8 +141,10 @@ const CROSSOVER = { '2.4': 60, '2.9': 40 };
  * has gone out), its answer dropped and 2.9.1's diagnostics not reported:
  * the one full read of the conversation is off the render path, and the
  * engine is then only the messages added since behind when it takes over.
- * Renders below the crossover add no background work (every small render
- * would pay for its garbage). The drop-in asks the indexer everything again
+ * Below half the crossover the engine is left alone (a small conversation
+ * never loads it; the half left to the crossover is read incrementally
+ * when it takes over), and renders below the crossover add no background
+ * work once it has caught up. The drop-in asks the indexer everything again
  * each render and re-reads the messages from the first one it does not
  * know, so its answer is pi-condense's whatever rendered before it.
  * CONDENSE_NATIVE_ROUTE (for tests: `own`, `lag` (own, no background
@@ -186,7 +191,7 @@ function makeRouter({ dropIn, ownRender, line, status, env }) {
       }
       status.lastPath = 'own';
       const result = ownRender(...args);
-      if (forced !== 'lag' && (!ready || forced === 'own')) catchUp(args);
+      if (forced === 'own' || (forced === null && !ready && n >= minMessages / 2)) catchUp(args);
       return result;
     },
   };
