@@ -38,21 +38,11 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { localBinary } = require('./helpers/pack.js');
-const { FIXTURES, SHARED, PI_PKG, PI_CLI, RELEASES, piNode, run, cleanEnv, makeWorkspace } = require('./helpers/real-pi.js');
+const { replay } = require('..');
+const { FIXTURES, SHARED, PI_PKG, PI_CLI, RELEASES, CONTEXT_PRUNE, piNode, run, cleanEnv, makeWorkspace } = require('./helpers/real-pi.js');
 
 const PROMPTS = Array.from({ length: 7 }, (_, i) => `Prompt ${i + 1}: go on with the task.`);
 
-// pi-condense's settings for a short session: every batch summarized, chains
-// compressed after one, errors purged after a turn, thinking kept for two.
-const CONTEXT_PRUNE = {
-  enabled: true,
-  pruneOn: 'agent-message',
-  minBatchChars: 0,
-  recoveryGraceTurns: 0,
-  chainCompression: { enabled: true, rollingWindow: 1, stripFinalAssistantThinking: true, fuseRangeSummary: true },
-  purgeErrors: { enabled: true, cooldownTurns: 1, minArgChars: 20 },
-  thinkingStrip: { enabled: true, keepLastTurns: 2 },
-};
 
 const NODE = piNode();
 const skip = NODE.why
@@ -110,6 +100,20 @@ function piRun(agent, { packages, extra = {}, envExtra = {}, prompts = PROMPTS }
 
 const FILTERED = [{ source: 'npm:pi-condense', extensions: [] }, 'npm:condense-native'];
 
+// The one session file a run left in the agent directory.
+function sessionFileOf(agent) {
+  const files = [];
+  const walk = (dir) => {
+    for (const f of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (f.isDirectory()) walk(path.join(dir, f.name));
+      else if (f.name.endsWith('.jsonl')) files.push(path.join(dir, f.name));
+    }
+  };
+  walk(path.join(agent, 'sessions'));
+  assert.equal(files.length, 1, `pi wrote ${files.length} session files`);
+  return files[0];
+}
+
 function assertSameRequests(got, want, label) {
   assert.equal(got.requests.length, want.requests.length, `${label}: ${got.requests.length} requests, pi-condense alone sent ${want.requests.length}`);
   for (let n = 0; n < want.requests.length; n++) {
@@ -129,6 +133,15 @@ for (const release of RELEASES) {
   test(`pi ${PI_PKG.version} with pi-condense ${release}: condense-native sends the model what pi-condense alone sends`, { skip, timeout: 600_000 }, () => {
     const agent = installAgent(release);
     const alone = piRun(agent, { packages: ['npm:pi-condense'] });
+    // The session pi-condense wrote, replayed with the same settings: under
+    // 2.4.3 its frontier entries hold the boundary the replay computes from
+    // the config at each flush (the replay's 'auto' finds them recorded).
+    const written = sessionFileOf(agent);
+    const replayed = replay(written, { policies: ['none', release === '2.4.3' ? 'config' : '2.9.1'], config: { contextPrune: CONTEXT_PRUNE }, release });
+    const yours = replayed.policies.find((p) => p.yours);
+    assert.equal(replayed.modelCalls, alone.requests.filter((l) => l.startsWith('{"kind":"agent"')).length, 'the replay finds every model call of the agent');
+    if (release === '2.4.3') assert.deepEqual(yours.thinkingBoundary, { rule: 'recorded', reason: "the session's frontier entries, written under this config" });
+    else assert.equal(yours.thinkingBoundary, null);
     const native = piRun(agent, { packages: FILTERED, prompts: [...PROMPTS, '/condense-native'] });
     // Installed, the settings not yet changed: pi loads pi-condense's own
     // entry, condense-native stands down and pi starts.

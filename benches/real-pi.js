@@ -45,22 +45,13 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { FIXTURES, PI_PKG, PI_CLI, RELEASES, meetsPi, run, cleanEnv, makeWorkspace } = require('../__test__/helpers/real-pi.js');
+const { FIXTURES, PI_PKG, PI_CLI, RELEASES, CONTEXT_PRUNE, meetsPi, run, cleanEnv, makeWorkspace } = require('../__test__/helpers/real-pi.js');
 
 const ROOT = path.join(__dirname, '..');
 const RESULTS_FILE = path.join(__dirname, 'RESULTS.md');
 const START = '<!-- real-pi:start -->';
 const END = '<!-- real-pi:end -->';
 const FILTERED = [{ source: 'npm:pi-condense', extensions: [] }, 'npm:condense-native'];
-const CONTEXT_PRUNE = {
-  enabled: true,
-  pruneOn: 'agent-message',
-  minBatchChars: 0,
-  recoveryGraceTurns: 0,
-  chainCompression: { enabled: true, rollingWindow: 1, stripFinalAssistantThinking: true, fuseRangeSummary: true },
-  purgeErrors: { enabled: true, cooldownTurns: 1, minArgChars: 20 },
-  thinkingStrip: { enabled: true, keepLastTurns: 2 },
-};
 
 function usage(message) {
   process.stderr.write(`real-pi bench: ${message}\n`);

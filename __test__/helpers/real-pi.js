@@ -19,6 +19,19 @@ const PI_PKG = JSON.parse(fs.readFileSync(path.join(PI_DIR, 'package.json'), 'ut
 const PI_CLI = path.join(PI_DIR, PI_PKG.bin.pi);
 const RELEASES = ['2.4.3', '2.9.1'];
 
+// pi-condense's settings for the sessions run in pi (the test's and the
+// bench's): every batch summarized, chains compressed after one, errors
+// purged after a turn, thinking kept for two.
+const CONTEXT_PRUNE = Object.freeze({
+  enabled: true,
+  pruneOn: 'agent-message',
+  minBatchChars: 0,
+  recoveryGraceTurns: 0,
+  chainCompression: { enabled: true, rollingWindow: 1, stripFinalAssistantThinking: true, fuseRangeSummary: true },
+  purgeErrors: { enabled: true, cooldownTurns: 1, minArgChars: 20 },
+  thinkingStrip: { enabled: true, keepLastTurns: 2 },
+});
+
 // pi's engines, e.g. ">=22.19.0".
 function meetsPi(version) {
   const want = /^>=\s*(\d+)\.(\d+)/.exec(PI_PKG.engines.node);
@@ -93,4 +106,4 @@ function makeWorkspace(prefix = 'condense-real-pi-') {
   return { work, env, tarballs, installAgent };
 }
 
-module.exports = { ROOT, FIXTURES, SHARED, PI_DIR, PI_PKG, PI_CLI, RELEASES, meetsPi, piNode, run, cleanEnv, makeWorkspace };
+module.exports = { ROOT, FIXTURES, SHARED, PI_DIR, PI_PKG, PI_CLI, RELEASES, CONTEXT_PRUNE, meetsPi, piNode, run, cleanEnv, makeWorkspace };

@@ -55,7 +55,11 @@ Exit status:
 
 Output: the report on stdout; errors, warnings and skipped-line counts on
 stderr, each starting with "${NAME}:". --help --json lists the fields of
-the JSON document.`,
+the JSON document.
+
+Other commands: ${NAME} tune (which settings should I run?), ${NAME}
+pi-setup (the settings entry pi needs to load condense-native; its own
+--help).`,
   tune: `Usage: ${NAME} tune [FLAGS] [session.jsonl | DIR]...
 
 Which settings should you run? Replays the session files under a grid of
