@@ -39,10 +39,9 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { localBinary } = require('./helpers/pack.js');
 const { replay } = require('..');
-const { FIXTURES, SHARED, PI_PKG, PI_CLI, RELEASES, CONTEXT_PRUNE, piNode, run, cleanEnv, makeWorkspace } = require('./helpers/real-pi.js');
+const { FIXTURES, SHARED, PI_PKG, PI_CLI, RELEASES, CONTEXT_PRUNE, FILTERED, sessionFileOf, piNode, run, cleanEnv, makeWorkspace } = require('./helpers/real-pi.js');
 
 const PROMPTS = Array.from({ length: 7 }, (_, i) => `Prompt ${i + 1}: go on with the task.`);
-
 
 const NODE = piNode();
 const skip = NODE.why
@@ -96,22 +95,6 @@ function piRun(agent, { packages, extra = {}, envExtra = {}, prompts = PROMPTS }
     stdout: r.stdout,
     stderr: r.stderr,
   };
-}
-
-const FILTERED = [{ source: 'npm:pi-condense', extensions: [] }, 'npm:condense-native'];
-
-// The one session file a run left in the agent directory.
-function sessionFileOf(agent) {
-  const files = [];
-  const walk = (dir) => {
-    for (const f of fs.readdirSync(dir, { withFileTypes: true })) {
-      if (f.isDirectory()) walk(path.join(dir, f.name));
-      else if (f.name.endsWith('.jsonl')) files.push(path.join(dir, f.name));
-    }
-  };
-  walk(path.join(agent, 'sessions'));
-  assert.equal(files.length, 1, `pi wrote ${files.length} session files`);
-  return files[0];
 }
 
 function assertSameRequests(got, want, label) {

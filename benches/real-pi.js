@@ -45,13 +45,12 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { FIXTURES, PI_PKG, PI_CLI, RELEASES, CONTEXT_PRUNE, meetsPi, run, cleanEnv, makeWorkspace } = require('../__test__/helpers/real-pi.js');
+const { FIXTURES, PI_PKG, PI_CLI, RELEASES, CONTEXT_PRUNE, FILTERED, sessionFileOf, meetsPi, run, cleanEnv, makeWorkspace } = require('../__test__/helpers/real-pi.js');
 
 const ROOT = path.join(__dirname, '..');
 const RESULTS_FILE = path.join(__dirname, 'RESULTS.md');
 const START = '<!-- real-pi:start -->';
 const END = '<!-- real-pi:end -->';
-const FILTERED = [{ source: 'npm:pi-condense', extensions: [] }, 'npm:condense-native'];
 
 function usage(message) {
   process.stderr.write(`real-pi bench: ${message}\n`);
@@ -149,16 +148,8 @@ function buildSession(ctx, agent, release, messages) {
   fs.rmSync(path.join(agent, 'sessions'), { recursive: true, force: true });
   const t0 = Date.now();
   pi(ctx, agent, { packages: ['npm:pi-condense'], prompts: Array.from({ length: count }, (_, i) => prompt(i + 1)) });
-  const files = [];
-  const walk = (dir) => {
-    for (const f of fs.readdirSync(dir, { withFileTypes: true })) {
-      if (f.isDirectory()) walk(path.join(dir, f.name));
-      else if (f.name.endsWith('.jsonl')) files.push(path.join(dir, f.name));
-    }
-  };
-  walk(path.join(agent, 'sessions'));
-  if (files.length !== 1) throw new Error(`pi wrote ${files.length} session files for one run`);
-  fs.copyFileSync(files[0], `${file}.tmp`);
+  const written = sessionFileOf(agent);
+  fs.copyFileSync(written, `${file}.tmp`);
   fs.renameSync(`${file}.tmp`, file);
   process.stderr.write(`pi-condense ${release}: built a session of ${count} prompts in ${((Date.now() - t0) / 1000).toFixed(0)} s (${file})\n`);
   return { file, prompts: count };

@@ -10,6 +10,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { packRelease } = require('./pack.js');
+const { sessionFiles } = require('../../js/session-files.js');
 
 const ROOT = path.join(__dirname, '..', '..');
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'pi-extension');
@@ -31,6 +32,17 @@ const CONTEXT_PRUNE = Object.freeze({
   purgeErrors: { enabled: true, cooldownTurns: 1, minArgChars: 20 },
   thinkingStrip: { enabled: true, keepLastTurns: 2 },
 });
+
+// pi-condense's entry switched off by pi's package filter, and
+// condense-native: the packages of a pi that renders on the addon.
+const FILTERED = Object.freeze([{ source: 'npm:pi-condense', extensions: [] }, 'npm:condense-native']);
+
+/** The one session file a pi run left in the agent directory. */
+function sessionFileOf(agent) {
+  const { files } = sessionFiles([path.join(agent, 'sessions')]);
+  if (files.length !== 1) throw new Error(`pi wrote ${files.length} session files for one run`);
+  return files[0];
+}
 
 // pi's engines, e.g. ">=22.19.0".
 function meetsPi(version) {
@@ -106,4 +118,4 @@ function makeWorkspace(prefix = 'condense-real-pi-') {
   return { work, env, tarballs, installAgent };
 }
 
-module.exports = { ROOT, FIXTURES, SHARED, PI_DIR, PI_PKG, PI_CLI, RELEASES, CONTEXT_PRUNE, meetsPi, piNode, run, cleanEnv, makeWorkspace };
+module.exports = { ROOT, FIXTURES, SHARED, PI_DIR, PI_PKG, PI_CLI, RELEASES, CONTEXT_PRUNE, FILTERED, sessionFileOf, meetsPi, piNode, run, cleanEnv, makeWorkspace };
