@@ -85,4 +85,17 @@ function configProblems(config) {
   return out;
 }
 
-module.exports = { configProblems };
+// pi's own top-level settings and pi-condense's keys: a config object with
+// some of the first and none of the second is a pi settings file without a
+// `contextPrune` block (pi-condense then runs on its defaults). The same
+// rule as `looks_like_pi_settings` in src/replay/settings.rs, which decides
+// what the replay renders with; this copy lets the CLI say so.
+const PI_KEYS = ['defaultProvider', 'defaultModel', 'defaultThinkingLevel', 'theme', 'compaction', 'retry', 'packages', 'extensions'];
+const CONDENSE_KEYS = ['chainCompression', 'purgeErrors', 'thinkingStrip', 'protectedTools', 'protectedPaths', 'recoveryGraceTurns', 'pruneOn'];
+
+/** Whether `config` is a pi settings file that holds no contextPrune block. */
+function piSettingsWithoutBlock(config) {
+  return fits('an object', config) && config.contextPrune === undefined && PI_KEYS.some((k) => k in config) && !CONDENSE_KEYS.some((k) => k in config);
+}
+
+module.exports = { configProblems, piSettingsWithoutBlock };

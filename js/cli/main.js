@@ -18,6 +18,7 @@ const path = require('node:path');
 const { parseArgs, resolve } = require('./flags.js');
 const { helpText, jsonHelp } = require('./help.js');
 const { sessionFiles } = require('../session-files.js');
+const { piSettingsWithoutBlock } = require('../settings-check.js');
 const { findUserSettings, findRelease, shown } = require('../user-settings.js');
 
 const NAME = 'condense-native';
@@ -52,7 +53,7 @@ function settingsOf(run) {
   if (run.config !== undefined) {
     config = run.config;
     source = `--config ${run.configFile}`;
-    if (config && typeof config === 'object' && config.contextPrune === undefined && looksLikePiSettings(config)) {
+    if (piSettingsWithoutBlock(config)) {
       notes.push(`--config ${run.configFile} has no contextPrune block: pi-condense's defaults`);
     }
   } else {
@@ -66,10 +67,6 @@ function settingsOf(run) {
   return { config, source, enabled, release: release.release, releaseSource: release.source, installed: release.installed, notes };
 }
 
-// pi's own settings keys (a settings file, not a contextPrune block).
-function looksLikePiSettings(v) {
-  return ['defaultProvider', 'defaultModel', 'defaultThinkingLevel', 'theme', 'compaction', 'retry', 'packages', 'extensions'].some((k) => k in v);
-}
 
 /** Refuses an --svg target the run reads, or a file condense-native did not write. */
 function checkSvgTarget(run, files) {

@@ -11,7 +11,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
-const { fileTable, rendersTable, totalsTable, totalsOf, group, plural } = require('./table.js');
+const { fileTable, rendersTable, totalsTable, totalsOf, group, plural, skippedLine } = require('./table.js');
 const { legend } = require('./legend.js');
 const { svgOf } = require('./svg.js');
 const { makeProgress } = require('./progress.js');
@@ -66,10 +66,8 @@ async function replayMain(run, ctx) {
       const result = await replayAsync(file, { ...options, onProgress });
       if (progress) progress.clear();
       results.push({ file: name, result, synthetic: isSample(file, ctx.sample) });
-      const skipped = result.skippedLines;
-      if (skipped && skipped.count > 0) {
-        errorLine(`${name}: ${plural(skipped.count, 'line')} skipped as pi skips them (not JSON, truncated, or an unknown entry type): line ${skipped.lines.join(', ')}${skipped.count > skipped.lines.length ? ', ...' : ''}`);
-      }
+      const skipped = skippedLine(name, result.skippedLines);
+      if (skipped) errorLine(skipped);
     } catch (e) {
       if (progress) progress.clear();
       if (typeof e.code !== 'string' || !e.code.startsWith('ERR_CONDENSE_')) throw e;

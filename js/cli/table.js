@@ -34,6 +34,12 @@ function grid(header, rows, right) {
   return [pad(header, widths, right), pad(widths.map((w) => '-'.repeat(w)), widths, right), ...rows.map((r) => pad(r, widths, right))];
 }
 
+/** The stderr line for the lines a file's loader skipped (null: none). */
+function skippedLine(name, skipped) {
+  if (!skipped || skipped.count === 0) return null;
+  return `${name}: ${plural(skipped.count, 'line')} skipped as pi skips them (not JSON, truncated, or an unknown entry type): line ${skipped.lines.join(', ')}${skipped.count > skipped.lines.length ? ', ...' : ''}`;
+}
+
 /** Policies in the order a user reads them: none, theirs, the rest. */
 function ordered(policies) {
   const rank = (p) => (p.policy === 'none' ? 0 : p.yours ? 1 : 2);
@@ -195,4 +201,4 @@ function rendersTable(r) {
   return grid(header, rows, header.map(() => true)).join('\n');
 }
 
-module.exports = { fileTable, rendersTable, totalsTable, totalsOf, ordered, usd, group, plural, ratio };
+module.exports = { skippedLine, grid, fileTable, rendersTable, totalsTable, totalsOf, ordered, usd, group, plural, ratio };

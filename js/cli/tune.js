@@ -10,14 +10,8 @@
 const fs = require('node:fs');
 
 const { makeProgress } = require('./progress.js');
+const { skippedLine, grid, group, usd } = require('./table.js');
 
-function group(n) {
-  return Math.round(n).toLocaleString('en-US');
-}
-
-function usd(n) {
-  return `$${n.toFixed(n >= 100 ? 0 : n >= 1 ? 2 : 4)}`;
-}
 
 function pct(x) {
   return `${(100 * x).toFixed(1)}%`;
@@ -33,11 +27,6 @@ function describe(r) {
   return [r.release, chain, purge, String(b.recoveryGraceTurns), strip];
 }
 
-function grid(header, rows, right) {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-  const line = (cells) => cells.map((c, i) => (right[i] ? String(c).padStart(widths[i]) : String(c).padEnd(widths[i]))).join('  ').trimEnd();
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
-}
 
 /** The human report of a tune. */
 function tuneTable(t, { settings, cacheModel = 'provider', shown = 15 } = {}) {
@@ -170,10 +159,8 @@ async function tuneMain(run, ctx) {
     errorLine(`${e.error.line ? `${e.file}:${e.error.line}` : e.file}: ${e.error.message}`);
   }
   for (const f of result.perFile ?? []) {
-    const skipped = f.skippedLines;
-    if (skipped && skipped.count > 0) {
-      errorLine(`${f.file}: ${skipped.count} line${skipped.count === 1 ? '' : 's'} skipped as pi skips them (not JSON, truncated, or an unknown entry type): line ${skipped.lines.join(', ')}${skipped.count > skipped.lines.length ? ', ...' : ''}`);
-    }
+    const skipped = skippedLine(f.file, f.skippedLines);
+    if (skipped) errorLine(skipped);
   }
   result.errors = left;
   result.settings = { config: settings.source, release: settings.release, releaseSource: settings.releaseSource, enabled: settings.enabled };

@@ -227,7 +227,8 @@ impl Settings {
 
 /// A pi settings file without a `contextPrune` block (pi-condense then runs
 /// on its defaults): it holds pi's own top-level settings and none of
-/// pi-condense's keys.
+/// pi-condense's keys. js/settings-check.js (`piSettingsWithoutBlock`)
+/// holds the same rule, for the CLI's warning.
 fn looks_like_pi_settings(v: &Json) -> bool {
     const PI_KEYS: [&str; 8] = [
         "defaultProvider",
