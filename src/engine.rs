@@ -132,9 +132,14 @@ impl Engine {
         }
     }
 
+    /// New chain entries: only phase 3's decisions go. The edits the JS
+    /// side holds stay named: a stub or a purge is keyed by what it shows,
+    /// and a synthetic block built again with the same text keeps its id
+    /// (`SentEdits::describe`), so a flush that adds one chain re-sends one
+    /// block, not every edit.
     pub fn set_chains(&mut self, chains: Chains) {
         self.state.set_given_chains(chains);
-        self.changed();
+        self.memo.invalidate_chains();
     }
 
     pub fn len(&self) -> usize {
@@ -341,12 +346,56 @@ struct SentEdits {
     renders: u64,
     /// Ids forgotten between renders, reported with the next one.
     forgotten: Vec<u32>,
+    /// The synthetic blocks among `by_key` by a hash of their text and
+    /// timestamp: a block the memo built again (new chains) with the same
+    /// text is found here and keeps its id.
+    inserts_by_content: HashMap<u64, Vec<EditKey>>,
+}
+
+/// The hash `SentEdits::inserts_by_content` files a synthetic block under.
+fn insert_hash(text: &[u8], timestamp: &Option<Vec<u8>>) -> u64 {
+    let h = xxhash_rust::xxh3::xxh3_64(text);
+    match timestamp {
+        Some(t) => xxhash_rust::xxh3::xxh3_64_with_seed(t, h),
+        None => h,
+    }
 }
 
 impl SentEdits {
     fn clear(&mut self) {
         self.forgotten.extend(self.by_key.values().map(|s| s.id));
         self.by_key.clear();
+        self.inserts_by_content.clear();
+    }
+
+    /// A synthetic block sent before with the same text and timestamp as
+    /// `key` (whose text is a new allocation), re-filed under `key`.
+    fn adopt_same_insert(&mut self, key: &EditKey, render: u64) -> Option<Sent> {
+        let EditKey::Insert { text, timestamp } = key else {
+            return None;
+        };
+        let same = self
+            .inserts_by_content
+            .get_mut(&insert_hash(&text.0, timestamp))?;
+        // One not yet shown by this render (two slots showing the same text
+        // from two allocations each keep their own id).
+        let by_key = &self.by_key;
+        let at = same.iter().position(|k| match k {
+            EditKey::Insert {
+                text: t,
+                timestamp: ts,
+            } => {
+                t.0[..] == text.0[..]
+                    && ts == timestamp
+                    && by_key.get(k).is_some_and(|s| s.used != render)
+            }
+            _ => false,
+        })?;
+        let old = std::mem::replace(&mut same[at], key.clone());
+        let mut s = self.by_key.remove(&old)?;
+        s.used = render;
+        self.by_key.insert(key.clone(), s);
+        Some(s)
     }
 
     /// Forgets edits of input messages at `from` and after (they changed).
@@ -413,11 +462,15 @@ impl SentEdits {
                 continue;
             }
             let key = Self::key(script, slot);
-            let sent = match self.by_key.get_mut(&key) {
+            let known = match self.by_key.get_mut(&key) {
                 Some(s) => {
                     s.used = render;
-                    *s
+                    Some(*s)
                 }
+                None => self.adopt_same_insert(&key, render),
+            };
+            let sent = match known {
+                Some(s) => s,
                 None => {
                     let s = Sent {
                         id: self.next_id,
@@ -430,6 +483,12 @@ impl SentEdits {
                     }
                     write_description(&mut out.fresh_edits, memo, script, slot);
                     out.fresh.push(s.id);
+                    if let EditKey::Insert { text, timestamp } = &key {
+                        self.inserts_by_content
+                            .entry(insert_hash(&text.0, timestamp))
+                            .or_default()
+                            .push(key.clone());
+                    }
                     self.by_key.insert(key, s);
                     s
                 }
@@ -440,6 +499,7 @@ impl SentEdits {
         out.fresh_edits.push(b']');
         out.after_chars = array_len(script.slots.len(), body);
         let mut evicted = std::mem::take(&mut self.forgotten);
+        let before = evicted.len();
         self.by_key.retain(|_, s| {
             let keep = s.used == render;
             if !keep {
@@ -447,6 +507,13 @@ impl SentEdits {
             }
             keep
         });
+        if evicted.len() > before {
+            let by_key = &self.by_key;
+            self.inserts_by_content.retain(|_, keys| {
+                keys.retain(|k| by_key.contains_key(k));
+                !keys.is_empty()
+            });
+        }
         out.evicted = evicted;
     }
 }

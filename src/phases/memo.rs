@@ -46,6 +46,16 @@ impl Memo {
         self.range_plan = None;
     }
 
+    /// Forgets the decisions that read the chain entries (phase 3's sets,
+    /// ranges and synthetic blocks): the host sent new chains, and nothing
+    /// else changed. Phase 1's stubs and their text ids stand (a stub does
+    /// not read the chains), so the generation does too.
+    pub fn invalidate_chains(&mut self) {
+        self.chain_ids.clear();
+        self.synthetic.clear();
+        self.range_plan = None;
+    }
+
     /// Forgets the decisions about messages `from` and after of `log`
     /// (about to be re-sent).
     pub fn truncate(&mut self, from: usize, log: &Log) {
