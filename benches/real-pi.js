@@ -33,7 +33,9 @@
 //                                                   0 renders natively at every size (after the
 //                                                   first render), to measure where it pays
 //   node benches/real-pi.js --node 22,24            the Nodes to run pi with (22, 24 pinned by
-//                                                   scripts/nodes.js, `this`, or a path)
+//                                                   scripts/nodes.js, `this`, or a path), or
+//                                                   `pi-binary`: pi's own Bun binary
+//                                                   (scripts/pi-binary.js)
 //   node benches/real-pi.js --out FILE              write the section there (default: into
 //                                                   benches/RESULTS.md, between its markers)
 //   node benches/real-pi.js --no-write              print only
@@ -45,6 +47,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
+const { CROSSOVER } = require('../pi/extension.js');
 const { FIXTURES, PI_PKG, PI_CLI, RELEASES, CONTEXT_PRUNE, FILTERED, sessionFileOf, meetsPi, run, cleanEnv, makeWorkspace } = require('../__test__/helpers/real-pi.js');
 
 const ROOT = path.join(__dirname, '..');
@@ -99,6 +102,7 @@ function parseArgs(argv) {
 
 function nodeBinary(which) {
   if (which === 'this') return process.execPath;
+  if (which === 'pi-binary') return require('../scripts/pi-binary.js').piBinary();
   if (/^\d+$/.test(which)) return path.join(require('../scripts/nodes.js').binDir(which), 'node');
   return path.resolve(which);
 }
@@ -126,10 +130,14 @@ function pi(ctx, agent, { packages, prompts, session, envExtra = {}, clockStart 
   fs.writeFileSync(path.join(agent, 'settings.json'), JSON.stringify({ packages, contextPrune: CONTEXT_PRUNE }, null, 2));
   const env = cleanEnv(ctx.work, { PI_CODING_AGENT_DIR: agent, PI_OFFLINE: '1', FAUX_CALLS: String(prompts.length * 6 + 50), ...envExtra });
   if (clockStart) env.FROZEN_CLOCK_START = String(clockStart);
-  const args = ['-r', path.join(FIXTURES, 'frozen-clock.js'), PI_CLI, '--print', '--model', 'faux/scripted', '--tools', 'read,bash'];
+  // pi's CLI under a Node (the clock preloaded), or pi's binary (the clock
+  // as its first extension).
+  const args = ctx.piBinary
+    ? ['--print', '--model', 'faux/scripted', '--tools', 'read,bash', '-e', path.join(FIXTURES, 'frozen-clock-extension.js')]
+    : ['-r', path.join(FIXTURES, 'frozen-clock.js'), PI_CLI, '--print', '--model', 'faux/scripted', '--tools', 'read,bash'];
   if (session) args.push('--session', session);
   args.push('-e', path.join(FIXTURES, 'chain-timer.js'), '-e', path.join(FIXTURES, 'faux-model.js'), ...prompts);
-  return run(ctx.node, args, { cwd: ctx.cwd, env, timeout: 3_600_000 });
+  return run(ctx.piBinary || ctx.node, args, { cwd: ctx.cwd, env, timeout: 3_600_000 });
 }
 
 // The session pi-condense builds alone, long enough for the largest size,
@@ -207,6 +215,17 @@ function benchRelease(ctx, opts, release, agent) {
         runs[mode] = measureOnce(ctx, agent, cut, mode, measurePrompts);
         const calls = runs[mode].calls.filter((c) => typeof c.chainMs === 'number');
         if (calls.length === 0) throw new Error(`${release} ${size}: no model call was timed (${mode})`);
+        // The addon renders natively at and above its crossover, after the
+        // first render; pi-condense's own function renders every own call.
+        const crossover = ctx.crossover(release);
+        const wrong = (c) => {
+          if (mode === 'own' || c.messages < crossover) return c.path !== 'own' && 'own';
+          return calls[0].messages >= crossover && c.path !== 'native' && 'native';
+        };
+        const off = calls.slice(1).filter(wrong);
+        if (off.length > 0) {
+          throw new Error(`${release} ${size} (${mode}): ${off.length} of ${calls.length - 1} renders took the ${off[0].path ?? 'unannounced'} path, not ${wrong(off[0])}`);
+        }
         got[mode].first.push(calls[0].chainMs);
         got[mode].messages = calls[0].messages; // what the first render saw
         for (const c of calls.slice(1)) got[mode].rest.push(c.chainMs);
@@ -222,7 +241,7 @@ function benchRelease(ctx, opts, release, agent) {
     }
     rows.push(row);
     process.stderr.write(
-      `Node ${ctx.nodeVersion} ${release} ${row.messages} messages: own ${row.own.render.toFixed(3)} ms (first ${row.own.first.toFixed(2)}), ` +
+      `${ctx.nodeVersion} ${release} ${row.messages} messages: own ${row.own.render.toFixed(3)} ms (first ${row.own.first.toFixed(2)}), ` +
         `addon ${row.addon.render.toFixed(3)} ms (first ${row.addon.first.toFixed(2)}), ${mismatches} mismatching rounds\n`,
     );
   }
@@ -235,7 +254,7 @@ const ratio = (a, b) => `${(a / b).toFixed(2)}x`;
 function markdown(rows, meta) {
   const out = [START, '## In real pi', ''];
   out.push(
-    `Written by \`node benches/real-pi.js${meta.argv.length ? ` ${meta.argv.join(' ')}` : ''}\` on ${meta.date}; pi ${PI_PKG.version} on Node ${meta.nodeVersion}; ` +
+    `Written by \`node benches/real-pi.js${meta.argv.length ? ` ${meta.argv.join(' ')}` : ''}\` on ${meta.date}; pi ${PI_PKG.version} on ${meta.nodeVersion}; ` +
       `${meta.cpus}; load average at the start ${meta.loadStart}, at the end ${meta.loadEnd}; code ${meta.commit}. The run took ${meta.seconds} s.`,
   );
   out.push('');
@@ -249,7 +268,7 @@ function markdown(rows, meta) {
       'Every request the model received was compared, own against addon, byte for byte.',
   );
   out.push('');
-  out.push('| Node | release | messages | own | addon | own/addon | first: own | first: addon | own/addon | pi before send | mismatching rounds |');
+  out.push('| runtime | release | messages | own | addon | own/addon | first: own | first: addon | own/addon | pi before send | mismatching rounds |');
   out.push('|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
   for (const r of rows) {
     out.push(
@@ -274,15 +293,22 @@ function main() {
   const opts = parseArgs(argv);
   const nodes = opts.node.split(',').map((which) => {
     const binary = nodeBinary(which.trim());
+    if (which.trim() === 'pi-binary') {
+      const bun = execFileSync(path.join(ROOT, 'node_modules', '.bin', 'bun'), ['--version'], { encoding: 'utf8' }).trim();
+      return { binary: null, piBinary: binary, version: `pi's binary (Bun ${bun})` };
+    }
     const version = execFileSync(binary, ['--version'], { encoding: 'utf8' }).trim().replace(/^v/, '');
-    if (!meetsPi(version)) usage(`Node ${version} is below pi's engines (${PI_PKG.engines.node}): --node 22 or 24`);
-    return { binary, version };
+    if (!meetsPi(version)) usage(`Node ${version} is below pi's engines (${PI_PKG.engines.node}): --node 22, 24 or pi-binary`);
+    return { binary, version: `Node ${version}` };
   });
   const started = Date.now();
   const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' / ');
   const loadStart = load();
   const ws = makeWorkspace('condense-bench-real-pi-');
-  const ctx = { work: ws.work, node: null, cwd: null, minMessages: opts.minMessages };
+  // The size from which the addon renders (CONDENSE_NATIVE_MIN_MESSAGES,
+  // else the extension's crossover for the release).
+  const crossover = (release) => (opts.minMessages !== undefined ? Number(opts.minMessages) : CROSSOVER[release.split('.').slice(0, 2).join('.')]);
+  const ctx = { work: ws.work, node: null, cwd: null, minMessages: opts.minMessages, crossover };
   fs.mkdirSync(opts.cache, { recursive: true });
   ctx.cache = opts.cache;
   ctx.cwd = project(opts.cache, 0);
@@ -290,6 +316,7 @@ function main() {
   const rows = [];
   for (const node of nodes) {
     ctx.node = node.binary;
+    ctx.piBinary = node.piBinary || null;
     ctx.nodeVersion = node.version;
     for (const release of opts.releases) {
       for (const row of benchRelease(ctx, opts, release, agents[release])) rows.push({ ...row, node: node.version });

@@ -214,6 +214,10 @@ function makeRouter({ dropIn, ownRender, line, status, env }) {
       pending = null;
       if (failed !== null || call === null) return;
       try {
+        // Twice: the first render reads the conversation, the second takes
+        // the path every later render takes, so that code is compiled
+        // before a render the model waits for runs it.
+        dropIn.pruneMessages(...call);
         dropIn.pruneMessages(...call);
         if (call[1] !== null && typeof call[1] === 'object') warm.add(call[1]);
       } catch (err) {
@@ -232,6 +236,20 @@ module.exports = async function condenseNative(pi) {
   const warnings = [];
   const warn = (text) => warnings.push(`condense-native: ${text}`);
   const status = { engine: 'off', version: null, dropIn: null, minMessages: null, lastPath: null, reason: null, renders: 0, lastMs: null, times: [] };
+  // Where the status line goes: the UI of the turn being rendered for
+  // (none in print mode).
+  const statusLine = {
+    ctx: null,
+    show() {
+      if (this.ctx === null || status.lastMs === null) return;
+      const engine = status.engine === 'condense-native' ? 'native' : 'js';
+      try {
+        this.ctx.ui.setStatus('condense-native', `condense ${engine} ${status.lastMs.toFixed(1)} ms`);
+      } catch {
+        this.ctx = null; // a context pi has replaced (a new session, a reload)
+      }
+    },
+  };
   const toStderr = /^(1|on|true|yes|stderr)$/i.test(String(process.env.CONDENSE_NATIVE_STATUS || '').trim());
 
   const found = locatePiCondense(cwd, agentDir);
@@ -268,6 +286,7 @@ module.exports = async function condenseNative(pi) {
         const by = status.engine === 'condense-native' ? status.lastPath : 'own';
         pi.events.emit('condense-native:render', { engine: status.engine, path: by, version: found.version, ms, pruned: result.pruned });
         if (toStderr) process.stderr.write(`condense-native: render ${status.renders} on ${status.engine} (${by}) ${ms.toFixed(3)} ms\n`);
+        statusLine.show();
         return result;
       };
     };
@@ -365,14 +384,13 @@ module.exports = async function condenseNative(pi) {
     },
   });
 
-  // After pi-condense's own context handler (registered first): the status
-  // line shows the engine and the last render's time.
-  pi.on('context', (_event, ctx) => {
-    if (ctx && ctx.hasUI && ctx.ui && typeof ctx.ui.setStatus === 'function' && status.lastMs !== null) {
-      const engine = status.engine === 'condense-native' ? 'native' : 'js';
-      ctx.ui.setStatus('condense-native', `condense ${engine} ${status.lastMs.toFixed(1)} ms`);
-    }
-    return undefined;
+  // The status line shows the engine and the last render's time. It is set
+  // by the render itself, with the context of the turn it renders for: a
+  // `context` handler of its own would cost every model call pi's copy of
+  // the whole message list once more (pi filters and snapshots the messages
+  // for each context handler).
+  pi.on('turn_start', (_event, ctx) => {
+    statusLine.ctx = ctx && ctx.hasUI && ctx.ui && typeof ctx.ui.setStatus === 'function' ? ctx : null;
   });
 
   if (toStderr) process.once('exit', () => process.stderr.write(`condense-native: ${describe()}\n`));
@@ -386,3 +404,6 @@ module.exports = async function condenseNative(pi) {
   });
 };
 
+// For benches/real-pi.js, which checks each render took the path this
+// crossover gives it.
+module.exports.CROSSOVER = CROSSOVER;
