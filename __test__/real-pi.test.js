@@ -18,7 +18,9 @@
 //           engine catching up in the background, or without (the engine
 //           several renders behind), across the switch both ways;
 //   off     the same, with condense-native switched off (the environment
-//           variable for 2.4.3, the setting for 2.9.1).
+//           variable for 2.4.3, the setting for 2.9.1);
+//   binary  as native, in pi's own Bun binary (scripts/pi-binary.js builds
+//           it with pi's compile flags), where Bun is installed.
 //
 // Every request the model receives must be, byte for byte, the one of the
 // `alone` run; the native run must have rendered each context event on
@@ -44,6 +46,10 @@ const { FIXTURES, SHARED, PI_PKG, PI_CLI, RELEASES, CONTEXT_PRUNE, FILTERED, ses
 const PROMPTS = Array.from({ length: 7 }, (_, i) => `Prompt ${i + 1}: go on with the task.`);
 
 const NODE = piNode();
+// pi's release binary needs Bun (the devDependency) to be built.
+const BUN_BINARY = fs.existsSync(path.join(__dirname, '..', 'node_modules', '.bin', 'bun'))
+  ? { path: () => require('../scripts/pi-binary.js').piBinary() }
+  : { why: 'no node_modules/.bin/bun to build pi\'s binary with' };
 const skip = NODE.why
   ? `${NODE.why}; pi runs on Node ${PI_PKG.engines.node} (npm test under Node 22 or 24 runs this)`
   : !localBinary()
@@ -73,7 +79,7 @@ function project(work) {
  * more settings, `envExtra` more environment. Returns the requests (JSON
  * lines), the renders condense-native announced, and its warnings.
  */
-function piRun(agent, { packages, extra = {}, envExtra = {}, prompts = PROMPTS }) {
+function piRun(agent, { packages, extra = {}, envExtra = {}, prompts = PROMPTS, binary = null }) {
   const { work } = prepare();
   const cwd = project(work);
   fs.rmSync(path.join(agent, 'sessions'), { recursive: true, force: true });
@@ -83,8 +89,13 @@ function piRun(agent, { packages, extra = {}, envExtra = {}, prompts = PROMPTS }
   fs.rmSync(log, { force: true });
   fs.rmSync(renders, { force: true });
   const env = cleanEnv(work, { PI_CODING_AGENT_DIR: agent, PI_OFFLINE: '1', FAUX_LOG: log, FAUX_RENDERS: renders, ...envExtra });
-  const args = ['-r', path.join(FIXTURES, 'frozen-clock.js'), PI_CLI, '--print', '--model', 'faux/scripted', '--tools', 'read,bash', '-e', path.join(FIXTURES, 'faux-model.js'), ...prompts];
-  const r = run(NODE.node, args, { cwd, env });
+  // pi's CLI on Node with the clock preloaded, or pi's Bun binary with the
+  // clock as its first extension.
+  const start = binary
+    ? ['-e', path.join(FIXTURES, 'frozen-clock-extension.js')]
+    : ['-r', path.join(FIXTURES, 'frozen-clock.js'), PI_CLI];
+  const args = [...start, '--print', '--model', 'faux/scripted', '--tools', 'read,bash', '-e', path.join(FIXTURES, 'faux-model.js'), ...prompts];
+  const r = run(binary || NODE.node, args, { cwd, env });
   const lines = (file) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
   const events = lines(renders).map((l) => JSON.parse(l));
   return {
@@ -138,6 +149,15 @@ for (const release of RELEASES) {
     const idle = piRun(agent, { packages: FILTERED, extra: { contextPrune: { ...CONTEXT_PRUNE, enabled: false } }, prompts: ['/condense-native'] });
     const offBy = release === '2.4.3' ? { envExtra: { CONDENSE_NATIVE: 'off' } } : { extra: { condenseNative: { enabled: false } } };
     const off = piRun(agent, { packages: FILTERED, ...offBy });
+    // pi's own Bun binary (built here with pi's flags): pi-condense alone
+    // and with the addon, loaded from the same installed packages (its
+    // system prompt names where the binary is, so alone runs there too).
+    const inBinary = BUN_BINARY.why
+      ? null
+      : {
+          alone: piRun(agent, { packages: ['npm:pi-condense'], binary: BUN_BINARY.path() }),
+          native: piRun(agent, { packages: FILTERED, binary: BUN_BINARY.path() }),
+        };
 
     // The session did what it is for.
     const agentCalls = alone.requests.filter((l) => l.startsWith('{"kind":"agent"')).length;
@@ -157,6 +177,12 @@ for (const release of RELEASES) {
     assertSameRequests(off, alone, `${release} with condense-native switched off`);
     assertSameRequests(twice, alone, `${release} with pi-condense's own entry unfiltered`);
     assertSameRequests(routed, alone, `${release} switching between the addon and pi-condense's own`);
+    if (inBinary) {
+      assert.equal(inBinary.alone.requests.length, alone.requests.length, "pi's binary: as many requests as on Node");
+      assertSameRequests(inBinary.native, inBinary.alone, `${release} on condense-native in pi's Bun binary`);
+      assert.deepEqual(inBinary.native.warnings, [], `${release}: condense-native warned in pi's binary`);
+      assert.deepEqual(inBinary.native.renders.map((r) => r.path), native.renders.map((r) => r.path), "pi's binary: the same path per render as on Node");
+    }
 
     assert.deepEqual(native.warnings, [], `${release}: condense-native warned`);
     assert.equal(native.renders.length, agentCalls, 'one render per context event');
