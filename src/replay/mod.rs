@@ -34,7 +34,7 @@ mod cache;
 mod calibration;
 mod calls;
 mod catalog;
-mod cost;
+mod cause;
 mod digest;
 mod indexer;
 mod invariant;
@@ -43,10 +43,13 @@ mod options;
 #[cfg(feature = "napi")]
 pub(crate) mod payload;
 mod policy;
+mod prefix;
 mod pricer;
 pub(crate) mod report;
 mod request;
+mod requests;
 mod settings;
+mod slot_value;
 mod timeline;
 mod walk;
 pub(crate) mod wire;
@@ -56,11 +59,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub use bill::{BillTotals, CacheModel, CallClass};
 pub use calibration::Calibration;
 pub use catalog::Catalog;
-pub use cost::{CostModel, Totals};
 #[cfg(test)]
 use digest::{prefix_hash, Digest};
 pub use invariant::Violation;
 pub use policy::Policy;
+pub use prefix::PrefixRule;
 pub use pricer::Priced;
 pub use report::to_json;
 pub use settings::Settings;
@@ -97,9 +100,9 @@ pub const SKIPPED_LINES_LISTED: usize = 5;
 pub struct ReplayOptions {
     pub policies: Vec<Policy>,
     pub settings: Settings,
-    pub cost: CostModel,
     /// Keep every render's measurements (else only the totals).
     pub keep_renders: bool,
+    /// The provider's cache, or the prefix rule with its prices.
     pub cache_model: CacheModel,
     /// 1 h retention (`PI_CACHE_RETENTION=long`).
     pub long_retention: bool,
@@ -160,7 +163,6 @@ impl Default for ReplayOptions {
         ReplayOptions {
             policies: Policy::ALL.to_vec(),
             settings: Settings::default(),
-            cost: CostModel::default(),
             keep_renders: false,
             cache_model: CacheModel::Provider,
             long_retention: false,
@@ -207,14 +209,12 @@ pub struct Render {
     pub messages_before: usize,
     pub messages_after: usize,
     pub break_index: usize,
-    pub cache_read_chars: usize,
-    pub cache_write_chars: usize,
-    pub cache_expired: bool,
     pub prefix_hash: u64,
     pub output_hash: u64,
     /// What each phase changed.
     pub stats: Stats,
-    /// The call as the provider bills it.
+    /// The call as the cache model bills it (None in the calibration
+    /// pass).
     pub priced: Option<Priced>,
 }
 
@@ -224,14 +224,16 @@ pub struct PolicyReplay {
     pub policy: Policy,
     /// The render config it ran with (None for `none`).
     pub config: Option<Json>,
-    pub totals: Totals,
+    /// `JSON.stringify(output).length` summed over the renders.
+    pub chars_sent: u64,
     pub renders: Vec<Render>,
     /// Renders the flush-gated invariant applied to.
     pub checked: usize,
     pub violation_count: usize,
     /// The first violations, in order.
     pub violations: Vec<Violation>,
-    /// USD, tokens, classes and causes over the calls.
+    /// USD, tokens, classes and causes over the calls (and the prefix
+    /// rule's own sums under that model).
     pub bill: BillTotals,
     /// Per call, as billed.
     pub priced: Vec<Priced>,
@@ -261,7 +263,6 @@ pub struct Reconciliation {
 pub struct Replay {
     pub calls: Vec<CallInfo>,
     pub policies: Vec<PolicyReplay>,
-    pub cost: CostModel,
     pub cache_model: CacheModel,
     pub long_retention: bool,
     pub calibration: Calibration,
@@ -274,25 +275,11 @@ pub struct Replay {
 }
 
 impl Replay {
-    /// A policy's cost over `none`'s (NaN when `none` costs nothing).
-    pub fn cost_vs_none(&self, p: &PolicyReplay) -> f64 {
-        let none = self
-            .policies
-            .iter()
-            .find(|q| q.policy == Policy::None)
-            .map(|q| self.cost.cost(&q.totals));
-        match none {
-            Some(n) if n > 0.0 => self.cost.cost(&p.totals) / n,
-            _ => f64::NAN,
-        }
-    }
-}
-
-impl Replay {
-    /// A policy's USD over `none`'s (NaN when `none` costs nothing).
-    pub fn usd_vs_none(&self, p: &PolicyReplay) -> f64 {
+    /// `figure` of a policy over `none`'s (NaN when `none`'s is not
+    /// positive).
+    pub fn vs_none(&self, p: &PolicyReplay, figure: impl Fn(&PolicyReplay) -> f64) -> f64 {
         match self.policies.iter().find(|q| q.policy == Policy::None) {
-            Some(n) if n.bill.cost_usd > 0.0 => p.bill.cost_usd / n.bill.cost_usd,
+            Some(n) if figure(n) > 0.0 => figure(p) / figure(n),
             _ => f64::NAN,
         }
     }
@@ -313,7 +300,7 @@ pub struct Prepared<'a> {
     options: ReplayOptions,
     /// The state per call, per dialect, built when a walk first needs it.
     timelines: timeline::Timelines,
-    conversions: pricer::Conversions,
+    conversions: requests::Conversions,
     /// What frontier entries the branch holds.
     frontier_entries: FrontierEntries,
     /// Lines pi skips: how many, and the first line numbers.
@@ -388,7 +375,7 @@ impl<'a> Prepared<'a> {
         if let Some(p) = progress {
             // The provider model measures the recorded policy once first
             // (the calibration pass).
-            let passes = walks + usize::from(options.cache_model == CacheModel::Provider);
+            let passes = walks + usize::from(options.cache_model.is_provider());
             p.total
                 .fetch_add((calls.len() * passes) as u64, Ordering::Relaxed);
         }
@@ -444,7 +431,13 @@ impl<'a> Prepared<'a> {
             timelines: Default::default(),
             conversions: Default::default(),
         };
-        prepared.calibration = if options.cache_model == CacheModel::Provider {
+        prepared.calibration = if let CacheModel::Prefix(rule) = &options.cache_model {
+            let mut c = Calibration::fit(&[], Some(rule.chars_per_token));
+            for (k, _, _) in &prepared.models {
+                c.by_model.insert(*k, c.factor(*k));
+            }
+            c
+        } else {
             // For a pool, the other dialect's state is rebuilt meanwhile,
             // when a policy will need it.
             let recorded = options.recorded_policy.dialect();
@@ -475,12 +468,6 @@ impl<'a> Prepared<'a> {
                 None => measure(),
             };
             Calibration::fit(&measured?.points, options.chars_per_token)
-        } else {
-            let mut c = Calibration::fit(&[], Some(options.cost.chars_per_token));
-            for (k, _, _) in &prepared.models {
-                c.by_model.insert(*k, c.factor(*k));
-            }
-            c
         };
         Ok(prepared)
     }
@@ -489,25 +476,11 @@ impl<'a> Prepared<'a> {
         &'w self,
         settings: &'w Settings,
         progress: Option<&'w Progress>,
-    ) -> walk::Walk<'w, 'w> {
+    ) -> walk::Walk<'w, 'a> {
         walk::Walk {
-            file: &self.file,
-            path: &self.path,
-            calls: &self.calls,
-            infos: &self.infos,
+            prepared: self,
             settings,
-            cost: &self.options.cost,
-            keep_renders: self.options.keep_renders,
             progress,
-            meta: &self.meta,
-            catalog: &self.options.catalog,
-            calibration: &self.calibration,
-            long: self.options.long_retention,
-            cache_model: self.options.cache_model,
-            boundary_mode: self.options.thinking_boundary,
-            frontier_entries: self.frontier_entries,
-            timelines: &self.timelines,
-            conversions: &self.conversions,
         }
     }
 
@@ -586,9 +559,9 @@ pub fn replay(
                     prepared.calibration.unreconciled.clone(),
                     calibration::DEFAULT_CHARS_PER_TOKEN,
                 ),
-                CacheModel::Prefix => (
+                CacheModel::Prefix(rule) => (
                     Calibration::fit(&r.points, None).unreconciled,
-                    options.cost.chars_per_token,
+                    rule.chars_per_token,
                 ),
             };
             reconcile(
@@ -614,7 +587,6 @@ pub fn replay(
     Ok(Replay {
         calls: infos,
         policies: results,
-        cost: options.cost,
         cache_model: options.cache_model,
         long_retention: options.long_retention,
         calibration,
@@ -625,24 +597,32 @@ pub fn replay(
 }
 
 /// The class a call's recorded usage shows, given the previous recorded
-/// call on the same model.
+/// call on the same model: `bill.rs`'s rule, on what the usage says.
 fn recorded_class(
     usage: &calls::Usage,
     previous: Option<&calls::Usage>,
     preamble_tokens: f64,
 ) -> CallClass {
-    let Some(p) = previous else {
-        return CallClass::First;
+    let reads = match previous {
+        None => bill::Reads {
+            previous: false,
+            lapsed: false,
+            reached_previous: false,
+            within_preamble: false,
+        },
+        Some(p) => {
+            // The previous call's prompt, within a tolerance.
+            let tail = p.cache_read + p.cache_write;
+            let tolerance = 0.02 * tail + 16.0;
+            bill::Reads {
+                previous: true,
+                lapsed: false,
+                reached_previous: usage.cache_read + tolerance >= tail && usage.cache_read > 0.0,
+                within_preamble: usage.cache_read <= preamble_tokens * 1.002 + 8.0,
+            }
+        }
     };
-    let tail = p.cache_read + p.cache_write;
-    let tolerance = 0.02 * tail + 16.0;
-    if usage.cache_read + tolerance >= tail && usage.cache_read > 0.0 {
-        CallClass::Append
-    } else if usage.cache_read <= preamble_tokens * 1.002 + 8.0 {
-        CallClass::Rewrite
-    } else {
-        CallClass::Partial
-    }
+    bill::classify(reads)
 }
 
 /// Compares the recorded policy's priced calls with the usage pi recorded.

@@ -115,6 +115,19 @@ fn hex(out: &mut Vec<u8>, h: u64) {
     out.extend_from_slice(format!("\"{h:016x}\"").as_bytes());
 }
 
+fn flag(out: &mut Vec<u8>, b: bool) {
+    out.extend_from_slice(if b { b"true" } else { b"false" });
+}
+
+fn opt_num(out: &mut Vec<u8>, v: Option<f64>) {
+    match v {
+        Some(v) => num(out, v),
+        None => out.extend_from_slice(b"null"),
+    }
+}
+
+/// One policy's row: what it is, its bill, its invariant, the prefix
+/// rule's own figures (under that model), and its renders when asked.
 fn policy(out: &mut Vec<u8>, replay: &Replay, p: &PolicyReplay, renders: bool) {
     out.push(b'{');
     field(out, "policy");
@@ -126,14 +139,49 @@ fn policy(out: &mut Vec<u8>, replay: &Replay, p: &PolicyReplay, renders: bool) {
     }
     field(out, "thinkingBoundary");
     boundary(out, p.boundary.as_ref());
-    let t = &p.totals;
     field(out, "charsSent");
-    num(out, t.chars_sent as f64);
+    num(out, p.chars_sent as f64);
+    bill(out, replay, p);
+    invariant(out, p);
+    if let Some((rule, sums)) = &p.bill.prefix {
+        field(out, "prefix");
+        out.push(b'{');
+        let cost = |q: &PolicyReplay| q.bill.prefix.as_ref().map_or(0.0, |(r, s)| r.cost(s));
+        for (name, v) in [
+            ("inputTokens", rule.tokens(p.chars_sent)),
+            ("cacheReadTokens", rule.tokens(sums.read_chars)),
+            ("cacheWriteTokens", rule.tokens(sums.write_chars)),
+            ("cacheReadChars", sums.read_chars as f64),
+            ("cacheWriteChars", sums.write_chars as f64),
+            ("cost", rule.cost(sums)),
+            ("costVsNone", replay.vs_none(p, cost)),
+        ] {
+            field(out, name);
+            num(out, v);
+        }
+        out.push(b'}');
+    }
+    if renders {
+        field(out, "renders");
+        out.push(b'[');
+        for (i, r) in p.renders.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            render(out, replay, p, r);
+        }
+        out.push(b']');
+    }
+    out.push(b'}');
+}
+
+/// A policy's USD, tokens, classes and causes.
+fn bill(out: &mut Vec<u8>, replay: &Replay, p: &PolicyReplay) {
     let b = &p.bill;
     field(out, "costUsd");
     num(out, b.cost_usd);
     field(out, "costUsdVsNone");
-    num(out, replay.usd_vs_none(p));
+    num(out, replay.vs_none(p, |q| q.bill.cost_usd));
     field(out, "inputTokens");
     num(out, b.input_tokens);
     field(out, "cacheReadTokens");
@@ -174,14 +222,14 @@ fn policy(out: &mut Vec<u8>, replay: &Replay, p: &PolicyReplay, renders: bool) {
         out.push(b'}');
     }
     out.push(b']');
+}
+
+/// A policy's flush-gated invariant.
+fn invariant(out: &mut Vec<u8>, p: &PolicyReplay) {
     field(out, "invariant");
     out.push(b'{');
     field(out, "flushGated");
-    out.extend_from_slice(if p.policy.flush_gated() {
-        b"true"
-    } else {
-        b"false"
-    });
+    flag(out, p.policy.flush_gated());
     field(out, "checked");
     num(out, p.checked as f64);
     field(out, "broken");
@@ -198,117 +246,92 @@ fn policy(out: &mut Vec<u8>, replay: &Replay, p: &PolicyReplay, renders: bool) {
         field(out, "outputIndex");
         num(out, v.output_index as f64);
         field(out, "inputIndex");
-        match v.input_index {
-            Some(i) => num(out, i as f64),
-            None => out.extend_from_slice(b"null"),
-        }
+        opt_num(out, v.input_index.map(|i| i as f64));
         field(out, "phase");
-        string(out, v.phase);
+        string(out, v.phase.name());
         field(out, "detail");
         string(out, &v.detail);
         out.push(b'}');
     }
     out.extend_from_slice(b"]}");
-    if replay.cache_model == super::CacheModel::Prefix {
-        let m = &replay.cost;
-        field(out, "prefix");
-        out.push(b'{');
-        for (name, v) in [
-            ("inputTokens", m.tokens(t.chars_sent)),
-            ("cacheReadTokens", m.tokens(t.cache_read_chars)),
-            ("cacheWriteTokens", m.tokens(t.cache_write_chars)),
-            ("cacheReadChars", t.cache_read_chars as f64),
-            ("cacheWriteChars", t.cache_write_chars as f64),
-            ("cost", m.cost(t)),
-            ("costVsNone", replay.cost_vs_none(p)),
-        ] {
-            field(out, name);
-            num(out, v);
-        }
-        out.push(b'}');
+}
+
+/// One render's row.
+fn render(out: &mut Vec<u8>, replay: &Replay, p: &PolicyReplay, r: &super::Render) {
+    let call = &replay.calls[r.call];
+    out.push(b'{');
+    for (name, v) in [
+        ("charsBefore", r.chars_before),
+        ("charsAfter", r.chars_after),
+        ("messagesBefore", r.messages_before),
+        ("messagesAfter", r.messages_after),
+        ("breakIndex", r.break_index),
+    ] {
+        field(out, name);
+        num(out, v as f64);
     }
-    if renders {
-        field(out, "renders");
-        out.push(b'[');
-        let v29 = p.policy.dialect() == crate::dialect::Dialect::V2_9;
-        for (i, r) in p.renders.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            let call = &replay.calls[r.call];
-            out.push(b'{');
-            for (name, v) in [
-                ("charsBefore", r.chars_before),
-                ("charsAfter", r.chars_after),
-                ("messagesBefore", r.messages_before),
-                ("messagesAfter", r.messages_after),
-                ("breakIndex", r.break_index),
-            ] {
-                field(out, name);
-                num(out, v as f64);
-            }
-            field(out, "prefixHash");
-            hex(out, r.prefix_hash);
-            field(out, "outputHash");
-            hex(out, r.output_hash);
-            field(out, "entryId");
-            string(out, &call.entry_id);
-            field(out, "leafId");
-            opt_string(out, call.leaf_id.as_deref());
-            field(out, "timestamp");
-            match call.time {
-                Some(t) => num(out, t),
-                None => out.extend_from_slice(b"null"),
-            }
-            field(out, "stats");
-            stats(out, &r.stats, v29);
-            if let Some(pr) = &r.priced {
-                for (name, v) in [
-                    ("inputTokens", pr.bill.input_tokens),
-                    ("cacheReadTokens", pr.bill.cache_read_tokens),
-                    ("cacheWriteTokens", pr.bill.cache_write_tokens),
-                    ("costUsd", pr.bill.cost_usd),
-                    ("cacheReadMessages", f64::from(pr.read_messages)),
-                ] {
-                    field(out, name);
-                    num(out, v);
-                }
-                field(out, "callClass");
-                string(out, pr.class.name());
-                field(out, "rewriteCause");
-                match &pr.cause {
-                    None => out.extend_from_slice(b"null"),
-                    Some(c) => {
-                        out.push(b'{');
-                        field(out, "cause");
-                        string(out, c.kind);
-                        field(out, "flush");
-                        out.extend_from_slice(if c.flush { b"true" } else { b"false" });
-                        field(out, "gapSeconds");
-                        match c.gap_ms {
-                            Some(g) => num(out, g / 1000.0),
-                            None => out.extend_from_slice(b"null"),
-                        }
-                        out.push(b'}');
-                    }
-                }
-            }
-            if replay.cache_model == super::CacheModel::Prefix {
-                field(out, "prefix");
-                out.push(b'{');
-                field(out, "cacheReadChars");
-                num(out, r.cache_read_chars as f64);
-                field(out, "cacheWriteChars");
-                num(out, r.cache_write_chars as f64);
-                field(out, "cacheExpired");
-                out.extend_from_slice(if r.cache_expired { b"true" } else { b"false" });
-                out.push(b'}');
-            }
-            out.push(b'}');
-        }
-        out.push(b']');
+    field(out, "prefixHash");
+    hex(out, r.prefix_hash);
+    field(out, "outputHash");
+    hex(out, r.output_hash);
+    field(out, "entryId");
+    string(out, &call.entry_id);
+    field(out, "leafId");
+    opt_string(out, call.leaf_id.as_deref());
+    field(out, "timestamp");
+    opt_num(out, call.time);
+    field(out, "stats");
+    stats(
+        out,
+        &r.stats,
+        p.policy.dialect() == crate::dialect::Dialect::V2_9,
+    );
+    if let Some(pr) = &r.priced {
+        priced(out, pr);
     }
     out.push(b'}');
+}
+
+/// One call's bill, class and cause (and the prefix rule's characters
+/// under that model).
+fn priced(out: &mut Vec<u8>, pr: &super::Priced) {
+    for (name, v) in [
+        ("inputTokens", pr.bill.input_tokens),
+        ("cacheReadTokens", pr.bill.cache_read_tokens),
+        ("cacheWriteTokens", pr.bill.cache_write_tokens),
+        ("costUsd", pr.bill.cost_usd),
+        ("cacheReadMessages", f64::from(pr.read_messages)),
+    ] {
+        field(out, name);
+        num(out, v);
+    }
+    field(out, "callClass");
+    string(out, pr.class.name());
+    field(out, "rewriteCause");
+    match &pr.cause {
+        None => out.extend_from_slice(b"null"),
+        Some(c) => {
+            out.push(b'{');
+            field(out, "cause");
+            string(out, c.cause.name());
+            field(out, "flush");
+            flag(out, c.flush);
+            field(out, "gapSeconds");
+            opt_num(out, c.gap_ms.map(|g| g / 1000.0));
+            out.push(b'}');
+        }
+    }
+    if let Some(c) = &pr.prefix {
+        field(out, "prefix");
+        out.push(b'{');
+        field(out, "cacheReadChars");
+        num(out, c.read_chars as f64);
+        field(out, "cacheWriteChars");
+        num(out, c.write_chars as f64);
+        field(out, "cacheExpired");
+        flag(out, c.expired);
+        out.push(b'}');
+    }
 }
 
 /// The replay as one JSON object (`renders`: include each policy's
@@ -320,8 +343,7 @@ pub fn to_json(replay: &Replay, renders: bool) -> Vec<u8> {
     num(&mut out, replay.calls.len() as f64);
     field(&mut out, "skippedLines");
     skipped_lines(&mut out, &replay.skipped_lines);
-    if replay.cache_model == super::CacheModel::Prefix {
-        let m = &replay.cost;
+    if let super::CacheModel::Prefix(m) = &replay.cache_model {
         field(&mut out, "prefix");
         out.push(b'{');
         for (name, v) in [
@@ -337,13 +359,7 @@ pub fn to_json(replay: &Replay, renders: bool) -> Vec<u8> {
         out.push(b'}');
     }
     field(&mut out, "cacheModel");
-    string(
-        &mut out,
-        match replay.cache_model {
-            super::CacheModel::Provider => "provider",
-            super::CacheModel::Prefix => "prefix",
-        },
-    );
+    string(&mut out, replay.cache_model.name());
     field(&mut out, "retention");
     string(
         &mut out,
