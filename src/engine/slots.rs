@@ -1,9 +1,10 @@
 //! The kept engine's render as its edit script, for readers that need the
 //! output slot by slot rather than the JS applier's edit ids: the replay
-//! (`crate::replay`) hashes and measures every slot of every render and
-//! compares it with the previous render's. A child of `engine` so it can
-//! run the phases over the kept records without widening the engine's API
-//! beyond this one method.
+//! (`crate::replay`) hashes and measures every slot of every render,
+//! compares it with the previous render's, and reads what a slot shows
+//! (`Shown`) to build the message as a value for its wire conversion. A
+//! child of `engine` so it can run the phases over the kept records without
+//! widening the engine's API beyond these methods.
 
 use super::Engine;
 use crate::apply::write_slot;

@@ -271,6 +271,29 @@ mod tests {
     }
 
     #[test]
+    fn look_answers_as_send_and_changes_nothing() {
+        let b = request(&[8000, 4000, 4000, 400], &[1, 2, 3, 4], &[0, 3]);
+        for rules in [
+            sonnet(),
+            rules_for(&model("openai", "gpt-5.5"), false),
+            rules_for(&model("openai", "gpt-5.6-sol"), false),
+        ] {
+            let mut c = Cache::default();
+            c.send(
+                &request(&[8000, 4000, 4000], &[1, 2, 3], &[0, 2]),
+                &rules,
+                0.25,
+                0.0,
+            );
+            let looked = c.look(&b, &rules, 0.25, 1_000.0);
+            assert_eq!(c.look(&b, &rules, 0.25, 1_000.0), looked);
+            assert_eq!(c.send(&b, &rules, 0.25, 1_000.0), looked);
+            // Sent, the request's own breakpoint is read next time.
+            assert!(c.look(&b, &rules, 0.25, 2_000.0).read_chars >= looked.read_chars);
+        }
+    }
+
+    #[test]
     fn lookback_is_twenty_positions() {
         let rules = sonnet();
         let mut c = Cache::default();

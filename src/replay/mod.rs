@@ -1,32 +1,31 @@
 //! Replaying a pi session file: every model call of the active branch
 //! rendered as pi-condense would have rendered it, under several pruning
-//! policies side by side, with what each render would have cost at a
-//! provider that caches the prompt prefix (issue 15).
+//! policies side by side, each call priced as its provider would bill it
+//! (issue 15; the tune, `crate::tune`, runs the same walk over a grid of
+//! configurations).
 //!
-//! For each model call (SESSIONS.md C.3: the assistant entry and the leaf
-//! its request saw) the context is the handler view at the leaf, and the
-//! state is the rebuild over the branch up to the leaf. Per policy and per
-//! render:
-//! - `chars_before` / `chars_after`: `JSON.stringify(messages).length` of
-//!   the context and of the rendered output (UTF-16 units, as JS counts);
-//! - `break_index`: the first output message whose `JSON.stringify` text
-//!   differs from the previous render's message at the same index (an
-//!   output that only grew breaks at the previous length; the first render
-//!   breaks at 0). Texts are compared by digest and length;
-//! - `cache_read_chars`: the chars of the rendered array before the break,
-//!   counted as in the array's JSON text: the `[` and each message with the
-//!   `,` after it (0 when the break is at 0); `cache_write_chars`: the
-//!   rest. A call more than the cache lifetime after the previous one reads
-//!   nothing and writes everything (`cost.rs`);
-//! - `prefix_hash`: XXH3-64 (seed 0) over the per-message digests of the
-//!   output messages before the break, each digest 8 bytes little-endian,
-//!   where a message's digest is XXH3-64 (seed 0) of the UTF-8 bytes of its
-//!   `JSON.stringify` text. A host computes the same per request from the
-//!   array it sends; `output_hash` is that hash over the whole output, which
-//!   the next render's `prefix_hash` equals when nothing broke.
+//! A file is parsed and prepared once ([`Prepared`]): its model calls
+//! (SESSIONS.md C.3: the assistant entry and the leaf its request saw),
+//! what the file says of each (`calls.rs`: model, recorded usage, tools and
+//! system, compactions, edits, branches and cache warms since the previous
+//! call), and the characters-to-tokens factor per model (`calibration.rs`,
+//! fitted on a measure pass of the recorded policy). Then each policy walks
+//! the calls on its own kept engine (`walk.rs`; the state per call is
+//! `timeline.rs`'s rebuild, the indexer's answers `indexer.rs`'s), one
+//! engine's copy of the conversation alive at a time. Per render the walk
+//! measures the output against the previous one (`digest.rs`: per-message
+//! digests, the break index, `prefixHash` and `outputHash`, docs/REPLAY.md),
+//! checks the flush-gated invariant (`invariant.rs`) and names the phases
+//! behind what changed (`cause.rs`).
 //!
-//! Policies run one after another, each on its own kept engine, so only
-//! one engine's copy of the conversation is alive at a time.
+//! One pricing path prices every call (`pricer.rs`, summed in `bill.rs`)
+//! under the cache model asked for: the provider's (the default: the wire
+//! request of `wire.rs`, `assemble.rs` and `request.rs`, kept up to date
+//! by `requests.rs`, sent through `cache.rs` at `catalog.rs`'s rules and
+//! prices) or the prefix rule (`prefix.rs`, kept for comparison). Both give
+//! each call its tokens, USD, class and cause, and a policy its sums;
+//! `report.rs` writes the result as JSON. The recorded policy's bill is
+//! compared with the usage pi recorded ([`Reconciliation`]).
 
 mod assemble;
 mod bill;
@@ -352,26 +351,7 @@ impl<'a> Prepared<'a> {
         let skipped = file.skipped_lines(SKIPPED_LINES_LISTED);
         let path = path_to(&file, &Leaf::Active).map_err(located)?.entries;
         let calls = model_calls(&file, &path);
-        let infos: Vec<CallInfo> = calls
-            .iter()
-            .map(|c| {
-                let entry = file.entry(path[c.assistant] as usize);
-                let stamped = entry
-                    .message()
-                    .and_then(|m| m.get("timestamp"))
-                    .and_then(|t| t.number())
-                    .filter(|t| t.is_finite());
-                let time = stamped.or(match date_of(entry.timestamp()) {
-                    DateValue::Time(t) if t.is_finite() => Some(t),
-                    _ => None,
-                });
-                CallInfo {
-                    entry_id: id_string(&entry),
-                    leaf_id: c.leaf.map(|l| id_string(&file.entry(path[l] as usize))),
-                    time,
-                }
-            })
-            .collect();
+        let infos = call_infos(&file, &path, &calls);
         if let Some(p) = progress {
             // The provider model measures the recorded policy once first
             // (the calibration pass).
@@ -386,37 +366,8 @@ impl<'a> Prepared<'a> {
             options.model.as_ref(),
             &options.catalog,
         );
-        let mut models: Vec<(u64, String, bool)> = Vec::new();
-        for m in &meta {
-            if !models.iter().any(|(k, _, _)| *k == m.model_key) {
-                let name = format!(
-                    "{}/{}",
-                    String::from_utf8_lossy(&m.model.provider),
-                    String::from_utf8_lossy(&m.model.id)
-                );
-                let known = options
-                    .catalog
-                    .get(&m.model.provider, &m.model.id)
-                    .is_some();
-                models.push((m.model_key, name, known));
-            }
-        }
-        let mut frontier_entries = FrontierEntries::None;
-        for &e in &path {
-            let entry = file.entry(e as usize);
-            if entry.is("custom")
-                && entry.custom_type_is(crate::sessionfile::condense::CUSTOM_FRONTIER)
-            {
-                if entry
-                    .data()
-                    .is_some_and(|d| d.get("thinkingStripBoundaryTimestamp").is_some())
-                {
-                    frontier_entries = FrontierEntries::WithBoundary;
-                    break;
-                }
-                frontier_entries = FrontierEntries::WithoutBoundary;
-            }
-        }
+        let models = models_of(&meta, &options.catalog);
+        let frontier_entries = frontier_entries(&file, &path);
         let mut prepared = Prepared {
             frontier_entries,
             skipped,
@@ -431,9 +382,18 @@ impl<'a> Prepared<'a> {
             timelines: Default::default(),
             conversions: Default::default(),
         };
-        prepared.calibration = if let CacheModel::Prefix(rule) = &options.cache_model {
+        prepared.calibration = prepared.calibrate(progress, pool)?;
+        Ok(prepared)
+    }
+
+    /// The tokens per character per model: under the provider model fitted
+    /// on the recorded policy's measure pass (with the other dialect's
+    /// state rebuilt meanwhile for a pool); under the prefix rule fixed.
+    fn calibrate(&self, progress: Option<&Progress>, pool: bool) -> Result<Calibration> {
+        let options = &self.options;
+        Ok(if let CacheModel::Prefix(rule) = &options.cache_model {
             let mut c = Calibration::fit(&[], Some(rule.chars_per_token));
-            for (k, _, _) in &prepared.models {
+            for (k, _, _) in &self.models {
                 c.by_model.insert(*k, c.factor(*k));
             }
             c
@@ -448,8 +408,7 @@ impl<'a> Prepared<'a> {
                 .find(|&d| d != recorded)
                 .filter(|_| pool);
             let measure = || {
-                prepared
-                    .walk(&options.settings, progress)
+                self.walk(&options.settings, progress)
                     .run(options.recorded_policy, walk::Pass::Measure)
             };
             // rayon::join from outside the pool would move the pass to a
@@ -459,17 +418,14 @@ impl<'a> Prepared<'a> {
             let measured = match other {
                 Some(d) => {
                     let rebuild = || {
-                        prepared
-                            .timelines
-                            .get(&prepared.file, &prepared.path, &prepared.calls, d);
+                        self.timelines.get(&self.file, &self.path, &self.calls, d);
                     };
                     rayon::join(measure, rebuild).0
                 }
                 None => measure(),
             };
             Calibration::fit(&measured?.points, options.chars_per_token)
-        };
-        Ok(prepared)
+        })
     }
 
     fn walk<'w>(
@@ -517,6 +473,71 @@ impl<'a> Prepared<'a> {
     pub fn skipped_lines(&self) -> &(usize, Vec<u32>) {
         &self.skipped
     }
+}
+
+/// What the file says of each model call: ids and time.
+fn call_infos(
+    file: &SessionFile<'_>,
+    path: &[u32],
+    calls: &[crate::sessionfile::ModelCall],
+) -> Vec<CallInfo> {
+    calls
+        .iter()
+        .map(|c| {
+            let entry = file.entry(path[c.assistant] as usize);
+            let stamped = entry
+                .message()
+                .and_then(|m| m.get("timestamp"))
+                .and_then(|t| t.number())
+                .filter(|t| t.is_finite());
+            let time = stamped.or(match date_of(entry.timestamp()) {
+                DateValue::Time(t) if t.is_finite() => Some(t),
+                _ => None,
+            });
+            CallInfo {
+                entry_id: id_string(&entry),
+                leaf_id: c.leaf.map(|l| id_string(&file.entry(path[l] as usize))),
+                time,
+            }
+        })
+        .collect()
+}
+
+/// Per model key of the calls: `provider/id` and whether the catalog
+/// knows it, in order of first use.
+fn models_of(meta: &[calls::CallMeta], catalog: &Catalog) -> Vec<(u64, String, bool)> {
+    let mut models: Vec<(u64, String, bool)> = Vec::new();
+    for m in meta {
+        if !models.iter().any(|(k, _, _)| *k == m.model_key) {
+            let name = format!(
+                "{}/{}",
+                String::from_utf8_lossy(&m.model.provider),
+                String::from_utf8_lossy(&m.model.id)
+            );
+            let known = catalog.get(&m.model.provider, &m.model.id).is_some();
+            models.push((m.model_key, name, known));
+        }
+    }
+    models
+}
+
+/// What frontier entries the branch holds.
+fn frontier_entries(file: &SessionFile<'_>, path: &[u32]) -> FrontierEntries {
+    let mut found = FrontierEntries::None;
+    for &e in path {
+        let entry = file.entry(e as usize);
+        if entry.is("custom") && entry.custom_type_is(crate::sessionfile::condense::CUSTOM_FRONTIER)
+        {
+            if entry
+                .data()
+                .is_some_and(|d| d.get("thinkingStripBoundaryTimestamp").is_some())
+            {
+                return FrontierEntries::WithBoundary;
+            }
+            found = FrontierEntries::WithoutBoundary;
+        }
+    }
+    found
 }
 
 /// Replays a session file's bytes.

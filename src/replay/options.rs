@@ -179,6 +179,7 @@ mod tests {
         assert_eq!(o.policies, [Policy::Config, Policy::None]);
         assert_eq!(o.chars_per_token, Some(3.0));
         assert_eq!(o.cache_model, CacheModel::Provider);
+        assert!(o.keep_renders);
         let o = ReplayOptions::from_json(
             br#"{"charsPerToken":3,"cacheTtlSeconds":60,"cacheModel":"prefix"}"#,
         )
@@ -189,7 +190,6 @@ mod tests {
             ..PrefixRule::default()
         };
         assert_eq!(o.cache_model, CacheModel::Prefix(rule));
-        assert!(o.keep_renders);
         assert_eq!(ReplayOptions::from_json(b"null").unwrap().policies.len(), 5);
         for bad in [
             r#"{"policies":["nope"]}"#,

@@ -32,11 +32,12 @@
 //!                                        cacheExpired } }] }] }
 //! ```
 //!
-//! The plain names are the provider model's figures (`cacheModel`
-//! `provider`, the default): USD and tokens as the provider bills the
-//! calls. Under `cacheModel: 'prefix'` they are the prefix rule's priced at
-//! the catalog, and the `prefix` objects (present only then) hold the rule
-//! itself: chars (UTF-16 units), tokens as chars over `charsPerToken` (not
+//! Every figure of a policy's row and of a render's row comes from its
+//! bill (`bill.rs`, `pricer.rs`), whichever cache model priced it. The
+//! plain names are that model's USD and tokens: the provider's bill
+//! (`cacheModel` `provider`, the default), or the prefix rule's tokens
+//! priced at the catalog. The `prefix` objects (present only under
+//! `cacheModel: 'prefix'`) hold the rule's own figures: chars (UTF-16 units), tokens as chars over `charsPerToken` (not
 //! rounded), `cost` in units of `inputPrice`, `costVsNone` the ratio to
 //! policy `none` (null when that costs nothing). Hashes are 16 lower-case
 //! hex digits; `inputIndex`, `leafId` and `timestamp` are null when absent.
