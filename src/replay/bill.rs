@@ -7,7 +7,6 @@
 //! call's cause is `cause.rs`'s.
 
 use super::catalog::{ModelEntry, Rates, DEFAULT_RATES};
-use super::cause::Rewrite;
 use super::prefix::{PrefixRule, PrefixSums};
 
 /// Which cache rule prices the calls.
@@ -166,8 +165,9 @@ impl BillTotals {
         self.cost_usd += cost_usd;
     }
 
-    pub fn add_cause(&mut self, rewrite: &Rewrite, tokens: f64, cost: f64) {
-        let label = rewrite.label();
+    /// Adds a call to its line of the causes table (`label`: `cause.rs`'s
+    /// `Rewrite::label`).
+    pub fn add_cause(&mut self, label: String, tokens: f64, cost: f64) {
         match self.causes.iter_mut().find(|l| l.label == label) {
             Some(l) => {
                 l.calls += 1;

@@ -406,7 +406,7 @@ impl<'a> Pricer<'a> {
         self.totals.add(bill, class);
         if let Some(c) = cause {
             let extra = self.bill(k, (0.0, 0.0, excess), rules.write_premium);
-            self.totals.add_cause(c, excess, extra.cost_usd);
+            self.totals.add_cause(c.label(), excess, extra.cost_usd);
         }
     }
 }

@@ -20,7 +20,6 @@ use super::invariant::{self, Violation};
 use super::policy::Policy;
 use super::pricer::{Pricer, Sent};
 use super::settings::Settings;
-use super::timeline::Step;
 use super::{slot_value, BoundaryMode, BoundaryUsed, FrontierEntries, PolicyReplay};
 use super::{Prepared, Progress, Render};
 use crate::engine::{Engine, RenderedScript};
@@ -82,9 +81,12 @@ struct Found {
 /// The call every lane renders.
 struct Call<'v, 'f> {
     k: usize,
+    policy: Policy,
     pass: Pass,
     seek: Seek,
     flushed: bool,
+    /// The 2.4.3 boundary of the frontier in force.
+    recorded_boundary: Option<f64>,
     ids: &'v [u32],
     view: &'v ContextView<'f>,
 }
@@ -252,22 +254,16 @@ pub(super) struct Walk<'w, 'f> {
 impl<'w, 'f> Walk<'w, 'f> {
     /// Names the model call and policy in a render error, and the file
     /// line of the message it concerns.
-    fn at_call(
-        &self,
-        mut e: PruneError,
-        k: usize,
-        policy: Policy,
-        view: &ContextView<'_>,
-        ids: &[u32],
-    ) -> PruneError {
+    fn at_call(&self, mut e: PruneError, at: &Call<'_, '_>) -> PruneError {
         let file = &self.prepared.file;
-        if let Some(&id) = e.message_index.and_then(|i| ids.get(i)) {
-            e.line = Some(file.entry(view.message(id).entry as usize).line as usize);
+        if let Some(&id) = e.message_index.and_then(|i| at.ids.get(i)) {
+            e.line = Some(file.entry(at.view.message(id).entry as usize).line as usize);
         }
         e.message = format!(
-            "model call {k} (entry {}), policy {}: {}",
-            self.prepared.infos[k].entry_id,
-            policy.name(),
+            "model call {} (entry {}), policy {}: {}",
+            at.k,
+            self.prepared.infos[at.k].entry_id,
+            at.policy.name(),
             e.message
         );
         e
@@ -367,9 +363,11 @@ impl<'w, 'f> Walk<'w, 'f> {
             let ids = context.ids(call);
             let at = Call {
                 k,
+                policy,
                 pass,
                 seek,
                 flushed: step.flushed,
+                recorded_boundary: step.boundary,
                 ids,
                 view: &context.view,
             };
@@ -378,22 +376,14 @@ impl<'w, 'f> Walk<'w, 'f> {
                     if step.flushed {
                         timeline.answer(k, engine)?;
                     }
-                    if self.computes_boundary(policy, step, &lanes) {
+                    if self.computes_boundary(policy, step.frontier_moved, &lanes) {
                         own.advance(&p.file, &p.path, context.applied, &mut lanes);
                     }
-                    Some(self.render_base(engine, policy, &at, &mut bytes)?)
+                    Some(self.render_base(engine, &at, &mut bytes)?)
                 }
                 None => None,
             };
-            self.lanes(
-                &mut lanes,
-                engine.as_mut(),
-                base,
-                policy,
-                step,
-                &at,
-                &mut bytes,
-            )?;
+            self.lanes(&mut lanes, engine.as_mut(), base, &at)?;
         }
         Ok(lanes
             .into_iter()
@@ -404,14 +394,14 @@ impl<'w, 'f> Walk<'w, 'f> {
     /// Whether the lanes' own boundaries move at this call: 2.4.3 computes
     /// its boundary at a flush that processed something, the one that
     /// writes a frontier entry.
-    fn computes_boundary(&self, policy: Policy, step: &Step, lanes: &[Lane<'_>]) -> bool {
+    fn computes_boundary(&self, policy: Policy, frontier_moved: bool, lanes: &[Lane<'_>]) -> bool {
         policy.uses_boundary()
             && self
                 .prepared
                 .options
                 .thinking_boundary
                 .takes_config_boundary()
-            && step.frontier_moved
+            && frontier_moved
             && lanes.iter().any(|l| l.keep.is_some())
     }
 
@@ -420,11 +410,10 @@ impl<'w, 'f> Walk<'w, 'f> {
     fn render_base(
         &self,
         engine: &mut Engine,
-        policy: Policy,
         at: &Call<'_, '_>,
         bytes: &mut Vec<u8>,
     ) -> Result<EditScript> {
-        let fail = |e| self.at_call(e, at.k, policy, at.view, at.ids);
+        let fail = |e| self.at_call(e, at);
         let from = at.seek.from.min(engine.len());
         if from < engine.len() || at.ids.len() != engine.len() {
             bytes.clear();
@@ -444,17 +433,14 @@ impl<'w, 'f> Walk<'w, 'f> {
     /// Every lane's render of the call: the shared render finished with the
     /// lane's strip (or, without an engine, the context itself), measured
     /// and priced.
-    #[allow(clippy::too_many_arguments)]
     fn lanes(
         &self,
         lanes: &mut [Lane<'w>],
         mut engine: Option<&mut Engine>,
         mut base: Option<EditScript>,
-        policy: Policy,
-        step: &Step,
         at: &Call<'_, '_>,
-        bytes: &mut Vec<u8>,
     ) -> Result<()> {
+        let policy = at.policy;
         let mode = self.prepared.options.thinking_boundary;
         let count = lanes.len();
         for (n, lane) in lanes.iter_mut().enumerate() {
@@ -463,12 +449,12 @@ impl<'w, 'f> Walk<'w, 'f> {
             } else if mode.takes_config_boundary() {
                 lane.own_boundary
             } else {
-                step.boundary
+                at.recorded_boundary
             };
             if policy.uses_boundary()
                 && mode == BoundaryMode::Auto
                 && lane.thinking.is_some()
-                && !same_boundary(step.boundary, lane.own_boundary)
+                && !same_boundary(at.recorded_boundary, lane.own_boundary)
             {
                 lane.differs += 1;
             }
@@ -482,8 +468,8 @@ impl<'w, 'f> Walk<'w, 'f> {
                 (Some(engine), Some(script)) => {
                     let rendered = engine
                         .with_strip(script, lane.thinking.as_ref(), boundary)
-                        .map_err(|e| self.at_call(e, at.k, policy, at.view, at.ids))?;
-                    let (found, slots) = self.lane_rendered(lane, at, rendered, bytes);
+                        .map_err(|e| self.at_call(e, at))?;
+                    let (found, slots) = self.lane_rendered(lane, at, rendered);
                     engine.recycle_slots(slots);
                     found
                 }
@@ -547,7 +533,6 @@ impl<'w, 'f> Walk<'w, 'f> {
         lane: &mut Lane<'_>,
         at: &Call<'_, '_>,
         script: RenderedScript<'_>,
-        bytes: &mut Vec<u8>,
     ) -> (Found, Vec<Slot>) {
         let k = at.k;
         lane.out.clear();
@@ -560,17 +545,17 @@ impl<'w, 'f> Walk<'w, 'f> {
             for (i, slot) in script.slots().iter().enumerate().skip(first) {
                 if requests.needs(k, &lane.out[i]) {
                     let value = slot_value::shown(&script.shown(slot));
+                    // The value is the message the slot's text spells.
                     #[cfg(test)]
                     {
-                        bytes.clear();
-                        script.write_slot(slot, bytes);
-                        assert_eq!(value.to_json(), *bytes, "call {k} slot {i}");
+                        let mut text = Vec::new();
+                        script.write_slot(slot, &mut text);
+                        assert_eq!(value.to_json(), text, "call {k} slot {i}");
                     }
                     requests.convert(k, &lane.out[i], &value);
                 }
             }
         }
-        let _ = bytes;
         let last = &lane.last;
         let break_index = first_difference(&last.digests, &lane.out);
         let stats = script.stats();
