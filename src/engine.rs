@@ -21,7 +21,7 @@ use crate::script::{Diagnostic, EditScript, Op, Slot, Stats};
 use crate::state::{Chains, State};
 
 mod slots;
-pub use slots::RenderedScript;
+pub use slots::{RenderedScript, Shown};
 
 pub struct Engine {
     dialect: Dialect,

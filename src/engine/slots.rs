@@ -1,16 +1,18 @@
 //! The kept engine's render as its edit script, for readers that need the
 //! output slot by slot rather than the JS applier's edit ids: the replay
-//! (`crate::replay`) hashes and measures every slot of every render and
-//! compares it with the previous render's. A child of `engine` so it can
-//! run the phases over the kept records without widening the engine's API
-//! beyond this one method.
+//! (`crate::replay`) hashes and measures every slot of every render,
+//! compares it with the previous render's, and reads what a slot shows
+//! (`Shown`) to build the message as a value for its wire conversion. A
+//! child of `engine` so it can run the phases over the kept records without
+//! widening the engine's API beyond these methods.
 
 use super::Engine;
 use crate::apply::write_slot;
 use crate::config::ThinkingConfig;
 use crate::error::Result;
 use crate::phases::{Inputs, Memo};
-use crate::script::{EditScript, Inserted, Slot, Stats};
+use crate::record::{Interner, MessageRecord};
+use crate::script::{EditScript, Inserted, Op, Slot, Stats};
 
 /// One render's script, with what is needed to measure and write its slots.
 pub struct RenderedScript<'e> {
@@ -104,4 +106,38 @@ impl RenderedScript<'_> {
     pub fn write_slot(&self, slot: &Slot, out: &mut Vec<u8>) {
         write_slot(out, &self.inputs, self.memo, &self.script, slot);
     }
+
+    /// What the slot shows, for a reader that builds the message as a
+    /// value rather than write its text (the replay's wire conversion).
+    pub fn shown<'s>(&'s self, slot: &'s Slot) -> Shown<'s> {
+        let i = slot.input as usize;
+        let log = self.inputs.log;
+        match slot.op {
+            Op::Keep | Op::Edit => Shown::Message {
+                text: self.inputs.message_text(i),
+                slot,
+            },
+            Op::Stub => Shown::Stub {
+                record: &log.records[i],
+                text: self.memo.text(slot.text),
+                syms: &log.syms,
+            },
+            Op::Insert => Shown::Inserted(self.block(slot)),
+        }
+    }
+}
+
+/// What an output slot shows (`RenderedScript::shown`).
+pub enum Shown<'s> {
+    /// The input message's text, edited as `slot` says (thinking removed,
+    /// arguments purged; a `Keep` slot leaves it as it is).
+    Message { text: &'s [u8], slot: &'s Slot },
+    /// The stub of tool result `record`, with its text.
+    Stub {
+        record: &'s MessageRecord,
+        text: &'s [u8],
+        syms: &'s Interner,
+    },
+    /// A synthetic chain block.
+    Inserted(&'s Inserted),
 }

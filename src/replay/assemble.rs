@@ -57,25 +57,23 @@ pub trait WireSink<'a, B> {
     fn turn(&mut self, _index: usize) {}
 }
 
-/// Streams the request's messages from `converted` to `sink`; `offset`:
-/// the index of `converted[0]` (a resumed request starts at a user turn).
-pub fn assemble<'a, B, C, S>(converted: &'a [C], offset: usize, model: &CallModel, sink: &mut S)
-where
-    B: Block + 'a,
-    C: std::ops::Deref<Target = Converted<B>>,
-    S: WireSink<'a, B>,
-{
-    // Calls of the last assistant message not yet answered, and the ids
-    // answered since it.
-    let mut pending: &'a [(u64, B)] = &[];
-    let mut answered: Vec<u64> = Vec::new();
-    // The open run of tool results: its images, held for its end.
-    let mut run_open = false;
-    let mut images: Vec<&'a B> = Vec::new();
-    let open_run = |sink: &mut S, run_open: &mut bool, source: Option<usize>| {
-        if !*run_open {
-            *run_open = true;
-            sink.start(MessageStart {
+/// The sequence state between converted messages.
+struct Assembler<'a, 's, B, S> {
+    sink: &'s mut S,
+    /// Calls of the last assistant message not yet answered, and the ids
+    /// answered since it.
+    pending: &'a [(u64, B)],
+    answered: Vec<u64>,
+    /// The open run of tool results: its images, held for its end.
+    run_open: bool,
+    images: Vec<&'a B>,
+}
+
+impl<'a, B: Block + 'a, S: WireSink<'a, B>> Assembler<'a, '_, B, S> {
+    fn open_run(&mut self, source: Option<usize>) {
+        if !self.run_open {
+            self.run_open = true;
+            self.sink.start(MessageStart {
                 role: "user",
                 source,
                 user_turn: false,
@@ -84,29 +82,106 @@ where
                 has_thinking: false,
             });
         }
-    };
-    let close_run = |sink: &mut S, run_open: &mut bool, images: &mut Vec<&'a B>| {
-        if *run_open {
-            for b in images.drain(..) {
-                sink.block(b);
+    }
+
+    fn close_run(&mut self) {
+        if self.run_open {
+            for b in self.images.drain(..) {
+                self.sink.block(b);
             }
-            *run_open = false;
+            self.run_open = false;
         }
-    };
-    // Answers the calls still pending, in the open run (or a new one).
-    let answer = |sink: &mut S,
-                  run_open: &mut bool,
-                  pending: &mut &'a [(u64, B)],
-                  answered: &mut Vec<u64>,
-                  source: Option<usize>| {
-        for (id, block) in pending.iter() {
-            if !answered.contains(id) {
-                open_run(sink, run_open, source);
-                sink.block(block);
+    }
+
+    /// Answers the calls still pending, in the open run (or a new one).
+    fn answer(&mut self, source: Option<usize>) {
+        for (id, block) in self.pending {
+            if !self.answered.contains(id) {
+                self.open_run(source);
+                self.sink.block(block);
             }
         }
-        *pending = &[];
-        answered.clear();
+        self.pending = &[];
+        self.answered.clear();
+    }
+
+    fn user(&mut self, i: usize, blocks: &'a [B], string_content: bool) {
+        self.answer(Some(i));
+        self.close_run();
+        self.sink.turn(i);
+        self.sink.start(MessageStart {
+            role: "user",
+            source: Some(i),
+            user_turn: true,
+            string_content,
+            effort: None,
+            has_thinking: false,
+        });
+        for b in blocks {
+            self.sink.block(b);
+        }
+    }
+
+    fn assistant(
+        &mut self,
+        i: usize,
+        blocks: &'a [B],
+        tool_calls: &'a [(u64, B)],
+        errored: bool,
+        effort: Option<&Json>,
+    ) {
+        self.answer(Some(i));
+        // transformMessages drops an errored turn before the results are
+        // merged: the runs on either side of it become one.
+        if errored {
+            return;
+        }
+        self.close_run();
+        if !tool_calls.is_empty() {
+            self.pending = tool_calls;
+            self.answered.clear();
+        }
+        if blocks.is_empty() {
+            return;
+        }
+        if let Some(level) = effort {
+            self.sink.start(effort_start(level.clone()));
+        }
+        self.sink.start(MessageStart {
+            role: "assistant",
+            source: Some(i),
+            user_turn: false,
+            string_content: false,
+            effort: None,
+            has_thinking: blocks.iter().any(Block::is_thinking),
+        });
+        for b in blocks {
+            self.sink.block(b);
+        }
+    }
+
+    fn tool_result(&mut self, i: usize, id: u64, block: &'a B, images: &'a [B]) {
+        self.answered.push(id);
+        self.open_run(Some(i));
+        self.sink.block(block);
+        self.images.extend(images.iter());
+    }
+}
+
+/// Streams the request's messages from `converted` to `sink`; `offset`:
+/// the index of `converted[0]` (a resumed request starts at a user turn).
+pub fn assemble<'a, B, C, S>(converted: &'a [C], offset: usize, model: &CallModel, sink: &mut S)
+where
+    B: Block + 'a,
+    C: std::ops::Deref<Target = Converted<B>>,
+    S: WireSink<'a, B>,
+{
+    let mut a = Assembler {
+        sink,
+        pending: &[],
+        answered: Vec::new(),
+        run_open: false,
+        images: Vec::new(),
     };
     for (i, c) in converted.iter().enumerate() {
         let i = i + offset;
@@ -115,73 +190,26 @@ where
             Converted::User {
                 blocks,
                 string_content,
-            } => {
-                answer(sink, &mut run_open, &mut pending, &mut answered, Some(i));
-                close_run(sink, &mut run_open, &mut images);
-                sink.turn(i);
-                sink.start(MessageStart {
-                    role: "user",
-                    source: Some(i),
-                    user_turn: true,
-                    string_content: *string_content,
-                    effort: None,
-                    has_thinking: false,
-                });
-                for b in blocks {
-                    sink.block(b);
-                }
-            }
+            } => a.user(i, blocks, *string_content),
             Converted::Assistant {
                 blocks,
                 tool_calls,
                 errored,
                 effort,
-            } => {
-                answer(sink, &mut run_open, &mut pending, &mut answered, Some(i));
-                // transformMessages drops an errored turn before the results
-                // are merged: the runs on either side of it become one.
-                if *errored {
-                    continue;
-                }
-                close_run(sink, &mut run_open, &mut images);
-                if !tool_calls.is_empty() {
-                    pending = tool_calls;
-                    answered.clear();
-                }
-                if blocks.is_empty() {
-                    continue;
-                }
-                if let (true, Some(level)) = (model.effort, effort) {
-                    sink.start(effort_start(level.clone()));
-                }
-                sink.start(MessageStart {
-                    role: "assistant",
-                    source: Some(i),
-                    user_turn: false,
-                    string_content: false,
-                    effort: None,
-                    has_thinking: blocks.iter().any(Block::is_thinking),
-                });
-                for b in blocks {
-                    sink.block(b);
-                }
-            }
-            Converted::ToolResult {
-                id,
-                block,
-                images: extra,
-            } => {
-                answered.push(*id);
-                open_run(sink, &mut run_open, Some(i));
-                sink.block(block);
-                images.extend(extra.iter());
-            }
+            } => a.assistant(
+                i,
+                blocks,
+                tool_calls,
+                *errored,
+                effort.as_ref().filter(|_| model.effort),
+            ),
+            Converted::ToolResult { id, block, images } => a.tool_result(i, *id, block, images),
         }
     }
-    answer(sink, &mut run_open, &mut pending, &mut answered, None);
-    close_run(sink, &mut run_open, &mut images);
+    a.answer(None);
+    a.close_run();
     if model.effort {
-        sink.start(effort_start(Json::str("high")));
+        a.sink.start(effort_start(Json::str("high")));
     }
 }
 

@@ -1,19 +1,36 @@
-//! What each model call costs as the provider bills it: tokens read from,
-//! written to and sent past the prompt cache, in USD at the model's
-//! catalog rates, with the call's class and, for a call that wrote more
-//! than its appended tail, the cause. The cache itself is `cache.rs`; the
-//! characters-to-tokens factor per model is `calibration.rs`.
+//! What each model call costs, whichever cache model prices it: tokens
+//! read from, written to and sent past the prompt cache, in USD at the
+//! model's catalog rates ([`price`]), and the call's class ([`classify`],
+//! the one class rule: the pricer's and the recorded usage's). The cache
+//! models are the provider's (`cache.rs`, the default) and the prefix rule
+//! (`prefix.rs`); `pricer.rs` runs either over a policy's calls, and a
+//! call's cause is `cause.rs`'s.
 
 use super::catalog::{ModelEntry, Rates, DEFAULT_RATES};
+use super::prefix::{PrefixRule, PrefixSums};
 
 /// Which cache rule prices the calls.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum CacheModel {
     /// The provider's own rules (`cache.rs`).
     Provider,
     /// Every message before the first changed one is read (the replay's
     /// first model, kept for comparison: no provider works this way).
-    Prefix,
+    Prefix(PrefixRule),
+}
+
+impl CacheModel {
+    /// The JSON spelling (`cacheModel`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            CacheModel::Provider => "provider",
+            CacheModel::Prefix(_) => "prefix",
+        }
+    }
+
+    pub fn is_provider(&self) -> bool {
+        matches!(self, CacheModel::Provider)
+    }
 }
 
 /// How a call met the cache.
@@ -43,38 +60,31 @@ impl CallClass {
     }
 }
 
-/// What broke the cached prefix of a call.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Cause {
-    /// `stub`, `errorPurge`, `chainCompression`, `thinkingStrip`,
-    /// `orphanSweep` (the policy changed history), `compaction`,
-    /// `contextEdit` (pi's `context_edit` rewrote a message), `branch`,
-    /// `expired`, `modelSwitch`, `systemPrompt`, `thinkingDropped` (the
-    /// provider dropped closed-turn thinking), `lookback` (the previous
-    /// breakpoint lies beyond the lookback), or `unknown`.
-    pub kind: &'static str,
-    /// The policy's change came with a flush (new state in force).
-    pub flush: bool,
-    /// For `expired`: the time since the entries were last used, ms.
-    pub gap_ms: Option<f64>,
+/// What a class is judged on, however it was measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reads {
+    /// A previous call on the model exists.
+    pub previous: bool,
+    /// Its cache entries had lapsed.
+    pub lapsed: bool,
+    /// The read reached the end of what the previous call cached.
+    pub reached_previous: bool,
+    /// The read stopped within tools and system (or read nothing).
+    pub within_preamble: bool,
 }
 
-impl Cause {
-    pub fn plain(kind: &'static str) -> Cause {
-        Cause {
-            kind,
-            flush: false,
-            gap_ms: None,
-        }
-    }
-
-    /// The line of the causes table this cause adds to.
-    pub fn label(&self) -> String {
-        if self.flush {
-            format!("{} at a flush", self.kind)
-        } else {
-            self.kind.to_string()
-        }
+/// The class rule.
+pub fn classify(r: Reads) -> CallClass {
+    if !r.previous {
+        CallClass::First
+    } else if r.lapsed {
+        CallClass::Expired
+    } else if r.reached_previous {
+        CallClass::Append
+    } else if r.within_preamble {
+        CallClass::Rewrite
+    } else {
+        CallClass::Partial
     }
 }
 
@@ -86,8 +96,6 @@ pub struct CallBill {
     pub cache_write_tokens: f64,
     pub cost_usd: f64,
 }
-
-impl CallBill {}
 
 /// Prices a call of `tokens` (input, read, write) at `entry`'s rates (or
 /// the defaults). `long`: writes are 1 h writes (2x input); `premium`:
@@ -138,18 +146,28 @@ pub struct BillTotals {
     pub causes: Vec<CauseLine>,
     /// Calls per class, in `CallClass` order.
     pub classes: [u64; 5],
+    /// The prefix rule's own sums (under that model only).
+    pub prefix: Option<(PrefixRule, PrefixSums)>,
 }
 
 impl BillTotals {
-    pub fn add(&mut self, b: &CallBill) {
+    pub fn add(&mut self, b: &CallBill, class: CallClass) {
         self.input_tokens += b.input_tokens;
         self.cache_read_tokens += b.cache_read_tokens;
         self.cache_write_tokens += b.cache_write_tokens;
         self.cost_usd += b.cost_usd;
+        self.classes[class as usize] += 1;
     }
 
-    pub fn add_cause(&mut self, cause: &Cause, tokens: f64, cost: f64) {
-        let label = cause.label();
+    pub fn add_warm(&mut self, cost_usd: f64) {
+        self.warms += 1;
+        self.warm_cost_usd += cost_usd;
+        self.cost_usd += cost_usd;
+    }
+
+    /// Adds a call to its line of the causes table (`label`: `cause.rs`'s
+    /// `Rewrite::label`).
+    pub fn add_cause(&mut self, label: String, tokens: f64, cost: f64) {
         match self.causes.iter_mut().find(|l| l.label == label) {
             Some(l) => {
                 l.calls += 1;
@@ -163,9 +181,5 @@ impl BillTotals {
                 cost_usd: cost,
             }),
         }
-    }
-
-    pub fn count(&mut self, class: CallClass) {
-        self.classes[class as usize] += 1;
     }
 }

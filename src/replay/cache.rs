@@ -6,6 +6,8 @@
 //! from there up to its last cacheable breakpoint, and pays plain input
 //! for the rest. Automatic prefix caching (OpenAI up to GPT-5.5, Google)
 //! reads the prefix shared with the previous request instead, in steps.
+//! `look` answers what a request would read and write without changing
+//! the cache; `send` looks and keeps the entries.
 
 use crate::hash::HashMap;
 
@@ -58,12 +60,62 @@ impl Cache {
         tokens_per_char: f64,
         now: f64,
     ) -> Outcome {
+        let o = self.look(request, rules, tokens_per_char, now);
+        self.keep(request, rules, tokens_per_char, now, &o);
+        o
+    }
+
+    /// What sending `request` at `now` would read, write and pay as plain
+    /// input, the cache left as it is.
+    pub fn look(&self, request: &Request, rules: &Rules, tpc: f64, now: f64) -> Outcome {
+        match rules.family {
+            Family::OpenAiPrefix | Family::Google => self.automatic(request, rules, tpc, now),
+            Family::OpenAiImplicit => self.implicit(request, rules, tpc, now),
+            _ => self.explicit(request, rules, tpc, now),
+        }
+    }
+
+    /// The entries a request sent at `now` (whose outcome `o` was looked
+    /// up) reads, refreshes and writes.
+    pub fn keep(&mut self, request: &Request, rules: &Rules, tpc: f64, now: f64, o: &Outcome) {
+        let ttl = now + rules.ttl_ms;
         match rules.family {
             Family::OpenAiPrefix | Family::Google => {
-                self.automatic(request, rules, tokens_per_char, now)
+                self.previous = Some((request.clone(), ttl));
             }
-            Family::OpenAiImplicit => self.implicit(request, rules, tokens_per_char, now),
-            _ => self.explicit(request, rules, tokens_per_char, now),
+            Family::OpenAiImplicit => {
+                self.recent.retain(|&(_, _, expires)| expires >= now);
+                if let Some(q) = o.read_at {
+                    for e in &mut self.recent {
+                        if e.0 == q {
+                            e.2 = ttl;
+                        }
+                    }
+                }
+                if let Some(&bp) = request.breakpoints.last() {
+                    let hash = request.positions[bp].hash;
+                    if Self::cacheable(request, bp, rules, tpc)
+                        && !self.recent.iter().any(|e| e.1 == hash)
+                    {
+                        self.recent.push((bp, hash, ttl));
+                        if self.recent.len() > rules.recent {
+                            self.recent.remove(0);
+                        }
+                    }
+                }
+            }
+            _ => {
+                if let Some(q) = o.read_at {
+                    self.entries
+                        .insert(request.positions[q].hash, Entry { expires: ttl });
+                }
+                for &bp in &request.breakpoints {
+                    if Self::cacheable(request, bp, rules, tpc) {
+                        self.entries
+                            .insert(request.positions[bp].hash, Entry { expires: ttl });
+                    }
+                }
+            }
         }
     }
 
@@ -71,7 +123,7 @@ impl Cache {
         request.positions[at].chars as f64 * tpc >= rules.min_tokens
     }
 
-    fn explicit(&mut self, request: &Request, rules: &Rules, tpc: f64, now: f64) -> Outcome {
+    fn explicit(&self, request: &Request, rules: &Rules, tpc: f64, now: f64) -> Outcome {
         let lookback = rules.lookback.unwrap_or(usize::MAX);
         let mut read_at: Option<usize> = None;
         for &bp in &request.breakpoints {
@@ -89,17 +141,6 @@ impl Cache {
             .rev()
             .copied()
             .find(|&bp| Self::cacheable(request, bp, rules, tpc));
-        let ttl = now + rules.ttl_ms;
-        if let Some(q) = read_at {
-            self.entries
-                .insert(request.positions[q].hash, Entry { expires: ttl });
-        }
-        for &bp in &request.breakpoints {
-            if Self::cacheable(request, bp, rules, tpc) {
-                self.entries
-                    .insert(request.positions[bp].hash, Entry { expires: ttl });
-            }
-        }
         let read_chars = read_at.map_or(0, |q| request.positions[q].chars);
         let cached_end = last.map_or(0, |bp| request.positions[bp].chars);
         let write_chars = cached_end.saturating_sub(read_chars);
@@ -111,33 +152,17 @@ impl Cache {
         }
     }
 
-    fn implicit(&mut self, request: &Request, rules: &Rules, tpc: f64, now: f64) -> Outcome {
-        self.recent.retain(|&(_, _, expires)| expires >= now);
+    fn implicit(&self, request: &Request, rules: &Rules, tpc: f64, now: f64) -> Outcome {
         let mut read_at = None;
-        for &(at, hash, _) in &self.recent {
-            if request.positions.get(at).is_some_and(|p| p.hash == hash) {
+        for &(at, hash, expires) in &self.recent {
+            if expires >= now && request.positions.get(at).is_some_and(|p| p.hash == hash) {
                 read_at = read_at.max(Some(at));
-            }
-        }
-        let ttl = now + rules.ttl_ms;
-        if let Some(q) = read_at {
-            for e in &mut self.recent {
-                if e.0 == q {
-                    e.2 = ttl;
-                }
             }
         }
         let mut write_chars = 0;
         let read_chars = read_at.map_or(0, |q| request.positions[q].chars);
         if let Some(&bp) = request.breakpoints.last() {
             if Self::cacheable(request, bp, rules, tpc) {
-                let hash = request.positions[bp].hash;
-                if !self.recent.iter().any(|e| e.1 == hash) {
-                    self.recent.push((bp, hash, ttl));
-                    if self.recent.len() > rules.recent {
-                        self.recent.remove(0);
-                    }
-                }
                 write_chars = request.positions[bp].chars.saturating_sub(read_chars);
             }
         }
@@ -149,7 +174,7 @@ impl Cache {
         }
     }
 
-    fn automatic(&mut self, request: &Request, rules: &Rules, tpc: f64, now: f64) -> Outcome {
+    fn automatic(&self, request: &Request, rules: &Rules, tpc: f64, now: f64) -> Outcome {
         let mut read_at = None;
         let mut read_chars = 0;
         if let Some((prev, expires)) = &self.previous {
@@ -164,7 +189,6 @@ impl Cache {
                 }
             }
         }
-        self.previous = Some((request.clone(), now + rules.ttl_ms));
         // No write premium: what is not read is plain input.
         Outcome {
             read_at,
@@ -244,6 +268,29 @@ mod tests {
         // More than 5 minutes later nothing is left.
         let o = c.send(&d, &rules, 0.25, 421_000.0);
         assert_eq!((o.read_chars, o.write_chars), (0, 15840));
+    }
+
+    #[test]
+    fn look_answers_as_send_and_changes_nothing() {
+        let b = request(&[8000, 4000, 4000, 400], &[1, 2, 3, 4], &[0, 3]);
+        for rules in [
+            sonnet(),
+            rules_for(&model("openai", "gpt-5.5"), false),
+            rules_for(&model("openai", "gpt-5.6-sol"), false),
+        ] {
+            let mut c = Cache::default();
+            c.send(
+                &request(&[8000, 4000, 4000], &[1, 2, 3], &[0, 2]),
+                &rules,
+                0.25,
+                0.0,
+            );
+            let looked = c.look(&b, &rules, 0.25, 1_000.0);
+            assert_eq!(c.look(&b, &rules, 0.25, 1_000.0), looked);
+            assert_eq!(c.send(&b, &rules, 0.25, 1_000.0), looked);
+            // Sent, the request's own breakpoint is read next time.
+            assert!(c.look(&b, &rules, 0.25, 2_000.0).read_chars >= looked.read_chars);
+        }
     }
 
     #[test]

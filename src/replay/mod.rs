@@ -1,32 +1,31 @@
 //! Replaying a pi session file: every model call of the active branch
 //! rendered as pi-condense would have rendered it, under several pruning
-//! policies side by side, with what each render would have cost at a
-//! provider that caches the prompt prefix (issue 15).
+//! policies side by side, each call priced as its provider would bill it
+//! (issue 15; the tune, `crate::tune`, runs the same walk over a grid of
+//! configurations).
 //!
-//! For each model call (SESSIONS.md C.3: the assistant entry and the leaf
-//! its request saw) the context is the handler view at the leaf, and the
-//! state is the rebuild over the branch up to the leaf. Per policy and per
-//! render:
-//! - `chars_before` / `chars_after`: `JSON.stringify(messages).length` of
-//!   the context and of the rendered output (UTF-16 units, as JS counts);
-//! - `break_index`: the first output message whose `JSON.stringify` text
-//!   differs from the previous render's message at the same index (an
-//!   output that only grew breaks at the previous length; the first render
-//!   breaks at 0). Texts are compared by digest and length;
-//! - `cache_read_chars`: the chars of the rendered array before the break,
-//!   counted as in the array's JSON text: the `[` and each message with the
-//!   `,` after it (0 when the break is at 0); `cache_write_chars`: the
-//!   rest. A call more than the cache lifetime after the previous one reads
-//!   nothing and writes everything (`cost.rs`);
-//! - `prefix_hash`: XXH3-64 (seed 0) over the per-message digests of the
-//!   output messages before the break, each digest 8 bytes little-endian,
-//!   where a message's digest is XXH3-64 (seed 0) of the UTF-8 bytes of its
-//!   `JSON.stringify` text. A host computes the same per request from the
-//!   array it sends; `output_hash` is that hash over the whole output, which
-//!   the next render's `prefix_hash` equals when nothing broke.
+//! A file is parsed and prepared once ([`Prepared`]): its model calls
+//! (SESSIONS.md C.3: the assistant entry and the leaf its request saw),
+//! what the file says of each (`calls.rs`: model, recorded usage, tools and
+//! system, compactions, edits, branches and cache warms since the previous
+//! call), and the characters-to-tokens factor per model (`calibration.rs`,
+//! fitted on a measure pass of the recorded policy). Then each policy walks
+//! the calls on its own kept engine (`walk.rs`; the state per call is
+//! `timeline.rs`'s rebuild, the indexer's answers `indexer.rs`'s), one
+//! engine's copy of the conversation alive at a time. Per render the walk
+//! measures the output against the previous one (`digest.rs`: per-message
+//! digests, the break index, `prefixHash` and `outputHash`, docs/REPLAY.md),
+//! checks the flush-gated invariant (`invariant.rs`) and names the phases
+//! behind what changed (`cause.rs`).
 //!
-//! Policies run one after another, each on its own kept engine, so only
-//! one engine's copy of the conversation is alive at a time.
+//! One pricing path prices every call (`pricer.rs`, summed in `bill.rs`)
+//! under the cache model asked for: the provider's (the default: the wire
+//! request of `wire.rs`, `assemble.rs` and `request.rs`, kept up to date
+//! by `requests.rs`, sent through `cache.rs` at `catalog.rs`'s rules and
+//! prices) or the prefix rule (`prefix.rs`, kept for comparison). Both give
+//! each call its tokens, USD, class and cause, and a policy its sums;
+//! `report.rs` writes the result as JSON. The recorded policy's bill is
+//! compared with the usage pi recorded ([`Reconciliation`]).
 
 mod assemble;
 mod bill;
@@ -34,7 +33,7 @@ mod cache;
 mod calibration;
 mod calls;
 mod catalog;
-mod cost;
+mod cause;
 mod digest;
 mod indexer;
 mod invariant;
@@ -43,10 +42,13 @@ mod options;
 #[cfg(feature = "napi")]
 pub(crate) mod payload;
 mod policy;
+mod prefix;
 mod pricer;
 pub(crate) mod report;
 mod request;
+mod requests;
 mod settings;
+mod slot_value;
 mod timeline;
 mod walk;
 pub(crate) mod wire;
@@ -56,11 +58,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub use bill::{BillTotals, CacheModel, CallClass};
 pub use calibration::Calibration;
 pub use catalog::Catalog;
-pub use cost::{CostModel, Totals};
 #[cfg(test)]
 use digest::{prefix_hash, Digest};
 pub use invariant::Violation;
 pub use policy::Policy;
+pub use prefix::PrefixRule;
 pub use pricer::Priced;
 pub use report::to_json;
 pub use settings::Settings;
@@ -97,9 +99,9 @@ pub const SKIPPED_LINES_LISTED: usize = 5;
 pub struct ReplayOptions {
     pub policies: Vec<Policy>,
     pub settings: Settings,
-    pub cost: CostModel,
     /// Keep every render's measurements (else only the totals).
     pub keep_renders: bool,
+    /// The provider's cache, or the prefix rule with its prices.
     pub cache_model: CacheModel,
     /// 1 h retention (`PI_CACHE_RETENTION=long`).
     pub long_retention: bool,
@@ -160,7 +162,6 @@ impl Default for ReplayOptions {
         ReplayOptions {
             policies: Policy::ALL.to_vec(),
             settings: Settings::default(),
-            cost: CostModel::default(),
             keep_renders: false,
             cache_model: CacheModel::Provider,
             long_retention: false,
@@ -207,14 +208,12 @@ pub struct Render {
     pub messages_before: usize,
     pub messages_after: usize,
     pub break_index: usize,
-    pub cache_read_chars: usize,
-    pub cache_write_chars: usize,
-    pub cache_expired: bool,
     pub prefix_hash: u64,
     pub output_hash: u64,
     /// What each phase changed.
     pub stats: Stats,
-    /// The call as the provider bills it.
+    /// The call as the cache model bills it (None in the calibration
+    /// pass).
     pub priced: Option<Priced>,
 }
 
@@ -224,14 +223,16 @@ pub struct PolicyReplay {
     pub policy: Policy,
     /// The render config it ran with (None for `none`).
     pub config: Option<Json>,
-    pub totals: Totals,
+    /// `JSON.stringify(output).length` summed over the renders.
+    pub chars_sent: u64,
     pub renders: Vec<Render>,
     /// Renders the flush-gated invariant applied to.
     pub checked: usize,
     pub violation_count: usize,
     /// The first violations, in order.
     pub violations: Vec<Violation>,
-    /// USD, tokens, classes and causes over the calls.
+    /// USD, tokens, classes and causes over the calls (and the prefix
+    /// rule's own sums under that model).
     pub bill: BillTotals,
     /// Per call, as billed.
     pub priced: Vec<Priced>,
@@ -261,7 +262,6 @@ pub struct Reconciliation {
 pub struct Replay {
     pub calls: Vec<CallInfo>,
     pub policies: Vec<PolicyReplay>,
-    pub cost: CostModel,
     pub cache_model: CacheModel,
     pub long_retention: bool,
     pub calibration: Calibration,
@@ -274,25 +274,11 @@ pub struct Replay {
 }
 
 impl Replay {
-    /// A policy's cost over `none`'s (NaN when `none` costs nothing).
-    pub fn cost_vs_none(&self, p: &PolicyReplay) -> f64 {
-        let none = self
-            .policies
-            .iter()
-            .find(|q| q.policy == Policy::None)
-            .map(|q| self.cost.cost(&q.totals));
-        match none {
-            Some(n) if n > 0.0 => self.cost.cost(&p.totals) / n,
-            _ => f64::NAN,
-        }
-    }
-}
-
-impl Replay {
-    /// A policy's USD over `none`'s (NaN when `none` costs nothing).
-    pub fn usd_vs_none(&self, p: &PolicyReplay) -> f64 {
+    /// `figure` of a policy over `none`'s (NaN when `none`'s is not
+    /// positive).
+    pub fn vs_none(&self, p: &PolicyReplay, figure: impl Fn(&PolicyReplay) -> f64) -> f64 {
         match self.policies.iter().find(|q| q.policy == Policy::None) {
-            Some(n) if n.bill.cost_usd > 0.0 => p.bill.cost_usd / n.bill.cost_usd,
+            Some(n) if figure(n) > 0.0 => figure(p) / figure(n),
             _ => f64::NAN,
         }
     }
@@ -313,7 +299,7 @@ pub struct Prepared<'a> {
     options: ReplayOptions,
     /// The state per call, per dialect, built when a walk first needs it.
     timelines: timeline::Timelines,
-    conversions: pricer::Conversions,
+    conversions: requests::Conversions,
     /// What frontier entries the branch holds.
     frontier_entries: FrontierEntries,
     /// Lines pi skips: how many, and the first line numbers.
@@ -365,30 +351,11 @@ impl<'a> Prepared<'a> {
         let skipped = file.skipped_lines(SKIPPED_LINES_LISTED);
         let path = path_to(&file, &Leaf::Active).map_err(located)?.entries;
         let calls = model_calls(&file, &path);
-        let infos: Vec<CallInfo> = calls
-            .iter()
-            .map(|c| {
-                let entry = file.entry(path[c.assistant] as usize);
-                let stamped = entry
-                    .message()
-                    .and_then(|m| m.get("timestamp"))
-                    .and_then(|t| t.number())
-                    .filter(|t| t.is_finite());
-                let time = stamped.or(match date_of(entry.timestamp()) {
-                    DateValue::Time(t) if t.is_finite() => Some(t),
-                    _ => None,
-                });
-                CallInfo {
-                    entry_id: id_string(&entry),
-                    leaf_id: c.leaf.map(|l| id_string(&file.entry(path[l] as usize))),
-                    time,
-                }
-            })
-            .collect();
+        let infos = call_infos(&file, &path, &calls);
         if let Some(p) = progress {
             // The provider model measures the recorded policy once first
             // (the calibration pass).
-            let passes = walks + usize::from(options.cache_model == CacheModel::Provider);
+            let passes = walks + usize::from(options.cache_model.is_provider());
             p.total
                 .fetch_add((calls.len() * passes) as u64, Ordering::Relaxed);
         }
@@ -399,37 +366,8 @@ impl<'a> Prepared<'a> {
             options.model.as_ref(),
             &options.catalog,
         );
-        let mut models: Vec<(u64, String, bool)> = Vec::new();
-        for m in &meta {
-            if !models.iter().any(|(k, _, _)| *k == m.model_key) {
-                let name = format!(
-                    "{}/{}",
-                    String::from_utf8_lossy(&m.model.provider),
-                    String::from_utf8_lossy(&m.model.id)
-                );
-                let known = options
-                    .catalog
-                    .get(&m.model.provider, &m.model.id)
-                    .is_some();
-                models.push((m.model_key, name, known));
-            }
-        }
-        let mut frontier_entries = FrontierEntries::None;
-        for &e in &path {
-            let entry = file.entry(e as usize);
-            if entry.is("custom")
-                && entry.custom_type_is(crate::sessionfile::condense::CUSTOM_FRONTIER)
-            {
-                if entry
-                    .data()
-                    .is_some_and(|d| d.get("thinkingStripBoundaryTimestamp").is_some())
-                {
-                    frontier_entries = FrontierEntries::WithBoundary;
-                    break;
-                }
-                frontier_entries = FrontierEntries::WithoutBoundary;
-            }
-        }
+        let models = models_of(&meta, &options.catalog);
+        let frontier_entries = frontier_entries(&file, &path);
         let mut prepared = Prepared {
             frontier_entries,
             skipped,
@@ -444,7 +382,22 @@ impl<'a> Prepared<'a> {
             timelines: Default::default(),
             conversions: Default::default(),
         };
-        prepared.calibration = if options.cache_model == CacheModel::Provider {
+        prepared.calibration = prepared.calibrate(progress, pool)?;
+        Ok(prepared)
+    }
+
+    /// The tokens per character per model: under the provider model fitted
+    /// on the recorded policy's measure pass (with the other dialect's
+    /// state rebuilt meanwhile for a pool); under the prefix rule fixed.
+    fn calibrate(&self, progress: Option<&Progress>, pool: bool) -> Result<Calibration> {
+        let options = &self.options;
+        Ok(if let CacheModel::Prefix(rule) = &options.cache_model {
+            let mut c = Calibration::fit(&[], Some(rule.chars_per_token));
+            for (k, _, _) in &self.models {
+                c.by_model.insert(*k, c.factor(*k));
+            }
+            c
+        } else {
             // For a pool, the other dialect's state is rebuilt meanwhile,
             // when a policy will need it.
             let recorded = options.recorded_policy.dialect();
@@ -455,8 +408,7 @@ impl<'a> Prepared<'a> {
                 .find(|&d| d != recorded)
                 .filter(|_| pool);
             let measure = || {
-                prepared
-                    .walk(&options.settings, progress)
+                self.walk(&options.settings, progress)
                     .run(options.recorded_policy, walk::Pass::Measure)
             };
             // rayon::join from outside the pool would move the pass to a
@@ -466,48 +418,25 @@ impl<'a> Prepared<'a> {
             let measured = match other {
                 Some(d) => {
                     let rebuild = || {
-                        prepared
-                            .timelines
-                            .get(&prepared.file, &prepared.path, &prepared.calls, d);
+                        self.timelines.get(&self.file, &self.path, &self.calls, d);
                     };
                     rayon::join(measure, rebuild).0
                 }
                 None => measure(),
             };
             Calibration::fit(&measured?.points, options.chars_per_token)
-        } else {
-            let mut c = Calibration::fit(&[], Some(options.cost.chars_per_token));
-            for (k, _, _) in &prepared.models {
-                c.by_model.insert(*k, c.factor(*k));
-            }
-            c
-        };
-        Ok(prepared)
+        })
     }
 
     fn walk<'w>(
         &'w self,
         settings: &'w Settings,
         progress: Option<&'w Progress>,
-    ) -> walk::Walk<'w, 'w> {
+    ) -> walk::Walk<'w, 'a> {
         walk::Walk {
-            file: &self.file,
-            path: &self.path,
-            calls: &self.calls,
-            infos: &self.infos,
+            prepared: self,
             settings,
-            cost: &self.options.cost,
-            keep_renders: self.options.keep_renders,
             progress,
-            meta: &self.meta,
-            catalog: &self.options.catalog,
-            calibration: &self.calibration,
-            long: self.options.long_retention,
-            cache_model: self.options.cache_model,
-            boundary_mode: self.options.thinking_boundary,
-            frontier_entries: self.frontier_entries,
-            timelines: &self.timelines,
-            conversions: &self.conversions,
         }
     }
 
@@ -544,6 +473,71 @@ impl<'a> Prepared<'a> {
     pub fn skipped_lines(&self) -> &(usize, Vec<u32>) {
         &self.skipped
     }
+}
+
+/// What the file says of each model call: ids and time.
+fn call_infos(
+    file: &SessionFile<'_>,
+    path: &[u32],
+    calls: &[crate::sessionfile::ModelCall],
+) -> Vec<CallInfo> {
+    calls
+        .iter()
+        .map(|c| {
+            let entry = file.entry(path[c.assistant] as usize);
+            let stamped = entry
+                .message()
+                .and_then(|m| m.get("timestamp"))
+                .and_then(|t| t.number())
+                .filter(|t| t.is_finite());
+            let time = stamped.or(match date_of(entry.timestamp()) {
+                DateValue::Time(t) if t.is_finite() => Some(t),
+                _ => None,
+            });
+            CallInfo {
+                entry_id: id_string(&entry),
+                leaf_id: c.leaf.map(|l| id_string(&file.entry(path[l] as usize))),
+                time,
+            }
+        })
+        .collect()
+}
+
+/// Per model key of the calls: `provider/id` and whether the catalog
+/// knows it, in order of first use.
+fn models_of(meta: &[calls::CallMeta], catalog: &Catalog) -> Vec<(u64, String, bool)> {
+    let mut models: Vec<(u64, String, bool)> = Vec::new();
+    for m in meta {
+        if !models.iter().any(|(k, _, _)| *k == m.model_key) {
+            let name = format!(
+                "{}/{}",
+                String::from_utf8_lossy(&m.model.provider),
+                String::from_utf8_lossy(&m.model.id)
+            );
+            let known = catalog.get(&m.model.provider, &m.model.id).is_some();
+            models.push((m.model_key, name, known));
+        }
+    }
+    models
+}
+
+/// What frontier entries the branch holds.
+fn frontier_entries(file: &SessionFile<'_>, path: &[u32]) -> FrontierEntries {
+    let mut found = FrontierEntries::None;
+    for &e in path {
+        let entry = file.entry(e as usize);
+        if entry.is("custom") && entry.custom_type_is(crate::sessionfile::condense::CUSTOM_FRONTIER)
+        {
+            if entry
+                .data()
+                .is_some_and(|d| d.get("thinkingStripBoundaryTimestamp").is_some())
+            {
+                return FrontierEntries::WithBoundary;
+            }
+            found = FrontierEntries::WithoutBoundary;
+        }
+    }
+    found
 }
 
 /// Replays a session file's bytes.
@@ -586,9 +580,9 @@ pub fn replay(
                     prepared.calibration.unreconciled.clone(),
                     calibration::DEFAULT_CHARS_PER_TOKEN,
                 ),
-                CacheModel::Prefix => (
+                CacheModel::Prefix(rule) => (
                     Calibration::fit(&r.points, None).unreconciled,
-                    options.cost.chars_per_token,
+                    rule.chars_per_token,
                 ),
             };
             reconcile(
@@ -614,7 +608,6 @@ pub fn replay(
     Ok(Replay {
         calls: infos,
         policies: results,
-        cost: options.cost,
         cache_model: options.cache_model,
         long_retention: options.long_retention,
         calibration,
@@ -625,24 +618,32 @@ pub fn replay(
 }
 
 /// The class a call's recorded usage shows, given the previous recorded
-/// call on the same model.
+/// call on the same model: `bill.rs`'s rule, on what the usage says.
 fn recorded_class(
     usage: &calls::Usage,
     previous: Option<&calls::Usage>,
     preamble_tokens: f64,
 ) -> CallClass {
-    let Some(p) = previous else {
-        return CallClass::First;
+    let reads = match previous {
+        None => bill::Reads {
+            previous: false,
+            lapsed: false,
+            reached_previous: false,
+            within_preamble: false,
+        },
+        Some(p) => {
+            // The previous call's prompt, within a tolerance.
+            let tail = p.cache_read + p.cache_write;
+            let tolerance = 0.02 * tail + 16.0;
+            bill::Reads {
+                previous: true,
+                lapsed: false,
+                reached_previous: usage.cache_read + tolerance >= tail && usage.cache_read > 0.0,
+                within_preamble: usage.cache_read <= preamble_tokens * 1.002 + 8.0,
+            }
+        }
     };
-    let tail = p.cache_read + p.cache_write;
-    let tolerance = 0.02 * tail + 16.0;
-    if usage.cache_read + tolerance >= tail && usage.cache_read > 0.0 {
-        CallClass::Append
-    } else if usage.cache_read <= preamble_tokens * 1.002 + 8.0 {
-        CallClass::Rewrite
-    } else {
-        CallClass::Partial
-    }
+    bill::classify(reads)
 }
 
 /// Compares the recorded policy's priced calls with the usage pi recorded.

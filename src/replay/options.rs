@@ -3,7 +3,7 @@
 //! cacheWriteMultiplier?, cacheReadMultiplier?, cacheTtlSeconds?,
 //! cacheModel?, retention?, model?, recordedPolicy?, catalog?,
 //! thinkingBoundary?: 'auto' | 'recorded' | 'config'}`.
-//! Absent fields take the defaults of `ReplayOptions` and `CostModel`;
+//! Absent fields take the defaults of `ReplayOptions` and `PrefixRule`;
 //! anything else is a typed error naming the field.
 
 use crate::error::{PruneError, Result};
@@ -11,7 +11,7 @@ use crate::json::parse::parse_value;
 use crate::json::Json;
 
 use super::wire::CallModel;
-use super::{BoundaryMode, CacheModel, Catalog, CostModel, Policy, ReplayOptions, Settings};
+use super::{BoundaryMode, CacheModel, Catalog, Policy, PrefixRule, ReplayOptions, Settings};
 
 fn number(root: &Json, name: &str, default: f64, positive: bool) -> Result<f64> {
     match root.get(name) {
@@ -24,6 +24,51 @@ fn number(root: &Json, name: &str, default: f64, positive: bool) -> Result<f64> 
     }
 }
 
+/// `policies`: names, each once, in order (default: all).
+fn policies(root: &Json) -> Result<Vec<Policy>> {
+    Ok(match root.get("policies") {
+        None | Some(Json::Null) => Policy::ALL.to_vec(),
+        Some(Json::Arr(names)) if !names.is_empty() => {
+            let mut out = Vec::new();
+            for n in names {
+                let Some(name) = n.as_text() else {
+                    return Err(PruneError::bad_argument(
+                        "policies must be an array of policy names",
+                    ));
+                };
+                let p = Policy::parse(&String::from_utf8_lossy(name))?;
+                if !out.contains(&p) {
+                    out.push(p);
+                }
+            }
+            out
+        }
+        Some(_) => {
+            return Err(PruneError::bad_argument(
+                "policies must be a non-empty array of policy names",
+            ))
+        }
+    })
+}
+
+/// The prefix rule's prices and lifetime (its `charsPerToken` also fixes
+/// the provider model's factor).
+fn prefix_rule(root: &Json) -> Result<PrefixRule> {
+    let d = PrefixRule::default();
+    Ok(PrefixRule {
+        chars_per_token: number(root, "charsPerToken", d.chars_per_token, true)?,
+        input_price: number(root, "inputPrice", d.input_price, false)?,
+        cache_write_multiplier: number(
+            root,
+            "cacheWriteMultiplier",
+            d.cache_write_multiplier,
+            false,
+        )?,
+        cache_read_multiplier: number(root, "cacheReadMultiplier", d.cache_read_multiplier, false)?,
+        cache_ttl_ms: number(root, "cacheTtlSeconds", d.cache_ttl_ms / 1000.0, false)? * 1000.0,
+    })
+}
+
 impl ReplayOptions {
     pub fn from_json(text: &[u8]) -> Result<Self> {
         let root =
@@ -33,48 +78,8 @@ impl ReplayOptions {
             o @ Json::Obj(_) => o,
             _ => return Err(PruneError::bad_argument("options must be an object")),
         };
-        let policies = match root.get("policies") {
-            None | Some(Json::Null) => Policy::ALL.to_vec(),
-            Some(Json::Arr(names)) if !names.is_empty() => {
-                let mut out = Vec::new();
-                for n in names {
-                    let Some(name) = n.as_text() else {
-                        return Err(PruneError::bad_argument(
-                            "policies must be an array of policy names",
-                        ));
-                    };
-                    let p = Policy::parse(&String::from_utf8_lossy(name))?;
-                    if !out.contains(&p) {
-                        out.push(p);
-                    }
-                }
-                out
-            }
-            Some(_) => {
-                return Err(PruneError::bad_argument(
-                    "policies must be a non-empty array of policy names",
-                ))
-            }
-        };
-        let d = CostModel::default();
-        let cost = CostModel {
-            chars_per_token: number(&root, "charsPerToken", d.chars_per_token, true)?,
-            input_price: number(&root, "inputPrice", d.input_price, false)?,
-            cache_write_multiplier: number(
-                &root,
-                "cacheWriteMultiplier",
-                d.cache_write_multiplier,
-                false,
-            )?,
-            cache_read_multiplier: number(
-                &root,
-                "cacheReadMultiplier",
-                d.cache_read_multiplier,
-                false,
-            )?,
-            cache_ttl_ms: number(&root, "cacheTtlSeconds", d.cache_ttl_ms / 1000.0, false)?
-                * 1000.0,
-        };
+        let policies = policies(&root)?;
+        let rule = prefix_rule(&root)?;
         let keep_renders = match root.get("renders") {
             None | Some(Json::Null) | Some(Json::Bool(false)) => false,
             Some(Json::Bool(true)) => true,
@@ -89,7 +94,7 @@ impl ReplayOptions {
         };
         let cache_model = match text("cacheModel")?.as_deref() {
             None | Some("provider") => CacheModel::Provider,
-            Some("prefix") => CacheModel::Prefix,
+            Some("prefix") => CacheModel::Prefix(rule),
             Some(_) => {
                 return Err(PruneError::bad_argument(
                     "cacheModel must be 'provider' or 'prefix'",
@@ -139,7 +144,7 @@ impl ReplayOptions {
         };
         let chars_per_token = match root.get("charsPerToken") {
             None | Some(Json::Null) => None,
-            Some(_) => Some(cost.chars_per_token),
+            Some(_) => Some(rule.chars_per_token),
         };
         let catalog = match root.get("catalog") {
             None | Some(Json::Null) => Catalog::default(),
@@ -149,7 +154,6 @@ impl ReplayOptions {
         Ok(ReplayOptions {
             policies,
             settings: Settings::new(root.get("config").cloned())?,
-            cost,
             keep_renders,
             cache_model,
             long_retention,
@@ -173,9 +177,19 @@ mod tests {
         )
         .unwrap();
         assert_eq!(o.policies, [Policy::Config, Policy::None]);
-        assert_eq!(o.cost.chars_per_token, 3.0);
-        assert_eq!(o.cost.cache_ttl_ms, 60_000.0);
+        assert_eq!(o.chars_per_token, Some(3.0));
+        assert_eq!(o.cache_model, CacheModel::Provider);
         assert!(o.keep_renders);
+        let o = ReplayOptions::from_json(
+            br#"{"charsPerToken":3,"cacheTtlSeconds":60,"cacheModel":"prefix"}"#,
+        )
+        .unwrap();
+        let rule = PrefixRule {
+            chars_per_token: 3.0,
+            cache_ttl_ms: 60_000.0,
+            ..PrefixRule::default()
+        };
+        assert_eq!(o.cache_model, CacheModel::Prefix(rule));
         assert_eq!(ReplayOptions::from_json(b"null").unwrap().policies.len(), 5);
         for bad in [
             r#"{"policies":["nope"]}"#,

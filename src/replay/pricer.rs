@@ -1,45 +1,49 @@
-//! One policy's calls priced as the provider bills them. Per call: the
-//! rendered messages become the wire request (`wire.rs`, each distinct
-//! message converted once per model), the request's positions and
-//! breakpoints (`request.rs`) go through the model's cache (`cache.rs`),
-//! and the outcome is classed, given a cause when it wrote more than the
-//! appended tail, and priced (`bill.rs`). pi's cache warms since the
-//! previous call re-send that call's request first.
+//! One policy's calls priced, under either cache model, through one bill
+//! (`bill.rs`). Per call the pricer takes the render's output digests and
+//! hands back a [`Priced`]: what the cache read and wrote, the call's class
+//! and cause, and its USD. Under the provider model the output becomes the
+//! wire request (`requests.rs`) and goes through the model's cache
+//! (`cache.rs`); pi's cache warms since the previous call re-send that
+//! call's request first. Under the prefix rule (`prefix.rs`) the output's
+//! unchanged prefix is read. Both feed the same class rule, the same
+//! cause decision (`cause.rs`) and the same sums.
+//!
+//! [`Pricer::quote`] answers what sending a request would cost on a call's
+//! model given the cache as it stands, changing nothing.
 
-use std::sync::{Arc, RwLock};
-
-use super::bill::{price, BillTotals, CallBill, CallClass, Cause};
+use super::bill::{classify, price, BillTotals, CacheModel, CallBill, CallClass, Reads};
 use super::cache::{Cache, Outcome};
 use super::calibration::{Calibration, SizePoint};
 use super::calls::CallMeta;
 use super::catalog::{rules_for, Catalog, Family, Rules};
+use super::cause::{decide, Change, Rewrite, Seen};
 use super::digest::Digest;
-use super::request::{Incremental, Preamble, Request, Update};
-use super::wire::{convert_message, CallModel, Converted, Packed};
+use super::prefix::{PrefixCall, PrefixRule, PrefixSums};
+use super::request::{Preamble, Request, Update};
+use super::requests::{Conversions, Requests};
 use crate::hash::HashMap;
-use crate::json::parse::parse_value;
-
-/// What the walk knows about why this render differs from the previous.
-#[derive(Debug, Clone, Default)]
-pub struct Change {
-    /// The context was rebuilt from the root (the leaf moved back).
-    pub rewound: bool,
-    /// pi's context changed other than by appending (compaction, edit,
-    /// branch).
-    pub context_rewritten: bool,
-    /// Earlier output messages the policy changed: the phase, whether a
-    /// flush came in between, and the message (the first few, in order).
-    pub policy: Vec<(&'static str, bool, usize)>,
-}
 
 /// One priced call.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Priced {
     pub bill: CallBill,
     pub class: CallClass,
-    pub cause: Option<Cause>,
+    pub cause: Option<Rewrite>,
     /// Leading output messages the read covers.
     pub read_messages: u32,
+    /// The prefix rule's characters (under that model only).
+    pub prefix: Option<PrefixCall>,
+}
+
+/// One call's render, as the pricer takes it.
+pub struct Sent<'o> {
+    /// The output messages' digests.
+    pub out: &'o [Digest],
+    /// The first output message that differs from the previous call's.
+    pub break_index: usize,
+    /// When the call was made (ms; None: no time known).
+    pub time: Option<f64>,
+    pub change: Change,
 }
 
 /// What a call keeps of the previous request on its model.
@@ -53,33 +57,35 @@ struct Previous {
     last_content: Option<(usize, u64)>,
 }
 
-impl Previous {
-    /// Whether `r` holds the same prefix at the position `at` had.
-    fn holds(r: &Request, at: Option<(usize, u64)>) -> bool {
-        at.is_some_and(|(i, h)| r.positions.get(i).is_some_and(|p| p.hash == h))
-    }
+/// Whether `r` holds the same prefix at the position `at` had.
+fn holds(r: &Request, at: Option<(usize, u64)>) -> bool {
+    at.is_some_and(|(i, h)| r.positions.get(i).is_some_and(|p| p.hash == h))
 }
 
-/// Output messages converted to wire blocks, by digest and model key:
-/// a conversion depends on the message's text and the model alone, so
-/// every walk of a file (each policy, each tune configuration, on any
-/// thread) converts a message once between them.
-#[derive(Default)]
-pub struct Conversions(RwLock<HashMap<(u64, u64), Shared>>);
+/// The provider model's state: the request, and per model its cache and
+/// what the previous call on it left.
+struct Provider<'a> {
+    requests: Requests<'a>,
+    caches: HashMap<u64, Cache>,
+    previous: HashMap<u64, Previous>,
+    last_model: Option<u64>,
+    /// The latest request (kept in `requests`), for pi's warms: its model
+    /// key, rules and time.
+    latest: Option<(u64, Rules, f64)>,
+}
 
-/// One converted message, shared between walks.
-type Shared = Arc<Converted<Packed>>;
+/// The prefix rule's state: the previous call's output length and time.
+struct Prefix {
+    rule: PrefixRule,
+    calls: usize,
+    previous_len: usize,
+    time: Option<f64>,
+    sums: PrefixSums,
+}
 
-impl Conversions {
-    fn get(&self, key: (u64, u64)) -> Option<Shared> {
-        let map = self.0.read().unwrap_or_else(|e| e.into_inner());
-        map.get(&key).cloned()
-    }
-
-    fn insert(&self, key: (u64, u64), value: Shared) {
-        let mut map = self.0.write().unwrap_or_else(|e| e.into_inner());
-        map.insert(key, value);
-    }
+enum Model<'a> {
+    Provider(Box<Provider<'a>>),
+    Prefix(Prefix),
 }
 
 pub struct Pricer<'a> {
@@ -87,150 +93,86 @@ pub struct Pricer<'a> {
     catalog: &'a Catalog,
     calibration: &'a Calibration,
     long: bool,
-    shared: &'a Conversions,
-    /// The conversions this walk has used, without the shared map's lock.
-    converted: HashMap<(u64, u64), Shared>,
-    caches: HashMap<u64, Cache>,
-    previous: HashMap<u64, Previous>,
-    last_model: Option<u64>,
-    /// The latest request (kept in `incremental`), for pi's warms: its
-    /// model key, rules and time.
-    latest: Option<(u64, Rules, f64)>,
-    incremental: Incremental,
-    /// The previous call's output and its converted messages, by index.
-    out: Vec<Digest>,
-    messages: Vec<Shared>,
-    messages_model: Option<u64>,
-    /// `first_new` of the current call: (call, index).
-    first_of: Option<(usize, usize)>,
-    pub totals: BillTotals,
-    /// Size points for the calibration (measure mode).
-    pub points: Vec<SizePoint>,
+    model: Model<'a>,
+    totals: BillTotals,
+    /// Size points for the calibration.
+    points: Vec<SizePoint>,
 }
 
 impl<'a> Pricer<'a> {
     pub fn new(
+        cache_model: &CacheModel,
         meta: &'a [CallMeta],
         catalog: &'a Catalog,
         calibration: &'a Calibration,
         long: bool,
         shared: &'a Conversions,
     ) -> Self {
+        let model = match cache_model {
+            CacheModel::Provider => Model::Provider(Box::new(Provider {
+                requests: Requests::new(meta, shared),
+                caches: HashMap::default(),
+                previous: HashMap::default(),
+                last_model: None,
+                latest: None,
+            })),
+            CacheModel::Prefix(rule) => Model::Prefix(Prefix {
+                rule: *rule,
+                calls: 0,
+                previous_len: 0,
+                time: None,
+                sums: PrefixSums::default(),
+            }),
+        };
         Pricer {
             meta,
             catalog,
             calibration,
             long,
-            shared,
-            converted: HashMap::default(),
-            caches: HashMap::default(),
-            previous: HashMap::default(),
-            last_model: None,
-            latest: None,
-            incremental: Incremental::default(),
-            out: Vec::new(),
-            messages: Vec::new(),
-            messages_model: None,
-            first_of: None,
+            model,
             totals: BillTotals::default(),
             points: Vec::new(),
         }
     }
 
-    /// The first output message of call `k` that differs from the
-    /// previous call's (0 after a model switch): only those from there on
-    /// need converting and assembling again.
-    pub fn first_new(&mut self, k: usize, out: &[Digest]) -> usize {
-        if let Some((at, first)) = self.first_of {
-            if at == k {
-                return first;
-            }
-        }
-        let first = if self.messages_model != Some(self.meta[k].model_key) {
-            0
-        } else {
-            let common = self.out.len().min(out.len());
-            (0..common)
-                .find(|&i| out[i] != self.out[i])
-                .unwrap_or(common)
-        };
-        // The walk asks before converting, `request` again after: the
-        // output is the same in between.
-        self.first_of = Some((k, first));
-        first
-    }
-
-    /// Whether output message `digest` still needs converting for call `k`.
-    pub fn needs(&mut self, k: usize, digest: &Digest) -> bool {
-        let key = (digest.hash, self.meta[k].model_key);
-        if self.converted.contains_key(&key) {
-            return false;
-        }
-        match self.shared.get(key) {
-            Some(c) => {
-                self.converted.insert(key, c);
-                false
-            }
-            None => true,
+    /// The wire requests, under the provider model (the walk converts the
+    /// output messages they need).
+    pub fn requests(&mut self) -> Option<&mut Requests<'a>> {
+        match &mut self.model {
+            Model::Provider(p) => Some(&mut p.requests),
+            Model::Prefix(_) => None,
         }
     }
 
-    /// Converts one output message (its `JSON.stringify` text) for call k.
-    pub fn convert(&mut self, k: usize, digest: &Digest, json: &[u8]) {
+    /// The sums and the size points.
+    pub fn finish(self) -> (BillTotals, Vec<SizePoint>) {
+        let mut totals = self.totals;
+        if let Model::Prefix(p) = self.model {
+            totals.prefix = Some((p.rule, p.sums));
+        }
+        (totals, self.points)
+    }
+
+    fn tokens_per_char(&self, key: u64) -> f64 {
+        self.calibration.factor(key).tokens_per_char
+    }
+
+    /// Call `k`'s tools and system, sized as the calibration found them.
+    fn preamble(&self, k: usize) -> Preamble {
         let meta = &self.meta[k];
-        let value = parse_value(json).unwrap_or_default();
-        let packed = Arc::new(convert_message(&value, &meta.model, false).pack());
-        let key = (digest.hash, meta.model_key);
-        self.shared.insert(key, packed.clone());
-        self.converted.insert(key, packed);
-    }
-
-    fn factor(&self, key: u64) -> (f64, Option<f64>) {
-        let f = self.calibration.factor(key);
-        (f.tokens_per_char, f.preamble_tokens)
-    }
-
-    /// Brings the request of call `k` (output `out`) up to date in
-    /// `incremental`.
-    fn request(&mut self, k: usize, out: &[Digest], rules: &Rules) -> Update {
-        let meta = &self.meta[k];
-        let key = meta.model_key;
-        let first = self.first_new(k, out);
-        self.messages.truncate(first);
-        for d in &out[first..] {
-            self.messages.push(self.converted[&(d.hash, key)].clone());
-        }
-        self.out.truncate(first);
-        self.out.extend_from_slice(&out[first..]);
-        self.messages_model = Some(key);
-        self.first_of = None;
         let mut preamble = meta.preamble;
-        if let (tpc, Some(tokens)) = self.factor(key) {
+        let f = self.calibration.factor(meta.model_key);
+        if let Some(tokens) = f.preamble_tokens {
             preamble.tools_chars = 0;
-            preamble.system_chars = (tokens / tpc).round() as u64;
+            preamble.system_chars = (tokens / f.tokens_per_char).round() as u64;
         }
-        let update =
-            self.incremental
-                .update(key, &preamble, &self.messages, first, &meta.model, rules);
-        #[cfg(test)]
-        {
-            let refs: Vec<&Converted<Packed>> = self.messages.iter().map(|m| &**m).collect();
-            let fresh = Request::build(&preamble, &refs, &meta.model, rules);
-            assert_eq!(fresh, self.incremental.request, "call {k}");
-        }
-        update
+        preamble
     }
 
-    fn model_rules(&self, model: &CallModel) -> Rules {
-        rules_for(model, self.long)
-    }
-
-    fn bill(&self, model: &CallModel, tpc: f64, o: &Outcome, rules: &Rules) -> CallBill {
-        let (input, read, write) = (
-            o.input_chars as f64 * tpc,
-            o.read_chars as f64 * tpc,
-            o.write_chars as f64 * tpc,
-        );
+    /// The bill of tokens (input, read, write) on `model`'s rates.
+    fn bill(&self, model_of: usize, tokens: (f64, f64, f64), premium: bool) -> CallBill {
+        let model = &self.meta[model_of].model;
+        let (input, read, write) = tokens;
         CallBill {
             input_tokens: input,
             cache_read_tokens: read,
@@ -241,53 +183,44 @@ impl<'a> Pricer<'a> {
                 read,
                 write,
                 self.long,
-                rules.write_premium,
+                premium,
             ),
         }
     }
 
-    /// pi's warms before call `k`: the latest request sent again.
-    fn warm(&mut self, k: usize) {
-        for &t in &self.meta[k].since.warms {
-            let Some((key, rules, at)) = self.latest else {
-                return;
-            };
-            if t < at {
-                continue;
-            }
-            let (tpc, _) = self.factor(key);
-            let o =
-                self.caches
-                    .entry(key)
-                    .or_default()
-                    .send(&self.incremental.request, &rules, tpc, t);
-            let model = self
-                .meta
-                .iter()
-                .find(|m| m.model_key == key)
-                .map(|m| m.model.clone())
-                .unwrap_or_default();
-            let bill = self.bill(&model, tpc, &o, &rules);
-            self.totals.warms += 1;
-            self.totals.warm_cost_usd += bill.cost_usd;
-            self.totals.cost_usd += bill.cost_usd;
-            self.latest = Some((key, rules, t));
-        }
+    /// The bill of a provider cache outcome for call `k`'s model.
+    fn outcome_bill(&self, k: usize, o: &Outcome, rules: &Rules) -> CallBill {
+        let tpc = self.tokens_per_char(self.meta[k].model_key);
+        let tokens = (
+            o.input_chars as f64 * tpc,
+            o.read_chars as f64 * tpc,
+            o.write_chars as f64 * tpc,
+        );
+        self.bill(k, tokens, rules.write_premium)
     }
 
-    /// Measure mode: the size point of call `k` (for the calibration).
-    pub fn measure(&mut self, k: usize, out: &[Digest]) {
-        let meta = &self.meta[k];
-        let rules = self.model_rules(&meta.model);
-        self.request(k, out, &rules);
-        let chars = self.incremental.request.message_chars;
-        self.note_size(k, chars);
+    /// What sending `request` on call `k`'s model at `now` would read,
+    /// write and cost, given the cache as it stands (provider model;
+    /// nothing changes).
+    pub fn quote(&self, k: usize, request: &Request, now: f64) -> Option<(Outcome, CallBill)> {
+        let Model::Provider(p) = &self.model else {
+            return None;
+        };
+        let key = self.meta[k].model_key;
+        let rules = rules_for(&self.meta[k].model, self.long);
+        let tpc = self.tokens_per_char(key);
+        let o = match p.caches.get(&key) {
+            Some(cache) => cache.look(request, &rules, tpc, now),
+            None => Cache::default().look(request, &rules, tpc, now),
+        };
+        Some((o, self.outcome_bill(k, &o, &rules)))
     }
 
     /// The size point of call `k` whose messages take `message_chars`:
-    /// wire chars when measured, the rendered JSON's under the prefix rule
-    /// (there only to judge whether the recorded usage describes the file).
-    pub fn note_size(&mut self, k: usize, message_chars: u64) {
+    /// wire chars under the provider model, the rendered JSON's under the
+    /// prefix rule (there only to judge whether the recorded usage
+    /// describes the file).
+    fn note_size(&mut self, k: usize, message_chars: u64) {
         let meta = &self.meta[k];
         let preamble = (meta.preamble.tools_chars + meta.preamble.system_chars) as f64;
         self.points.push(SizePoint {
@@ -298,147 +231,241 @@ impl<'a> Pricer<'a> {
         });
     }
 
-    /// Prices call `k`, made at `now` (ms; None: no time known).
-    pub fn price(&mut self, k: usize, out: &[Digest], now: Option<f64>, change: Change) -> Priced {
-        self.warm(k);
-        let meta = &self.meta[k];
-        let key = meta.model_key;
-        let rules = self.model_rules(&meta.model);
-        let (tpc, _) = self.factor(key);
-        let update = self.request(k, out, &rules);
-        let request = &self.incremental.request;
-        let now = now.unwrap_or_else(|| self.latest.as_ref().map_or(0.0, |l| l.2));
-        let cache = self.caches.entry(key).or_default();
-        let prev = self.previous.get(&key);
-        let lapsed = prev.is_some_and(|p| {
-            p.last_bp.is_some_and(|(_, h)| cache.lapsed(h, now))
-                || (matches!(rules.family, Family::OpenAiPrefix | Family::Google)
-                    && now - p.time > rules.ttl_ms)
-        });
-        let o = cache.send(request, &rules, tpc, now);
-        let bill = self.bill(&meta.model, tpc, &o, &rules);
-        let class = match prev {
-            None => CallClass::First,
-            Some(_) if lapsed => CallClass::Expired,
-            Some(p) => {
-                let reached = match (o.read_at, p.last_bp) {
-                    (Some(q), Some((bp, _))) => q >= bp && Previous::holds(request, p.last_bp),
-                    // The previous call cached nothing (too short): an
-                    // unchanged history still counts as appended to.
-                    (_, None) => {
-                        p.last_content.is_none() || Previous::holds(request, p.last_content)
-                    }
-                    _ => false,
-                };
-                if reached {
-                    CallClass::Append
-                } else if o.read_at.is_none_or(|q| q < request.preamble) {
-                    CallClass::Rewrite
-                } else {
-                    CallClass::Partial
-                }
-            }
+    /// The calibration pass: the size point of call `k` (provider model).
+    pub fn measure(&mut self, k: usize, out: &[Digest]) {
+        let rules = rules_for(&self.meta[k].model, self.long);
+        let preamble = self.preamble(k);
+        if let Model::Provider(p) = &mut self.model {
+            p.requests.update(k, out, &preamble, &rules);
+            let chars = p.requests.request().message_chars;
+            self.note_size(k, chars);
+        }
+    }
+
+    /// Prices call `k`.
+    pub fn price(&mut self, k: usize, sent: Sent<'_>) -> Priced {
+        match self.model {
+            Model::Provider(_) => self.price_provider(k, sent),
+            Model::Prefix(_) => self.price_prefix(k, sent),
+        }
+    }
+
+    /// The prefix rule's price of call `k`.
+    fn price_prefix(&mut self, k: usize, sent: Sent<'_>) -> Priced {
+        let Model::Prefix(p) = &mut self.model else {
+            unreachable!("priced under the prefix rule")
         };
-        let switched = self.last_model.is_some_and(|m| m != key);
+        let first = p.calls == 0;
+        let call = p
+            .rule
+            .send(sent.out, sent.break_index, first, p.time, sent.time);
+        let class = classify(Reads {
+            previous: !first,
+            lapsed: call.expired,
+            reached_previous: sent.break_index >= p.previous_len,
+            within_preamble: true,
+        });
+        p.sums.add(&call);
+        p.calls += 1;
+        p.previous_len = sent.out.len();
+        p.time = sent.time;
+        let tpc = 1.0 / p.rule.chars_per_token;
+        let tokens = (
+            0.0,
+            call.read_chars as f64 * tpc,
+            call.write_chars as f64 * tpc,
+        );
+        let bill = self.bill(k, tokens, true);
+        self.totals.add(&bill, class);
+        self.note_size(k, call.read_chars + call.write_chars);
+        Priced {
+            bill,
+            class,
+            cause: None,
+            read_messages: sent.break_index as u32,
+            prefix: Some(call),
+        }
+    }
+
+    /// pi's warms before call `k`: the latest request sent again.
+    fn warm(&mut self, k: usize) {
+        for &t in &self.meta[k].since.warms {
+            let Model::Provider(p) = &mut self.model else {
+                return;
+            };
+            let Some((key, rules, at)) = p.latest else {
+                return;
+            };
+            if t < at {
+                continue;
+            }
+            let tpc = self.calibration.factor(key).tokens_per_char;
+            let request = p.requests.request();
+            let o = p
+                .caches
+                .entry(key)
+                .or_default()
+                .send(request, &rules, tpc, t);
+            p.latest = Some((key, rules, t));
+            // The model of the call that sent it.
+            let of = self
+                .meta
+                .iter()
+                .position(|m| m.model_key == key)
+                .unwrap_or(k);
+            let bill = self.outcome_bill(of, &o, &rules);
+            self.totals.add_warm(bill.cost_usd);
+        }
+    }
+
+    fn provider(&self) -> &Provider<'a> {
+        match &self.model {
+            Model::Provider(p) => p,
+            Model::Prefix(_) => unreachable!("under the provider model"),
+        }
+    }
+
+    fn provider_mut(&mut self) -> &mut Provider<'a> {
+        match &mut self.model {
+            Model::Provider(p) => p,
+            Model::Prefix(_) => unreachable!("under the provider model"),
+        }
+    }
+
+    /// The provider model's price of call `k`: its request quoted, classed
+    /// and given a cause, then sent (the cache keeps its entries).
+    fn price_provider(&mut self, k: usize, sent: Sent<'_>) -> Priced {
+        self.warm(k);
+        let key = self.meta[k].model_key;
+        let rules = rules_for(&self.meta[k].model, self.long);
+        let tpc = self.tokens_per_char(key);
+        let preamble = self.preamble(k);
+        let p = self.provider_mut();
+        let update = p.requests.update(k, sent.out, &preamble, &rules);
+        let now = sent
+            .time
+            .unwrap_or_else(|| p.latest.as_ref().map_or(0.0, |l| l.2));
+        let p = self.provider();
+        let request = p.requests.request();
+        let Some((o, bill)) = self.quote(k, request, now) else {
+            unreachable!("the provider model quotes")
+        };
+        let prev = p.previous.get(&key);
+        let lapsed = prev.is_some_and(|q| {
+            q.last_bp
+                .is_some_and(|(_, h)| p.caches.get(&key).is_some_and(|c| c.lapsed(h, now)))
+                || (matches!(rules.family, Family::OpenAiPrefix | Family::Google)
+                    && now - q.time > rules.ttl_ms)
+        });
+        let class = classify(Reads {
+            previous: prev.is_some(),
+            lapsed,
+            reached_previous: prev.is_some_and(|q| reached(request, q, &o)),
+            within_preamble: o.read_at.is_none_or(|at| at < request.preamble),
+        });
+        let switched = p.last_model.is_some_and(|m| m != key);
+        let seen = seen(&self.meta[k], switched, prev, request, &update, &rules);
+        let cause = decide(class, &seen, &sent.change, prev.map(|q| now - q.time));
         let tail = match prev {
-            Some(p) => request.total_chars.saturating_sub(p.total_chars),
+            Some(q) => request.total_chars.saturating_sub(q.total_chars),
             None => request.total_chars,
         };
-        let excess_chars = o.write_chars.saturating_sub(tail);
-        let cause = match class {
-            CallClass::Append => None,
-            CallClass::First if !switched => None,
-            CallClass::First => Some(Cause::plain("modelSwitch")),
-            CallClass::Expired => Some(Cause {
-                kind: "expired",
-                flush: false,
-                gap_ms: prev.map(|p| now - p.time),
-            }),
-            CallClass::Partial | CallClass::Rewrite => {
-                let p = prev.expect("a partial or rewrite has a previous call");
-                Some(if switched {
-                    Cause::plain("modelSwitch")
-                } else if p.preamble != meta.preamble {
-                    Cause::plain("systemPrompt")
-                } else if meta.since.compaction {
-                    Cause::plain("compaction")
-                } else if meta.since.edit {
-                    Cause::plain("contextEdit")
-                } else if meta.since.branch || change.rewound || change.context_rewritten {
-                    Cause::plain("branch")
-                } else {
-                    // The output message holding the first position whose
-                    // billed prefix changed: [first, end).
-                    let diverged = update
-                        .divergence
-                        .and_then(|d| request.positions.get(d))
-                        .map(|p| (p.source as usize, (p.messages.max(p.source + 1)) as usize));
-                    let named = match diverged {
-                        Some((first, end)) => change
-                            .policy
-                            .iter()
-                            .find(|&&(_, _, at)| at >= first && at < end),
-                        None => change.policy.first(),
-                    };
-                    match named {
-                        Some(&(phase, flush, _)) => Cause {
-                            kind: phase,
-                            flush,
-                            gap_ms: None,
-                        },
-                        _ if update.turn_closed && !rules.keeps_thinking => {
-                            Cause::plain("thinkingDropped")
-                        }
-                        _ if Previous::holds(request, p.last_bp) => Cause::plain("lookback"),
-                        _ if !rules.keeps_thinking => Cause::plain("thinkingDropped"),
-                        _ => Cause::plain("unknown"),
-                    }
-                })
-            }
-        };
-        self.totals.add(&bill);
-        self.totals.count(class);
-        if let Some(c) = &cause {
-            let tokens = excess_chars as f64 * tpc;
-            let extra = price(
-                self.catalog.get(&meta.model.provider, &meta.model.id),
-                0.0,
-                0.0,
-                tokens,
-                self.long,
-                rules.write_premium,
-            );
-            self.totals.add_cause(c, tokens, extra);
-        }
+        let excess = o.write_chars.saturating_sub(tail);
         let read_messages = match o.read_at {
             Some(q) if q >= request.preamble => request.positions[q].messages,
             _ => 0,
         };
-        let last_bp = request
-            .breakpoints
-            .last()
-            .copied()
-            .filter(|&bp| request.positions[bp].chars as f64 * tpc >= rules.min_tokens);
-        let last_bp = match rules.family {
-            Family::OpenAiPrefix | Family::Google => request.positions.len().checked_sub(1),
-            _ => last_bp,
-        };
-        let at = |i: usize| (i, request.positions[i].hash);
-        let previous = Previous {
-            time: now,
-            preamble: meta.preamble,
-            total_chars: request.total_chars,
-            last_bp: last_bp.map(at),
-            last_content: request.content_len().checked_sub(1).map(at),
-        };
-        self.previous.insert(key, previous);
-        self.last_model = Some(key);
-        self.latest = Some((key, rules, now));
+        let previous = left_by(request, &rules, tpc, now, self.meta[k].preamble);
+        let p = self.provider_mut();
+        let cache = p.caches.entry(key).or_default();
+        cache.keep(p.requests.request(), &rules, tpc, now, &o);
+        p.previous.insert(key, previous);
+        p.last_model = Some(key);
+        p.latest = Some((key, rules, now));
+        self.book(k, &bill, class, cause.as_ref(), excess as f64 * tpc, &rules);
         Priced {
             bill,
             class,
             cause,
             read_messages,
+            prefix: None,
         }
+    }
+
+    /// Adds call `k`'s bill to the sums, and its cause with the `excess`
+    /// tokens it wrote beyond the appended tail.
+    fn book(
+        &mut self,
+        k: usize,
+        bill: &CallBill,
+        class: CallClass,
+        cause: Option<&Rewrite>,
+        excess: f64,
+        rules: &Rules,
+    ) {
+        self.totals.add(bill, class);
+        if let Some(c) = cause {
+            let extra = self.bill(k, (0.0, 0.0, excess), rules.write_premium);
+            self.totals.add_cause(c.label(), excess, extra.cost_usd);
+        }
+    }
+}
+
+/// What the pricer saw of a call (`meta`) that sent `request`, for its
+/// cause.
+fn seen(
+    meta: &CallMeta,
+    switched: bool,
+    prev: Option<&Previous>,
+    request: &Request,
+    update: &Update,
+    rules: &Rules,
+) -> Seen {
+    Seen {
+        switched,
+        preamble_changed: prev.is_some_and(|q| q.preamble != meta.preamble),
+        compaction: meta.since.compaction,
+        edit: meta.since.edit,
+        branch: meta.since.branch,
+        // The output message holding the first position whose billed
+        // prefix changed: [first, end).
+        diverged: update
+            .divergence
+            .and_then(|d| request.positions.get(d))
+            .map(|p| (p.source as usize, (p.messages.max(p.source + 1)) as usize)),
+        turn_closed: update.turn_closed,
+        keeps_thinking: rules.keeps_thinking,
+        holds_last_breakpoint: prev.is_some_and(|q| holds(request, q.last_bp)),
+    }
+}
+
+/// Whether the read reached what the previous call cached.
+fn reached(request: &Request, prev: &Previous, o: &Outcome) -> bool {
+    match (o.read_at, prev.last_bp) {
+        (Some(q), Some((bp, _))) => q >= bp && holds(request, prev.last_bp),
+        // The previous call cached nothing (too short): an unchanged
+        // history still counts as appended to.
+        (_, None) => prev.last_content.is_none() || holds(request, prev.last_content),
+        _ => false,
+    }
+}
+
+/// What a request sent at `now` leaves for the next call on its model.
+fn left_by(request: &Request, rules: &Rules, tpc: f64, now: f64, preamble: Preamble) -> Previous {
+    let last_bp = match rules.family {
+        Family::OpenAiPrefix | Family::Google => request.positions.len().checked_sub(1),
+        _ => request
+            .breakpoints
+            .last()
+            .copied()
+            .filter(|&bp| request.positions[bp].chars as f64 * tpc >= rules.min_tokens),
+    };
+    let at = |i: usize| (i, request.positions[i].hash);
+    Previous {
+        time: now,
+        preamble,
+        total_chars: request.total_chars,
+        last_bp: last_bp.map(at),
+        last_content: request.content_len().checked_sub(1).map(at),
     }
 }

@@ -214,7 +214,82 @@ pub struct Update {
     pub turn_closed: bool,
 }
 
+/// The request's last breakpoint, where the provider's rules put it.
+fn place_breakpoint(r: &mut Request, st: &State, rules: &Rules) {
+    match rules.family {
+        Family::Anthropic | Family::Bedrock => {
+            if let Some(("user", Some(at))) = st.last_message {
+                r.breakpoints.push(at);
+            }
+        }
+        Family::OpenRouter => {
+            if let Some(at) = st.last_text.filter(|&at| at >= r.preamble) {
+                r.breakpoints.push(at);
+            }
+        }
+        Family::OpenAiImplicit => {
+            if r.positions.len() > r.preamble {
+                r.breakpoints.push(r.positions.len() - 1);
+            }
+        }
+        Family::OpenAiPrefix | Family::Google => {}
+    }
+}
+
 impl Incremental {
+    /// Starts the request afresh: tools and system, with their breakpoints.
+    fn restart(&mut self, preamble: &Preamble, rules: &Rules) -> State {
+        let r = &mut self.request;
+        self.checkpoints.clear();
+        r.positions.clear();
+        self.preamble_breakpoints.clear();
+        let mut st = State {
+            positions: 0,
+            chars: 0,
+            hash: 0,
+            message_chars: 0,
+            thinking_run: true,
+            previous_kind: None,
+            source: 0,
+            last_position: None,
+            last_message: None,
+            last_text: None,
+            trailing_effort: false,
+        };
+        let mut push = |chars: u64, item: u64, marked: bool| {
+            st.chars += chars;
+            st.hash = mix(st.hash, item);
+            r.positions.push(Position {
+                chars: st.chars,
+                hash: st.hash,
+                messages: 0,
+                source: 0,
+            });
+            if marked {
+                self.preamble_breakpoints.push(r.positions.len() - 1);
+            }
+        };
+        if preamble.tools_chars > 0 {
+            push(
+                preamble.tools_chars,
+                preamble.tools_hash,
+                matches!(rules.family, Family::Anthropic | Family::OpenRouter),
+            );
+        }
+        if preamble.system_chars > 0 {
+            push(
+                preamble.system_chars,
+                preamble.system_hash,
+                matches!(
+                    rules.family,
+                    Family::Anthropic | Family::OpenRouter | Family::Bedrock
+                ),
+            );
+        }
+        r.preamble = r.positions.len();
+        st
+    }
+
     /// Builds the request of `converted` (one call's converted output
     /// messages, `out_len` of them), reusing the kept one up to the first
     /// message that differs from the previous call's (`first_changed`).
@@ -245,10 +320,10 @@ impl Incremental {
         }
         let turn_closed =
             self.key == Some(key) && open_turn > self.open_turn && self.open_turn.is_some();
-        let r = &mut self.request;
         self.tail.clear();
         let (from, st) = match resume {
             Some((from, st)) => {
+                let r = &mut self.request;
                 self.tail.extend(
                     r.positions[st.positions.min(r.positions.len())..]
                         .iter()
@@ -257,57 +332,9 @@ impl Incremental {
                 r.positions.truncate(st.positions);
                 (from, st)
             }
-            None => {
-                self.checkpoints.clear();
-                r.positions.clear();
-                self.preamble_breakpoints.clear();
-                let mut st = State {
-                    positions: 0,
-                    chars: 0,
-                    hash: 0,
-                    message_chars: 0,
-                    thinking_run: true,
-                    previous_kind: None,
-                    source: 0,
-                    last_position: None,
-                    last_message: None,
-                    last_text: None,
-                    trailing_effort: false,
-                };
-                let mut push = |chars: u64, item: u64, marked: bool| {
-                    st.chars += chars;
-                    st.hash = mix(st.hash, item);
-                    r.positions.push(Position {
-                        chars: st.chars,
-                        hash: st.hash,
-                        messages: 0,
-                        source: 0,
-                    });
-                    if marked {
-                        self.preamble_breakpoints.push(r.positions.len() - 1);
-                    }
-                };
-                if preamble.tools_chars > 0 {
-                    push(
-                        preamble.tools_chars,
-                        preamble.tools_hash,
-                        matches!(rules.family, Family::Anthropic | Family::OpenRouter),
-                    );
-                }
-                if preamble.system_chars > 0 {
-                    push(
-                        preamble.system_chars,
-                        preamble.system_hash,
-                        matches!(
-                            rules.family,
-                            Family::Anthropic | Family::OpenRouter | Family::Bedrock
-                        ),
-                    );
-                }
-                r.preamble = r.positions.len();
-                (0, st)
-            }
+            None => (0, self.restart(preamble, rules)),
         };
+        let r = &mut self.request;
         self.key = Some(key);
         self.open_turn = open_turn;
         let mut b = Builder {
@@ -324,24 +351,7 @@ impl Incremental {
             r.positions[at].messages = converted.len() as u32;
         }
         r.breakpoints.clone_from(&self.preamble_breakpoints);
-        match rules.family {
-            Family::Anthropic | Family::Bedrock => {
-                if let Some(("user", Some(at))) = st.last_message {
-                    r.breakpoints.push(at);
-                }
-            }
-            Family::OpenRouter => {
-                if let Some(at) = st.last_text.filter(|&at| at >= r.preamble) {
-                    r.breakpoints.push(at);
-                }
-            }
-            Family::OpenAiImplicit => {
-                if r.positions.len() > r.preamble {
-                    r.breakpoints.push(r.positions.len() - 1);
-                }
-            }
-            Family::OpenAiPrefix | Family::Google => {}
-        }
+        place_breakpoint(r, &st, rules);
         r.breakpoints.sort_unstable();
         r.breakpoints.dedup();
         r.total_chars = st.chars;

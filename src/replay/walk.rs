@@ -1,51 +1,43 @@
 //! One policy's pass over a session's model calls, in order, on one kept
-//! engine: at each call the context view moves to the call's leaf and the
-//! state is the rebuild up to it (SESSIONS.md C.3; `timeline.rs`, shared by
-//! every walk of the dialect); the engine re-syncs only the messages from
-//! the first one that changed, hears only the indexer answers a flush
-//! changed, takes the 2.4.3 boundary of the frontier in force (or its own
-//! config's), and renders. The render is measured against the
-//! previous one (break, cache read and write, hashes) and checked against
-//! the flush-gated invariant.
+//! engine: at each call the context view moves to the call's leaf
+//! ([`Context`]) and the state is the rebuild up to it (SESSIONS.md C.3;
+//! `timeline.rs`, shared by every walk of the dialect); the engine re-syncs
+//! only the messages from the first one that changed, hears only the
+//! indexer answers a flush changed, takes the 2.4.3 boundary of the
+//! frontier in force or its own config's ([`OwnBoundary`]), and renders
+//! every phase but the thinking strip. Each lane (one per settings of a
+//! family that differs only in that strip) finishes its own copy of the
+//! render, measures it against its previous one (break, hashes), checks it
+//! against the flush-gated invariant (`invariant.rs`), names the phases
+//! behind what it changed (`cause.rs`) and prices it (`pricer.rs`, under
+//! either cache model).
 
 use xxhash_rust::xxh3::xxh3_64;
 
-use super::bill::{price, CacheModel, CallBill, CallClass};
-use super::calibration::Calibration;
-use super::calls::CallMeta;
-use super::catalog::Catalog;
-use super::cost::{CostModel, Totals};
+use super::cause::{policy_changes, Change, Current, Previous};
 use super::digest::{Digest, Digests};
-use super::invariant::{attribute, Current, Previous};
+use super::invariant::{self, Violation};
 use super::policy::Policy;
-use super::pricer::{Change, Conversions, Priced, Pricer};
+use super::pricer::{Pricer, Sent};
 use super::settings::Settings;
-use super::timeline::Timelines;
-use super::{
-    BoundaryMode, BoundaryUsed, CallInfo, FrontierEntries, PolicyReplay, Progress, Render,
-};
-use crate::engine::Engine;
+use super::{slot_value, BoundaryMode, BoundaryUsed, FrontierEntries, PolicyReplay};
+use super::{Prepared, Progress, Render};
+use crate::engine::{Engine, RenderedScript};
 use crate::error::{PruneError, Result};
-use crate::record::array_len;
-use crate::record::Source;
-use crate::script::{Slot, Stats};
+use crate::record::{array_len, Source};
+use crate::script::{EditScript, Slot, Stats};
 use crate::sessionfile::{ContextView, ModelCall, SessionFile};
 
 /// Violations kept in full per policy (all are counted).
 const KEPT_VIOLATIONS: usize = 1000;
 
-/// Changed output messages of a render whose phase is named for the
-/// pricer (the first ones; a render changes few).
-const CHANGES_NAMED: usize = 16;
-
-/// What the walk keeps of the previous render.
+/// What a lane keeps of its previous render.
 #[derive(Default)]
 struct Last {
     digests: Vec<Digest>,
     slots: Vec<Slot>,
     stats: Stats,
     inputs: usize,
-    time: Option<f64>,
 }
 
 /// The first index where two renders differ (the shorter one's length
@@ -74,57 +66,152 @@ struct Lane<'p> {
     out: Vec<Digest>,
     pricer: Pricer<'p>,
     result: PolicyReplay,
-    /// What the render found, for the measure that follows it.
-    pending: Pending,
+    /// The output's hashes as bytes, for the render's hashes.
+    scratch: Vec<u8>,
 }
 
 /// A lane's render, between finding its output and pricing it.
-#[derive(Default)]
-struct Pending {
+struct Found {
     stats: Stats,
     change: Change,
-    violation: Option<super::invariant::Violation>,
+    violation: Option<Violation>,
     break_index: usize,
 }
 
 /// The call every lane renders.
 struct Call<'v, 'f> {
     k: usize,
-    dialect: crate::dialect::Dialect,
+    policy: Policy,
     pass: Pass,
-    rewound: bool,
+    seek: Seek,
     flushed: bool,
-    /// The first context message that changed since the previous call.
-    from: usize,
-    chars_before: usize,
+    /// The 2.4.3 boundary of the frontier in force.
+    recorded_boundary: Option<f64>,
     ids: &'v [u32],
     view: &'v ContextView<'f>,
 }
 
-pub(super) struct Walk<'a, 's> {
-    pub file: &'s SessionFile<'s>,
-    pub path: &'a [u32],
-    pub calls: &'a [ModelCall],
-    pub infos: &'a [CallInfo],
-    pub settings: &'a Settings,
-    pub cost: &'a CostModel,
-    pub keep_renders: bool,
-    pub progress: Option<&'a Progress>,
-    pub meta: &'a [CallMeta],
-    pub catalog: &'a Catalog,
-    pub calibration: &'a Calibration,
-    pub long: bool,
-    pub cache_model: CacheModel,
-    /// Which 2.4.3 boundary renders take: under `Auto` and `Config` it is
-    /// computed at each flush from the config's `keepLastTurns`, under
-    /// `Recorded` the frontier in force gives it.
-    pub boundary_mode: BoundaryMode,
-    /// The frontier entries the branch holds (for `Auto`'s verdict).
-    pub frontier_entries: FrontierEntries,
-    /// The rebuilt state per call, shared by every walk of the file.
-    pub timelines: &'a Timelines,
-    /// Wire conversions, shared by every walk of the file.
-    pub conversions: &'a Conversions,
+/// Where a call's context stands.
+#[derive(Debug, Clone, Copy)]
+struct Seek {
+    /// The leaf lay before the previous one: the view was rebuilt from the
+    /// root.
+    rewound: bool,
+    /// The first context message that changed since the previous call.
+    from: usize,
+    /// `JSON.stringify(context).length`.
+    chars_before: usize,
+}
+
+/// The context view, moved from call to call, with the context's size
+/// kept per message and summed again only from the first that changed.
+struct Context<'f> {
+    view: ContextView<'f>,
+    /// Digests by the view's message ids (a new view hands them out
+    /// afresh).
+    sizes: Digests,
+    lens: Vec<u32>,
+    sum: usize,
+    /// Path entries the view has applied.
+    applied: usize,
+}
+
+impl<'f> Context<'f> {
+    fn new(file: &'f SessionFile<'f>, path: &[u32]) -> Self {
+        Context {
+            view: ContextView::new(file, path),
+            sizes: Digests::default(),
+            lens: Vec::new(),
+            sum: 0,
+            applied: 0,
+        }
+    }
+
+    /// The context messages of a call (none before its first entry).
+    fn ids(&self, call: &ModelCall) -> &[u32] {
+        if call.leaf.is_some() {
+            self.view.messages()
+        } else {
+            &[]
+        }
+    }
+
+    /// Moves to `call`'s leaf.
+    fn seek(&mut self, file: &'f SessionFile<'f>, path: &[u32], call: &ModelCall) -> Result<Seek> {
+        let wanted = call.leaf.map_or(0, |l| l + 1);
+        let rewound = wanted < self.applied;
+        if rewound {
+            // Clocks disagree: rebuild from the root.
+            *self = Context::new(file, path);
+        }
+        let from = match call.leaf {
+            Some(l) => {
+                self.view.seek(l).map_err(super::located)?;
+                self.view.take_changed_from()
+            }
+            None => 0,
+        };
+        self.applied = wanted;
+        let ids = if call.leaf.is_some() {
+            self.view.messages()
+        } else {
+            &[]
+        };
+        let kept = from.min(self.lens.len()).min(ids.len());
+        self.sum -= self.lens.drain(kept..).map(|l| l as usize).sum::<usize>();
+        for &id in &ids[kept..] {
+            let len = self.sizes.kept(&self.view, id).len;
+            self.lens.push(len);
+            self.sum += len as usize;
+        }
+        Ok(Seek {
+            rewound,
+            from,
+            chars_before: array_len(ids.len(), self.sum),
+        })
+    }
+}
+
+/// 2.4.3's rule for a config's own thinking boundary, run at each flush
+/// that moved the frontier over the branch's assistant timestamps up to
+/// the leaf (SESSIONS.md C.2).
+#[derive(Default)]
+struct OwnBoundary {
+    assistant_times: Vec<f64>,
+    /// Path entries read so far.
+    timed: usize,
+}
+
+impl OwnBoundary {
+    fn advance(
+        &mut self,
+        file: &SessionFile<'_>,
+        path: &[u32],
+        applied: usize,
+        lanes: &mut [Lane<'_>],
+    ) {
+        for &e in &path[self.timed..applied] {
+            let entry = file.entry(e as usize);
+            if entry.is("message") && entry.message_role_is("assistant") {
+                let t = entry
+                    .message()
+                    .and_then(|m| m.get("timestamp"))
+                    .and_then(|t| t.number())
+                    .unwrap_or(f64::NAN);
+                self.assistant_times.push(t);
+            }
+        }
+        self.timed = applied;
+        for lane in lanes {
+            if let Some(keep) = lane.keep {
+                lane.own_boundary = crate::frontier::compute_thinking_boundary(
+                    &self.assistant_times,
+                    keep,
+                    lane.own_boundary,
+                );
+            }
+        }
+    }
 }
 
 /// Two boundaries are the same (NaN equal to NaN, as a render sees them).
@@ -157,24 +244,26 @@ pub(super) enum Pass {
     Measure,
 }
 
-impl Walk<'_, '_> {
+/// One policy's walk over a prepared file, with one settings (or a family).
+pub(super) struct Walk<'w, 'f> {
+    pub prepared: &'w Prepared<'f>,
+    pub settings: &'w Settings,
+    pub progress: Option<&'w Progress>,
+}
+
+impl<'w, 'f> Walk<'w, 'f> {
     /// Names the model call and policy in a render error, and the file
     /// line of the message it concerns.
-    fn at_call(
-        &self,
-        mut e: PruneError,
-        k: usize,
-        policy: Policy,
-        view: &ContextView<'_>,
-        ids: &[u32],
-    ) -> PruneError {
-        if let Some(&id) = e.message_index.and_then(|i| ids.get(i)) {
-            e.line = Some(self.file.entry(view.message(id).entry as usize).line as usize);
+    fn at_call(&self, mut e: PruneError, at: &Call<'_, '_>) -> PruneError {
+        let file = &self.prepared.file;
+        if let Some(&id) = e.message_index.and_then(|i| at.ids.get(i)) {
+            e.line = Some(file.entry(at.view.message(id).entry as usize).line as usize);
         }
         e.message = format!(
-            "model call {k} (entry {}), policy {}: {}",
-            self.infos[k].entry_id,
-            policy.name(),
+            "model call {} (entry {}), policy {}: {}",
+            at.k,
+            self.prepared.infos[at.k].entry_id,
+            at.policy.name(),
             e.message
         );
         e
@@ -183,6 +272,46 @@ impl Walk<'_, '_> {
     pub fn run(&self, policy: Policy, pass: Pass) -> Result<PolicyReplay> {
         let mut results = self.run_family(policy, &[self.settings], pass)?;
         Ok(results.remove(0))
+    }
+
+    /// A lane for `settings`.
+    fn lane(&self, policy: Policy, settings: &Settings) -> Result<Lane<'w>> {
+        let p = self.prepared;
+        let config_json = policy.config_json(settings);
+        let thinking = policy.config(settings)?.and_then(|c| c.thinking);
+        let keep = strip_of(config_json.as_ref())
+            .filter(|_| p.options.thinking_boundary.takes_config_boundary());
+        Ok(Lane {
+            thinking,
+            keep,
+            own_boundary: None,
+            differs: 0,
+            digests: Digests::default(),
+            last: Last::default(),
+            out: Vec::new(),
+            pricer: Pricer::new(
+                &p.options.cache_model,
+                &p.meta,
+                &p.options.catalog,
+                &p.calibration,
+                p.options.long_retention,
+                &p.conversions,
+            ),
+            result: PolicyReplay {
+                policy,
+                config: config_json,
+                chars_sent: 0,
+                renders: Vec::new(),
+                checked: 0,
+                violation_count: 0,
+                violations: Vec::new(),
+                bill: Default::default(),
+                points: Vec::new(),
+                priced: Vec::new(),
+                boundary: None,
+            },
+            scratch: Vec::new(),
+        })
     }
 
     /// One pass per settings of `family`, which differ at most in their
@@ -195,47 +324,11 @@ impl Walk<'_, '_> {
         family: &[&Settings],
         pass: Pass,
     ) -> Result<Vec<PolicyReplay>> {
-        let dialect = policy.dialect();
-        let mut lanes: Vec<Lane<'_>> = Vec::with_capacity(family.len());
-        for settings in family {
-            let config_json = policy.config_json(settings);
-            let thinking = policy.config(settings)?.and_then(|c| c.thinking);
-            // The config's own boundary: pi-condense's rule at every flush,
-            // over the branch's assistant timestamps up to the leaf
-            // (SESSIONS.md C.2).
-            let keep = strip_of(config_json.as_ref())
-                .filter(|_| self.boundary_mode.takes_config_boundary());
-            lanes.push(Lane {
-                thinking,
-                keep,
-                own_boundary: None,
-                differs: 0,
-                digests: Digests::default(),
-                last: Last::default(),
-                out: Vec::new(),
-                pricer: Pricer::new(
-                    self.meta,
-                    self.catalog,
-                    self.calibration,
-                    self.long,
-                    self.conversions,
-                ),
-                result: PolicyReplay {
-                    policy,
-                    config: config_json,
-                    totals: Totals::default(),
-                    renders: Vec::new(),
-                    checked: 0,
-                    violation_count: 0,
-                    violations: Vec::new(),
-                    bill: Default::default(),
-                    points: Vec::new(),
-                    priced: Vec::new(),
-                    boundary: None,
-                },
-                pending: Pending::default(),
-            });
-        }
+        let p = self.prepared;
+        let mut lanes = family
+            .iter()
+            .map(|s| self.lane(policy, s))
+            .collect::<Result<Vec<_>>>()?;
         // The engine renders every phase but the strip, which each lane
         // applies with its own config and boundary.
         let config = policy.config(family[0])?.map(|mut c| {
@@ -244,197 +337,172 @@ impl Walk<'_, '_> {
         });
         let fresh_engine = || {
             config.clone().map(|c| {
-                let mut e = Engine::new(dialect);
+                let mut e = Engine::new(policy.dialect());
                 e.set_config(c);
                 e
             })
         };
-        let timeline = self
+        let timeline = p
             .timelines
-            .get(self.file, self.path, self.calls, dialect);
-        let mut view = ContextView::new(self.file, self.path);
+            .get(&p.file, &p.path, &p.calls, policy.dialect());
+        let mut context = Context::new(&p.file, &p.path);
         let mut engine = fresh_engine();
-        let mut applied = 0usize;
-        let mut sizes = Digests::default();
-        let mut before: Vec<u32> = Vec::new();
-        let mut before_sum = 0usize;
-        let mut scratch: Vec<u8> = Vec::new();
+        let mut own = OwnBoundary::default();
         let mut bytes: Vec<u8> = Vec::new();
-        let mut assistant_times: Vec<f64> = Vec::new();
-        let mut timed = 0usize;
-        let any_keep = lanes.iter().any(|l| l.keep.is_some());
-        for (k, call) in self.calls.iter().enumerate() {
-            let wanted = call.leaf.map_or(0, |l| l + 1);
-            let mut rewound = false;
-            if wanted < applied {
-                // The leaf lies before the previous one (clocks disagree):
-                // rebuild from the root.
-                view = ContextView::new(self.file, self.path);
-                // Digests are kept by the view's message ids, which a new
-                // view hands out afresh.
-                sizes = Digests::default();
-                before.clear();
-                before_sum = 0;
+        for (k, call) in p.calls.iter().enumerate() {
+            let seek = context.seek(&p.file, &p.path, call)?;
+            if seek.rewound {
                 engine = fresh_engine();
+                own = OwnBoundary::default();
                 for lane in &mut lanes {
                     lane.digests = Digests::default();
                     lane.own_boundary = None;
                 }
-                assistant_times.clear();
-                timed = 0;
-                rewound = true;
             }
-            let from = match call.leaf {
-                Some(l) => {
-                    view.seek(l).map_err(super::located)?;
-                    view.take_changed_from()
-                }
-                None => 0,
-            };
-            let ids: &[u32] = if call.leaf.is_some() {
-                view.messages()
-            } else {
-                &[]
-            };
             let step = timeline.step(k)?;
-            applied = wanted;
-            let flushed = step.flushed;
-            // The context's size, kept per message and summed again only
-            // from the first message that changed.
-            let kept = from.min(before.len()).min(ids.len());
-            before_sum -= before.drain(kept..).map(|l| l as usize).sum::<usize>();
-            for &id in &ids[kept..] {
-                let len = sizes.kept(&view, id).len;
-                before.push(len);
-                before_sum += len as usize;
-            }
-            let chars_before = array_len(ids.len(), before_sum);
-            let mut base = None;
-            if let Some(engine) = &mut engine {
-                if flushed {
-                    timeline.answer(k, engine)?;
-                }
-                // 2.4.3 computes its boundary at a flush that processed
-                // something, the one that writes a frontier entry.
-                if policy.uses_boundary()
-                    && self.boundary_mode.takes_config_boundary()
-                    && step.frontier_moved
-                    && any_keep
-                {
-                    for &e in &self.path[timed..applied] {
-                        let entry = self.file.entry(e as usize);
-                        if entry.is("message") && entry.message_role_is("assistant") {
-                            let t = entry
-                                .message()
-                                .and_then(|m| m.get("timestamp"))
-                                .and_then(|t| t.number())
-                                .unwrap_or(f64::NAN);
-                            assistant_times.push(t);
-                        }
+            let ids = context.ids(call);
+            let at = Call {
+                k,
+                policy,
+                pass,
+                seek,
+                flushed: step.flushed,
+                recorded_boundary: step.boundary,
+                ids,
+                view: &context.view,
+            };
+            let base = match &mut engine {
+                Some(engine) => {
+                    if step.flushed {
+                        timeline.answer(k, engine)?;
                     }
-                    timed = applied;
-                    for lane in &mut lanes {
-                        if let Some(keep) = lane.keep {
-                            lane.own_boundary = crate::frontier::compute_thinking_boundary(
-                                &assistant_times,
-                                keep,
-                                lane.own_boundary,
-                            );
-                        }
+                    if self.computes_boundary(policy, step.frontier_moved, &lanes) {
+                        own.advance(&p.file, &p.path, context.applied, &mut lanes);
                     }
+                    Some(self.render_base(engine, &at, &mut bytes)?)
                 }
-                let from = from.min(engine.len());
-                if from < engine.len() || ids.len() != engine.len() {
-                    bytes.clear();
-                    bytes.push(b'[');
-                    for (n, &id) in ids[from..].iter().enumerate() {
-                        if n > 0 {
-                            bytes.push(b',');
-                        }
-                        bytes.extend_from_slice(&view.message(id).json);
-                    }
-                    bytes.push(b']');
-                    engine
-                        .sync(from, &bytes, Source::Bytes)
-                        .map_err(|e| self.at_call(e, k, policy, &view, ids))?;
-                }
-                base = Some(
-                    engine
-                        .render_before_thinking()
-                        .map_err(|e| self.at_call(e, k, policy, &view, ids))?,
-                );
-            }
-            let count = lanes.len();
-            for (n, lane) in lanes.iter_mut().enumerate() {
-                let boundary = if !policy.uses_boundary() {
-                    None
-                } else if self.boundary_mode.takes_config_boundary() {
-                    lane.own_boundary
-                } else {
-                    step.boundary
-                };
-                if policy.uses_boundary()
-                    && self.boundary_mode == BoundaryMode::Auto
-                    && lane.thinking.is_some()
-                    && !same_boundary(step.boundary, lane.own_boundary)
-                {
-                    lane.differs += 1;
-                }
-                // The last lane takes the shared render itself.
-                let script = match (&mut base, n + 1 == count) {
-                    (Some(b), true) => Some(std::mem::take(b)),
-                    (Some(b), false) => Some(b.clone()),
-                    (None, _) => None,
-                };
-                let at = Call {
-                    k,
-                    dialect,
-                    pass,
-                    rewound,
-                    flushed,
-                    from,
-                    chars_before,
-                    ids,
-                    view: &view,
-                };
-                match (&mut engine, script) {
-                    (Some(engine), Some(script)) => {
-                        let rendered = engine
-                            .with_strip(script, lane.thinking.as_ref(), boundary)
-                            .map_err(|e| self.at_call(e, k, policy, &view, ids))?;
-                        let slots = self.lane_rendered(lane, &at, rendered, &mut bytes);
-                        engine.recycle_slots(slots);
-                    }
-                    _ => self.lane_kept(lane, &at),
-                }
-                self.lane_measure(lane, &at, &mut scratch);
-            }
+                None => None,
+            };
+            self.lanes(&mut lanes, engine.as_mut(), base, &at)?;
         }
         Ok(lanes
             .into_iter()
-            .map(|mut lane| {
-                lane.result.bill = lane.pricer.totals;
-                lane.result.points = lane.pricer.points;
-                lane.result.boundary = policy
-                    .uses_boundary()
-                    .then(|| self.boundary_used(lane.differs));
-                lane.result
-            })
+            .map(|lane| self.finish(policy, lane))
             .collect())
+    }
+
+    /// Whether the lanes' own boundaries move at this call: 2.4.3 computes
+    /// its boundary at a flush that processed something, the one that
+    /// writes a frontier entry.
+    fn computes_boundary(&self, policy: Policy, frontier_moved: bool, lanes: &[Lane<'_>]) -> bool {
+        policy.uses_boundary()
+            && self
+                .prepared
+                .options
+                .thinking_boundary
+                .takes_config_boundary()
+            && frontier_moved
+            && lanes.iter().any(|l| l.keep.is_some())
+    }
+
+    /// The engine synced to the call's context (from the first message that
+    /// changed) and rendered up to the thinking strip.
+    fn render_base(
+        &self,
+        engine: &mut Engine,
+        at: &Call<'_, '_>,
+        bytes: &mut Vec<u8>,
+    ) -> Result<EditScript> {
+        let fail = |e| self.at_call(e, at);
+        let from = at.seek.from.min(engine.len());
+        if from < engine.len() || at.ids.len() != engine.len() {
+            bytes.clear();
+            bytes.push(b'[');
+            for (n, &id) in at.ids[from..].iter().enumerate() {
+                if n > 0 {
+                    bytes.push(b',');
+                }
+                bytes.extend_from_slice(&at.view.message(id).json);
+            }
+            bytes.push(b']');
+            engine.sync(from, bytes, Source::Bytes).map_err(fail)?;
+        }
+        engine.render_before_thinking().map_err(fail)
+    }
+
+    /// Every lane's render of the call: the shared render finished with the
+    /// lane's strip (or, without an engine, the context itself), measured
+    /// and priced.
+    fn lanes(
+        &self,
+        lanes: &mut [Lane<'w>],
+        mut engine: Option<&mut Engine>,
+        mut base: Option<EditScript>,
+        at: &Call<'_, '_>,
+    ) -> Result<()> {
+        let policy = at.policy;
+        let mode = self.prepared.options.thinking_boundary;
+        let count = lanes.len();
+        for (n, lane) in lanes.iter_mut().enumerate() {
+            let boundary = if !policy.uses_boundary() {
+                None
+            } else if mode.takes_config_boundary() {
+                lane.own_boundary
+            } else {
+                at.recorded_boundary
+            };
+            if policy.uses_boundary()
+                && mode == BoundaryMode::Auto
+                && lane.thinking.is_some()
+                && !same_boundary(at.recorded_boundary, lane.own_boundary)
+            {
+                lane.differs += 1;
+            }
+            // The last lane takes the shared render itself.
+            let script = match (&mut base, n + 1 == count) {
+                (Some(b), true) => Some(std::mem::take(b)),
+                (Some(b), false) => Some(b.clone()),
+                (None, _) => None,
+            };
+            let found = match (engine.as_deref_mut(), script) {
+                (Some(engine), Some(script)) => {
+                    let rendered = engine
+                        .with_strip(script, lane.thinking.as_ref(), boundary)
+                        .map_err(|e| self.at_call(e, at))?;
+                    let (found, slots) = self.lane_rendered(lane, at, rendered);
+                    engine.recycle_slots(slots);
+                    found
+                }
+                _ => self.lane_kept(lane, at),
+            };
+            self.lane_measure(lane, at, found);
+        }
+        Ok(())
+    }
+
+    /// A lane's result once every call is done.
+    fn finish(&self, policy: Policy, lane: Lane<'_>) -> PolicyReplay {
+        let mut result = lane.result;
+        (result.bill, result.points) = lane.pricer.finish();
+        result.boundary = policy
+            .uses_boundary()
+            .then(|| self.boundary_used(lane.differs));
+        result
     }
 
     /// The rule a lane's renders followed (`differs`: renders where the
     /// recorded boundary differed from the config's own).
     fn boundary_used(&self, differs: usize) -> BoundaryUsed {
-        let (rule, reason) = match self.boundary_mode {
+        let frontier_entries = self.prepared.frontier_entries;
+        let (rule, reason) = match self.prepared.options.thinking_boundary {
             BoundaryMode::Recorded => ("recorded", "as asked".to_string()),
             BoundaryMode::Config => ("config", "as asked".to_string()),
-            BoundaryMode::Auto if self.frontier_entries == FrontierEntries::None => (
+            BoundaryMode::Auto if frontier_entries == FrontierEntries::None => (
                 "config",
                 "the session holds no pi-condense 2.4 frontier entries".to_string(),
             ),
             BoundaryMode::Auto
-                if differs > 0 && self.frontier_entries == FrontierEntries::WithoutBoundary =>
+                if differs > 0 && frontier_entries == FrontierEntries::WithoutBoundary =>
             {
                 (
                     "config",
@@ -445,7 +513,7 @@ impl Walk<'_, '_> {
                 "config",
                 format!(
                     "the session's frontier entries differ from this config's keepLastTurns at {differs} of {} renders",
-                    self.calls.len()
+                    self.prepared.calls.len()
                 ),
             ),
             BoundaryMode::Auto => (
@@ -456,41 +524,41 @@ impl Walk<'_, '_> {
         BoundaryUsed { rule, reason }
     }
 
-    /// A lane's output under an engine: digests, wire conversions, and the
-    /// phase behind each earlier message it changed. Hands back the
-    /// previous render's slots, for the engine to fill next time.
+    /// A lane's output under an engine: digests, the wire conversions the
+    /// pricer needs, the invariant's check and the phase behind each
+    /// earlier message it changed. Hands back the previous render's slots,
+    /// for the engine to fill next time.
     fn lane_rendered(
         &self,
         lane: &mut Lane<'_>,
         at: &Call<'_, '_>,
-        script: crate::engine::RenderedScript<'_>,
-        bytes: &mut Vec<u8>,
-    ) -> Vec<crate::script::Slot> {
+        script: RenderedScript<'_>,
+    ) -> (Found, Vec<Slot>) {
         let k = at.k;
-        let last = &lane.last;
         lane.out.clear();
         for slot in script.slots() {
             let d = lane.digests.slot(at.view, at.ids, &script, slot);
             lane.out.push(d);
         }
-        let out = &lane.out;
-        let break_index = first_difference(&last.digests, out);
-        if self.cache_model == CacheModel::Provider {
-            let first = lane.pricer.first_new(k, out);
+        if let Some(requests) = lane.pricer.requests() {
+            let first = requests.first_new(k, &lane.out);
             for (i, slot) in script.slots().iter().enumerate().skip(first) {
-                if lane.pricer.needs(k, &out[i]) {
-                    bytes.clear();
-                    script.write_slot(slot, bytes);
-                    lane.pricer.convert(k, &out[i], bytes);
+                if requests.needs(k, &lane.out[i]) {
+                    let value = slot_value::shown(&script.shown(slot));
+                    // The value is the message the slot's text spells.
+                    #[cfg(test)]
+                    {
+                        let mut text = Vec::new();
+                        script.write_slot(slot, &mut text);
+                        assert_eq!(value.to_json(), text, "call {k} slot {i}");
+                    }
+                    requests.convert(k, &lane.out[i], &value);
                 }
             }
         }
+        let last = &lane.last;
+        let break_index = first_difference(&last.digests, &lane.out);
         let stats = script.stats();
-        let mut change = Change {
-            rewound: at.rewound,
-            context_rewritten: k > 0 && at.from < last.inputs,
-            policy: Vec::new(),
-        };
         let strip = |i: usize| script.final_answer_strip(i);
         let previous = Previous {
             slots: &last.slots,
@@ -499,148 +567,118 @@ impl Walk<'_, '_> {
         let current = Current {
             slots: script.slots(),
             stats,
-            dialect: at.dialect,
+            dialect: lane.result.policy.dialect(),
             final_answer_strip: &strip,
         };
-        if k > 0 && !at.rewound && at.from >= last.inputs && !last.digests.is_empty() {
+        let mut change = self.change(at, last);
+        if k > 0 && !at.seek.rewound && at.seek.from >= last.inputs && !last.digests.is_empty() {
             // The phase behind each earlier output message the policy
             // changed (the first few), for the pricer's causes.
-            let common = last.digests.len().min(out.len());
-            let changed = (break_index..common).filter(|&i| out[i] != last.digests[i]);
-            for i in changed.take(CHANGES_NAMED) {
-                let v = attribute(k, i, &previous, &current);
-                change.policy.push((v.phase, at.flushed, i));
-            }
-            if change.policy.is_empty() && common < last.digests.len() {
-                let v = attribute(k, common, &previous, &current);
-                change.policy.push((v.phase, at.flushed, common));
-            }
+            change.policy = policy_changes(
+                &last.digests,
+                &lane.out,
+                break_index,
+                at.flushed,
+                &previous,
+                &current,
+            );
         }
-        let same_history = k > 0 && !at.flushed && !at.rewound && at.from >= last.inputs;
         let mut violation = None;
-        if same_history {
+        if invariant::applies(k, at.flushed, at.seek.rewound, at.seek.from, last.inputs) {
             lane.result.checked += 1;
-            if break_index < last.digests.len() {
-                violation = Some(attribute(k, break_index, &previous, &current));
-            }
+            violation = invariant::check(k, break_index, last.digests.len(), &previous, &current);
         }
-        lane.pending = Pending {
+        let found = Found {
             stats,
             change,
             violation,
             break_index,
         };
         let slots = script.into_slots();
-        std::mem::replace(&mut lane.last.slots, slots)
+        (found, std::mem::replace(&mut lane.last.slots, slots))
+    }
+
+    /// What changed in pi's context since the lane's previous render.
+    fn change(&self, at: &Call<'_, '_>, last: &Last) -> Change {
+        Change {
+            rewound: at.seek.rewound,
+            context_rewritten: at.k > 0 && at.seek.from < last.inputs,
+            policy: Vec::new(),
+        }
     }
 
     /// A lane's output without an engine (`none`): the context itself.
-    fn lane_kept(&self, lane: &mut Lane<'_>, at: &Call<'_, '_>) {
+    fn lane_kept(&self, lane: &mut Lane<'_>, at: &Call<'_, '_>) -> Found {
         let k = at.k;
         lane.out.clear();
         let digests = &mut lane.digests;
         lane.out
             .extend(at.ids.iter().map(|&id| digests.kept(at.view, id)));
-        if self.cache_model == CacheModel::Provider {
-            let first = lane.pricer.first_new(k, &lane.out);
+        if let Some(requests) = lane.pricer.requests() {
+            let first = requests.first_new(k, &lane.out);
             for (i, &id) in at.ids.iter().enumerate().skip(first) {
-                if lane.pricer.needs(k, &lane.out[i]) {
-                    lane.pricer
-                        .convert(k, &lane.out[i], &at.view.message(id).json);
+                if requests.needs(k, &lane.out[i]) {
+                    let value = slot_value::message(&at.view.message(id).json);
+                    requests.convert(k, &lane.out[i], &value);
                 }
             }
         }
-        lane.pending = Pending {
+        Found {
             stats: Stats::default(),
-            change: Change {
-                rewound: at.rewound,
-                context_rewritten: k > 0 && at.from < lane.last.inputs,
-                policy: Vec::new(),
-            },
+            change: self.change(at, &lane.last),
             violation: None,
             break_index: first_difference(&lane.last.digests, &lane.out),
-        };
+        }
     }
 
     /// A lane's render measured, priced and kept as the previous one.
-    fn lane_measure(&self, lane: &mut Lane<'_>, at: &Call<'_, '_>, scratch: &mut Vec<u8>) {
+    fn lane_measure(&self, lane: &mut Lane<'_>, at: &Call<'_, '_>, found: Found) {
         let k = at.k;
-        let Pending {
+        let Found {
             stats,
             change,
             violation,
             break_index,
-        } = std::mem::take(&mut lane.pending);
+        } = found;
         let result = &mut lane.result;
-        if let Some(mut v) = violation {
-            result.violation_count += 1;
-            if result.violations.len() < KEPT_VIOLATIONS {
-                if let Some(i) = v.input_index {
-                    let entry = self.file.entry(at.view.message(at.ids[i]).entry as usize);
-                    v.detail = format!("{} (entry {})", v.detail, super::id_string(&entry));
-                }
-                result.violations.push(v);
-            }
+        if let Some(v) = violation {
+            self.keep_violation(result, at, v);
         }
         let out = &lane.out;
-        let last = &mut lane.last;
-        // One pass over the output for both sums.
-        let head: usize = out[..break_index].iter().map(|d| d.len as usize).sum();
-        let tail: usize = out[break_index..].iter().map(|d| d.len as usize).sum();
-        let chars_after = array_len(out.len(), head + tail);
-        let time = self.infos[k].time;
-        let expired = k > 0 && self.cost.expired(last.time, time);
-        let (read, write) = if expired {
-            (0, chars_after)
-        } else {
-            // `[` and each message with its `,` (0 for an empty prefix).
-            let read = if break_index == 0 {
-                0
-            } else {
-                1 + head + break_index
-            };
-            (read, chars_after - read)
-        };
-        result.totals.add(chars_after, read, write);
-        let priced = match (self.cache_model, at.pass) {
-            (CacheModel::Provider, Pass::Measure) => {
+        let chars_after = array_len(out.len(), out.iter().map(|d| d.len as usize).sum());
+        result.chars_sent += chars_after as u64;
+        let time = self.prepared.infos[k].time;
+        let priced = match at.pass {
+            Pass::Measure => {
                 lane.pricer.measure(k, out);
                 None
             }
-            (CacheModel::Provider, Pass::Price) => Some(lane.pricer.price(k, out, time, change)),
-            (CacheModel::Prefix, _) => Some(self.prefix_priced(
+            Pass::Price => Some(lane.pricer.price(
                 k,
-                expired,
-                break_index,
-                last.digests.len(),
-                read,
-                write,
-                chars_after,
+                Sent {
+                    out,
+                    break_index,
+                    time,
+                    change,
+                },
             )),
         };
-        if let (CacheModel::Prefix, Some(p)) = (self.cache_model, &priced) {
-            lane.pricer.totals.add(&p.bill);
-            lane.pricer.totals.count(p.class);
-            lane.pricer.note_size(k, chars_after as u64);
-        }
         if let Some(p) = priced {
             result.priced.push(p);
         }
-        if self.keep_renders {
+        if self.prepared.options.keep_renders {
+            let scratch = &mut lane.scratch;
             scratch.clear();
             for d in out {
                 scratch.extend_from_slice(&d.hash.to_le_bytes());
             }
             result.renders.push(Render {
                 call: k,
-                chars_before: at.chars_before,
+                chars_before: at.seek.chars_before,
                 chars_after,
                 messages_before: at.ids.len(),
                 messages_after: out.len(),
                 break_index,
-                cache_read_chars: read,
-                cache_write_chars: write,
-                cache_expired: expired,
                 prefix_hash: xxh3_64(&scratch[..break_index * 8]),
                 output_hash: xxh3_64(scratch),
                 stats,
@@ -648,58 +686,27 @@ impl Walk<'_, '_> {
             });
         }
         // The output becomes the previous one (the next call refills `out`).
+        let last = &mut lane.last;
         std::mem::swap(&mut last.digests, &mut lane.out);
         last.stats = stats;
         last.inputs = at.ids.len();
-        last.time = time;
         if let Some(p) = self.progress {
             p.advance();
         }
     }
 
-    /// A call under the prefix rule (`cacheModel: 'prefix'`): what was
-    /// measured in chars, in tokens at the model's factor and priced at its
-    /// rates.
-    #[allow(clippy::too_many_arguments)]
-    fn prefix_priced(
-        &self,
-        k: usize,
-        expired: bool,
-        break_index: usize,
-        previous_len: usize,
-        read: usize,
-        write: usize,
-        _chars: usize,
-    ) -> Priced {
-        let meta = &self.meta[k];
-        let tpc = 1.0 / self.cost.chars_per_token;
-        let (r, w) = (read as f64 * tpc, write as f64 * tpc);
-        let class = if k == 0 {
-            CallClass::First
-        } else if expired {
-            CallClass::Expired
-        } else if break_index >= previous_len {
-            CallClass::Append
-        } else {
-            CallClass::Rewrite
-        };
-        Priced {
-            bill: CallBill {
-                input_tokens: 0.0,
-                cache_read_tokens: r,
-                cache_write_tokens: w,
-                cost_usd: price(
-                    self.catalog.get(&meta.model.provider, &meta.model.id),
-                    0.0,
-                    r,
-                    w,
-                    self.long,
-                    true,
-                ),
-            },
-            class,
-            cause: None,
-            read_messages: break_index as u32,
+    /// Counts a violation and keeps the first ones, naming the entry.
+    fn keep_violation(&self, result: &mut PolicyReplay, at: &Call<'_, '_>, mut v: Violation) {
+        result.violation_count += 1;
+        if result.violations.len() < KEPT_VIOLATIONS {
+            if let Some(i) = v.input_index {
+                let entry = self
+                    .prepared
+                    .file
+                    .entry(at.view.message(at.ids[i]).entry as usize);
+                v.detail = format!("{} (entry {})", v.detail, super::id_string(&entry));
+            }
+            result.violations.push(v);
         }
     }
 }

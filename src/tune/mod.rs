@@ -70,7 +70,7 @@ fn outcome(p: &crate::replay::PolicyReplay) -> Outcome {
     let c = &p.bill.classes;
     Outcome {
         cost_usd: p.bill.cost_usd,
-        chars_sent: p.totals.chars_sent,
+        chars_sent: p.chars_sent,
         rewrites: c[2] + c[3] + c[4],
         causes: p
             .bill

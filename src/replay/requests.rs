@@ -1,0 +1,153 @@
+//! Each call's wire request under the provider model, kept up to date from
+//! one call to the next: the output messages from the first one that
+//! changed are converted to wire blocks (`wire.rs`; each distinct message
+//! once per model, shared between every walk of a file) and the request's
+//! positions and breakpoints are brought up to date (`request.rs`'s
+//! `Incremental`).
+
+use std::sync::{Arc, RwLock};
+
+use super::calls::CallMeta;
+use super::catalog::Rules;
+use super::digest::Digest;
+use super::request::{Incremental, Preamble, Request, Update};
+use super::wire::{convert_message, Converted, Packed};
+use crate::hash::HashMap;
+use crate::json::Json;
+
+/// Output messages converted to wire blocks, by digest and model key:
+/// a conversion depends on the message and the model alone, so every walk
+/// of a file (each policy, each tune configuration, on any thread)
+/// converts a message once between them.
+#[derive(Default)]
+pub struct Conversions(RwLock<HashMap<(u64, u64), Shared>>);
+
+/// One converted message, shared between walks.
+type Shared = Arc<Converted<Packed>>;
+
+impl Conversions {
+    fn get(&self, key: (u64, u64)) -> Option<Shared> {
+        let map = self.0.read().unwrap_or_else(|e| e.into_inner());
+        map.get(&key).cloned()
+    }
+
+    fn insert(&self, key: (u64, u64), value: Shared) {
+        let mut map = self.0.write().unwrap_or_else(|e| e.into_inner());
+        map.insert(key, value);
+    }
+}
+
+/// One walk's requests.
+pub struct Requests<'a> {
+    meta: &'a [CallMeta],
+    shared: &'a Conversions,
+    /// The conversions this walk has used, without the shared map's lock.
+    converted: HashMap<(u64, u64), Shared>,
+    incremental: Incremental,
+    /// The previous call's output and its converted messages, by index.
+    out: Vec<Digest>,
+    messages: Vec<Shared>,
+    messages_model: Option<u64>,
+    /// `first_new` of the current call: (call, index).
+    first_of: Option<(usize, usize)>,
+}
+
+impl<'a> Requests<'a> {
+    pub fn new(meta: &'a [CallMeta], shared: &'a Conversions) -> Self {
+        Requests {
+            meta,
+            shared,
+            converted: HashMap::default(),
+            incremental: Incremental::default(),
+            out: Vec::new(),
+            messages: Vec::new(),
+            messages_model: None,
+            first_of: None,
+        }
+    }
+
+    /// The latest request built.
+    pub fn request(&self) -> &Request {
+        &self.incremental.request
+    }
+
+    /// The first output message of call `k` that differs from the
+    /// previous call's (0 after a model switch): only those from there on
+    /// need converting and assembling again.
+    pub fn first_new(&mut self, k: usize, out: &[Digest]) -> usize {
+        if let Some((at, first)) = self.first_of {
+            if at == k {
+                return first;
+            }
+        }
+        let first = if self.messages_model != Some(self.meta[k].model_key) {
+            0
+        } else {
+            let common = self.out.len().min(out.len());
+            (0..common)
+                .find(|&i| out[i] != self.out[i])
+                .unwrap_or(common)
+        };
+        // The walk asks before converting, `update` again after: the
+        // output is the same in between.
+        self.first_of = Some((k, first));
+        first
+    }
+
+    /// Whether output message `digest` still needs converting for call `k`.
+    pub fn needs(&mut self, k: usize, digest: &Digest) -> bool {
+        let key = (digest.hash, self.meta[k].model_key);
+        if self.converted.contains_key(&key) {
+            return false;
+        }
+        match self.shared.get(key) {
+            Some(c) => {
+                self.converted.insert(key, c);
+                false
+            }
+            None => true,
+        }
+    }
+
+    /// Converts one output message (`message`, whose digest is `digest`)
+    /// for call `k`.
+    pub fn convert(&mut self, k: usize, digest: &Digest, message: &Json) {
+        let meta = &self.meta[k];
+        let packed = Arc::new(convert_message(message, &meta.model, false).pack());
+        let key = (digest.hash, meta.model_key);
+        self.shared.insert(key, packed.clone());
+        self.converted.insert(key, packed);
+    }
+
+    /// Brings the request of call `k` (output `out`, preamble `preamble`)
+    /// up to date.
+    pub fn update(
+        &mut self,
+        k: usize,
+        out: &[Digest],
+        preamble: &Preamble,
+        rules: &Rules,
+    ) -> Update {
+        let meta = &self.meta[k];
+        let key = meta.model_key;
+        let first = self.first_new(k, out);
+        self.messages.truncate(first);
+        for d in &out[first..] {
+            self.messages.push(self.converted[&(d.hash, key)].clone());
+        }
+        self.out.truncate(first);
+        self.out.extend_from_slice(&out[first..]);
+        self.messages_model = Some(key);
+        self.first_of = None;
+        let update =
+            self.incremental
+                .update(key, preamble, &self.messages, first, &meta.model, rules);
+        #[cfg(test)]
+        {
+            let refs: Vec<&Converted<Packed>> = self.messages.iter().map(|m| &**m).collect();
+            let fresh = Request::build(preamble, &refs, &meta.model, rules);
+            assert_eq!(fresh, self.incremental.request, "call {k}");
+        }
+        update
+    }
+}
