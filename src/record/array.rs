@@ -70,7 +70,7 @@ fn scan_prefix<const TRUSTED: bool>(
             )))
         }
         Some(_) => {
-            return Err(match crate::json::parse::parse_value(input) {
+            return Err(match crate::json::parse_value(input) {
                 Ok(v) => PruneError::not_array(type_name(&v)),
                 Err(e) => PruneError::invalid_json(e.to_string()),
             })

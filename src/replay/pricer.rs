@@ -17,7 +17,7 @@ use super::digest::Digest;
 use super::request::{Incremental, Preamble, Request, Update};
 use super::wire::{convert_message, CallModel, Converted, Packed};
 use crate::hash::HashMap;
-use crate::json::parse::parse_value;
+use crate::json::parse_value;
 
 /// What the walk knows about why this render differs from the previous.
 #[derive(Debug, Clone, Default)]
