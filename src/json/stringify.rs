@@ -1,19 +1,17 @@
 //! `JSON.stringify` of a read value (`view.rs`). A value from a canonical
-//! text is copied as it stands; any other is re-serialized the way JS would
-//! after `JSON.parse`: keys unique (first position, last value) with array
-//! indices first, JS string escapes, ECMAScript number form.
+//! text is copied as it stands; any other is written as the value JS holds
+//! after `JSON.parse` (`Json::of`: keys unique, first position, last value,
+//! array indices first; JS string escapes; ECMAScript number form).
 
-use super::tape::Kind;
-use super::text::write_quoted;
-use super::view::{js_members, Value};
-use crate::json::write_json_number;
+use super::value::Json;
+use super::view::Value;
 
 /// Appends `JSON.stringify(v)`.
 pub fn write(out: &mut Vec<u8>, v: Value<'_>) {
     if v.canonical() {
         out.extend_from_slice(v.span());
     } else {
-        write_slow(out, v);
+        Json::of(v).write_json(out);
     }
 }
 
@@ -22,36 +20,6 @@ pub fn to_json(v: Value<'_>) -> Vec<u8> {
     let mut out = Vec::new();
     write(&mut out, v);
     out
-}
-
-fn write_slow(out: &mut Vec<u8>, v: Value<'_>) {
-    match v.kind() {
-        Kind::Null | Kind::True | Kind::False => out.extend_from_slice(v.span()),
-        Kind::Number => write_json_number(out, v.number().unwrap_or(f64::NAN)),
-        Kind::String => write_quoted(out, &v.string().unwrap_or_default()),
-        Kind::Array => {
-            out.push(b'[');
-            for (i, e) in v.elements().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_slow(out, e);
-            }
-            out.push(b']');
-        }
-        Kind::Object => {
-            out.push(b'{');
-            for (i, (k, val)) in js_members(v).into_iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_quoted(out, &k);
-                out.push(b':');
-                write_slow(out, val);
-            }
-            out.push(b'}');
-        }
-    }
 }
 
 #[cfg(test)]
