@@ -6,9 +6,6 @@
 //! tree reader (`read.rs`) and the render path's fast scan
 //! (`record/scan.rs`) both call these; neither spells a rule of its own.
 
-use super::text::UnitOrChar;
-use super::value::array_index;
-
 /// How deep arrays and objects may nest. The base, for every reader: the
 /// value read (a message, a state, a config) is level 1 when it is an array
 /// or an object, and each container inside it one level more. A session
@@ -77,6 +74,13 @@ pub fn hex4(b: &[u8], at: usize) -> Option<u16> {
     Some(v)
 }
 
+/// A decoded element of a JS string: a character, or a lone surrogate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnitOrChar {
+    Char(char),
+    Lone(u16),
+}
+
 /// One escape sequence of a string, read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Escape {
@@ -102,27 +106,30 @@ pub enum BadEscape {
 /// The escape whose backslash is at `at`. A high surrogate escape followed
 /// by a low one is one character (JS pairs them); any other surrogate is
 /// lone.
+#[inline]
 pub fn escape(b: &[u8], at: usize) -> Result<Escape, BadEscape> {
-    let c = *b.get(at + 1).ok_or(BadEscape::End)?;
-    let short = |ch: char, canonical: bool| {
-        Ok(Escape {
-            len: 2,
-            what: UnitOrChar::Char(ch),
-            canonical,
-        })
-    };
-    match c {
-        b'"' => return short('"', true),
-        b'\\' => return short('\\', true),
-        b'/' => return short('/', false),
-        b'b' => return short('\u{8}', true),
-        b'f' => return short('\u{c}', true),
-        b'n' => return short('\n', true),
-        b'r' => return short('\r', true),
-        b't' => return short('\t', true),
-        b'u' => {}
+    let (ch, canonical) = match *b.get(at + 1).ok_or(BadEscape::End)? {
+        b'"' => ('"', true),
+        b'\\' => ('\\', true),
+        b'/' => ('/', false),
+        b'b' => ('\u{8}', true),
+        b'f' => ('\u{c}', true),
+        b'n' => ('\n', true),
+        b'r' => ('\r', true),
+        b't' => ('\t', true),
+        b'u' => return unicode_escape(b, at),
         _ => return Err(BadEscape::Invalid),
-    }
+    };
+    Ok(Escape {
+        len: 2,
+        what: UnitOrChar::Char(ch),
+        canonical,
+    })
+}
+
+/// [`escape`] for `\uXXXX` (and a pair of them).
+#[inline(never)]
+fn unicode_escape(b: &[u8], at: usize) -> Result<Escape, BadEscape> {
     let unit = hex4(b, at + 2).ok_or(BadEscape::Invalid)?;
     let lower = !b[at + 2..at + 6].iter().any(u8::is_ascii_uppercase);
     if (0xd800..0xdc00).contains(&unit)
@@ -156,6 +163,7 @@ pub fn escape(b: &[u8], at: usize) -> Result<Escape, BadEscape> {
 /// Where the number token starting at `at` ends, by JSON's grammar
 /// (`-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`); Err: the index
 /// of the byte that breaks it.
+#[inline]
 pub fn number_end(b: &[u8], at: usize) -> Result<usize, usize> {
     let digits = |mut i: usize| {
         while b.get(i).is_some_and(u8::is_ascii_digit) {
@@ -195,6 +203,7 @@ pub fn number_end(b: &[u8], at: usize) -> Result<usize, usize> {
 /// An integer token of at most 15 digits spelled as JS spells it (no
 /// leading zero, no `-0`): its value, exact without a float parser. Most
 /// numbers of a conversation (timestamps, counts) are such.
+#[inline]
 fn small_integer(token: &[u8]) -> Option<f64> {
     let (negative, digits) = match token.split_first()? {
         (b'-', rest) => (true, rest),
@@ -246,34 +255,67 @@ pub fn number_is_canonical(token: &[u8]) -> bool {
     canonical_number(token).is_some()
 }
 
-/// Whether an object's keys (spans of `text`, each a string body whose
-/// escapes are all canonical, so equal bodies are equal strings) are as
-/// `JSON.stringify` writes a parsed object's: each once, array indices
-/// first and ascending.
-pub fn keys_canonical(text: &[u8], keys: &[(u32, u32)]) -> bool {
-    let key = |&(a, b): &(u32, u32)| &text[a as usize..b as usize];
-    let mut seen_named = false;
-    let mut last_index: Option<u32> = None;
-    for k in keys {
-        match array_index(key(k)) {
+/// Whether a key is an array index (`0` ..= `2^32 - 2` in canonical
+/// decimal), which JS objects list first, in numeric order.
+pub fn array_index(key: &[u8]) -> Option<u32> {
+    if key.is_empty() || key.len() > 10 || (key.len() > 1 && key[0] == b'0') {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &b in key {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + u64::from(b - b'0');
+    }
+    (v < u64::from(u32::MAX)).then_some(v as u32)
+}
+
+/// The key rule, applied key by key as an object is read: each key once,
+/// array indices first and ascending, as `JSON.stringify` writes a parsed
+/// object. Keys are spans of `text`, string bodies whose escapes are all
+/// canonical (so equal bodies are equal strings).
+#[derive(Default)]
+pub struct KeyOrder {
+    last_index: Option<u32>,
+    named: bool,
+    /// One bit per key hash: most keys are new, and a clear bit says so
+    /// without comparing.
+    seen: u64,
+}
+
+impl KeyOrder {
+    /// Admits `key`, the object's next key after `earlier`; false when the
+    /// object cannot be canonical.
+    #[inline]
+    pub fn admit(&mut self, text: &[u8], earlier: &[(u32, u32)], key: (u32, u32)) -> bool {
+        let span = |(a, b): (u32, u32)| &text[a as usize..b as usize];
+        let k = span(key);
+        match array_index(k) {
             Some(n) => {
-                if seen_named || last_index.is_some_and(|l| l >= n) {
+                if self.named || self.last_index.is_some_and(|l| l >= n) {
                     return false;
                 }
-                last_index = Some(n);
+                self.last_index = Some(n);
             }
-            None => seen_named = true,
+            None => self.named = true,
         }
+        let h = k.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        let bit = 1u64 << ((h ^ (h >> 29)) & 63);
+        let repeated = self.seen & bit != 0 && earlier.iter().any(|&e| span(e) == k);
+        self.seen |= bit;
+        !repeated
     }
-    if keys.len() <= 16 {
-        let same = |a: &[u8], b: &[u8]| a.len() == b.len() && a.first() == b.first() && a == b;
-        keys.iter()
-            .enumerate()
-            .all(|(i, a)| !keys[..i].iter().any(|b| same(key(a), key(b))))
-    } else {
-        let mut set = crate::hash::HashSet::default();
-        keys.iter().all(|k| set.insert(key(k)))
-    }
+}
+
+/// Whether an object's keys, all read, follow [`KeyOrder`].
+pub fn keys_canonical(text: &[u8], keys: &[(u32, u32)]) -> bool {
+    let mut order = KeyOrder::default();
+    keys.iter()
+        .enumerate()
+        .all(|(i, &k)| order.admit(text, &keys[..i], k))
 }
 
 #[cfg(test)]
@@ -383,6 +425,18 @@ mod tests {
         let spans: Vec<(u32, u32)> = (0..many.len() as u32).map(|i| (i, i + 1)).collect();
         assert!(!check(&many, &spans));
         assert!(check(&many, &spans[..26]));
+    }
+
+    #[test]
+    fn array_index_keys() {
+        assert_eq!(array_index(b"0"), Some(0));
+        assert_eq!(array_index(b"4294967294"), Some(4294967294));
+        assert_eq!(array_index(b"4294967295"), None);
+        assert_eq!(array_index(b"01"), None);
+        assert_eq!(array_index(b"-1"), None);
+        for k in [&b"-0"[..], b"", b"1e3", b"99999999999"] {
+            assert_eq!(array_index(k), None, "{k:?}");
+        }
     }
 
     #[test]

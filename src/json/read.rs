@@ -530,7 +530,10 @@ mod tests {
         // Objects past the limit: keys whose values went unrecorded (the
         // old session reader indexed past its nodes here).
         let objects = r#"{"a":"#.repeat(MAX_DEPTH + 1) + "1" + &"}".repeat(MAX_DEPTH + 1);
-        assert_eq!(read(objects.as_bytes(), on).unwrap_err().problem, Problem::TooDeep);
+        assert_eq!(
+            read(objects.as_bytes(), on).unwrap_err().problem,
+            Problem::TooDeep
+        );
         let huge = "[".repeat(2_000_000);
         assert_eq!(read(huge.as_bytes(), on).unwrap_err().problem, Problem::End);
     }

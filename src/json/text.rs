@@ -9,7 +9,7 @@
 //! need no special mode. A string the reader (`read.rs`) found spelled
 //! otherwise becomes canonical text here ([`of_body`]), and nowhere else.
 
-use super::lex;
+use super::lex::{self, UnitOrChar};
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
@@ -203,13 +203,6 @@ pub fn escape_unit_or_char(out: &mut Vec<u8>, c: UnitOrChar) {
             }
         }
     }
-}
-
-/// A decoded element of a JS string: a character, or a lone surrogate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UnitOrChar {
-    Char(char),
-    Lone(u16),
 }
 
 /// Appends the canonical text of a sequence of UTF-16 code units.

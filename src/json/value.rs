@@ -197,22 +197,6 @@ pub fn write_joined<'a>(
     }
 }
 
-/// Whether a key is an array index (`0` ..= `2^32 - 2` in canonical
-/// decimal), which JS objects list first, in numeric order.
-pub fn array_index(key: &[u8]) -> Option<u32> {
-    if key.is_empty() || key.len() > 10 || (key.len() > 1 && key[0] == b'0') {
-        return None;
-    }
-    let mut v: u64 = 0;
-    for &b in key {
-        if !b.is_ascii_digit() {
-            return None;
-        }
-        v = v * 10 + u64::from(b - b'0');
-    }
-    (v < u64::from(u32::MAX)).then_some(v as u32)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,18 +221,6 @@ mod tests {
         assert_eq!(v("null").to_number(), 0.0);
         assert!(!v(r#""""#).truthy());
         assert!(v("[]").truthy());
-    }
-
-    #[test]
-    fn array_index_keys() {
-        assert_eq!(array_index(b"0"), Some(0));
-        assert_eq!(array_index(b"4294967294"), Some(4294967294));
-        assert_eq!(array_index(b"4294967295"), None);
-        assert_eq!(array_index(b"01"), None);
-        assert_eq!(array_index(b"-1"), None);
-        for k in [&b"-0"[..], b"", b"1e3", b"99999999999"] {
-            assert_eq!(array_index(k), None, "{k:?}");
-        }
     }
 
     fn canon(json: &str) -> String {

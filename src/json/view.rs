@@ -6,10 +6,10 @@
 
 use std::borrow::Cow;
 
+use super::lex::array_index;
 use super::lex::number_value;
 use super::tape::{Kind, Node, Tape};
 use super::text;
-use super::value::array_index;
 use crate::json::format_number;
 
 /// A node of a read text, with the text and tape it lives in.

@@ -7,9 +7,9 @@ use std::borrow::Cow;
 
 use super::map::JsMap;
 use super::{CondenseState, Dialect};
+use crate::json::lex::array_index;
 use crate::json::stringify::write;
 use crate::json::text::{write_quoted, write_str};
-use crate::json::value::array_index;
 use crate::json::view::{js_members, Value};
 use crate::sessionfile::key::JsVal;
 
