@@ -108,7 +108,23 @@ pub enum BadEscape {
 /// lone.
 #[inline]
 pub fn escape(b: &[u8], at: usize) -> Result<Escape, BadEscape> {
-    let (ch, canonical) = match *b.get(at + 1).ok_or(BadEscape::End)? {
+    let c = *b.get(at + 1).ok_or(BadEscape::End)?;
+    match short_escape(c) {
+        Some((ch, canonical)) => Ok(Escape {
+            len: 2,
+            what: UnitOrChar::Char(ch),
+            canonical,
+        }),
+        None if c == b'u' => unicode_escape(b, at),
+        None => Err(BadEscape::Invalid),
+    }
+}
+
+/// The two-character escape `\c`: its character, and whether
+/// `JSON.stringify` writes it (all but `\/`).
+#[inline]
+pub fn short_escape(c: u8) -> Option<(char, bool)> {
+    Some(match c {
         b'"' => ('"', true),
         b'\\' => ('\\', true),
         b'/' => ('/', false),
@@ -117,13 +133,7 @@ pub fn escape(b: &[u8], at: usize) -> Result<Escape, BadEscape> {
         b'n' => ('\n', true),
         b'r' => ('\r', true),
         b't' => ('\t', true),
-        b'u' => return unicode_escape(b, at),
-        _ => return Err(BadEscape::Invalid),
-    };
-    Ok(Escape {
-        len: 2,
-        what: UnitOrChar::Char(ch),
-        canonical,
+        _ => return None,
     })
 }
 
@@ -276,19 +286,24 @@ pub fn array_index(key: &[u8]) -> Option<u32> {
 /// object. Keys are spans of `text`, string bodies whose escapes are all
 /// canonical (so equal bodies are equal strings).
 #[derive(Default)]
-pub struct KeyOrder {
+pub struct KeyOrder<'t> {
     last_index: Option<u32>,
     named: bool,
     /// One bit per key hash: most keys are new, and a clear bit says so
     /// without comparing.
     seen: u64,
+    /// The keys, once there are too many for the bits to say much.
+    set: Option<crate::hash::HashSet<&'t [u8]>>,
 }
 
-impl KeyOrder {
+/// Past this many keys the repeat check hashes them.
+const KEYS_BY_BITS: usize = 16;
+
+impl<'t> KeyOrder<'t> {
     /// Admits `key`, the object's next key after `earlier`; false when the
     /// object cannot be canonical.
     #[inline]
-    pub fn admit(&mut self, text: &[u8], earlier: &[(u32, u32)], key: (u32, u32)) -> bool {
+    pub fn admit(&mut self, text: &'t [u8], earlier: &[(u32, u32)], key: (u32, u32)) -> bool {
         let span = |(a, b): (u32, u32)| &text[a as usize..b as usize];
         let k = span(key);
         match array_index(k) {
@@ -299,6 +314,12 @@ impl KeyOrder {
                 self.last_index = Some(n);
             }
             None => self.named = true,
+        }
+        if earlier.len() >= KEYS_BY_BITS {
+            let set = self
+                .set
+                .get_or_insert_with(|| earlier.iter().map(|&e| span(e)).collect());
+            return set.insert(k);
         }
         let h = k.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
             (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)

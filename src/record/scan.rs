@@ -686,8 +686,13 @@ impl<const TRUSTED: bool> Fast<'_, TRUSTED> {
             self.at += if TRUSTED {
                 2
             } else {
-                let e = lex::escape(self.b, self.at).ok()?;
-                e.canonical.then_some(e.len)?
+                match lex::short_escape(*self.b.get(self.at + 1)?) {
+                    Some((_, canonical)) => canonical.then_some(2)?,
+                    None => {
+                        let e = lex::escape(self.b, self.at).ok()?;
+                        e.canonical.then_some(e.len)?
+                    }
+                }
             };
         }
     }
