@@ -44,9 +44,12 @@ fn member<'a>(file: &'a [u8], key: &str) -> &'a [u8] {
         .position(|w| w == needle.as_bytes())
         .expect("member")
         + needle.len();
-    let mut p = condense_native::Parser::new(&file[at..], 2000);
-    p.value(0).expect("value");
-    &file[at..at + p.at]
+    let deep = condense_native::Input {
+        max_depth: 2000,
+        ..condense_native::Input::BYTES
+    };
+    let (_, len) = condense_native::read_value(&file[at..], deep).expect("value");
+    &file[at..at + len]
 }
 
 fn main() {

@@ -10,7 +10,7 @@
 # is `scripts/fuzz.sh 1800 10000000`.
 #
 # Environment:
-#   FUZZ_TARGETS="prune_bytes engine_sync"  which targets (default: all five)
+#   FUZZ_TARGETS="prune_bytes engine_sync"  which targets (default: all seven)
 #   FUZZ_TARGET_DIR=dir   cargo's target directory (default fuzz/target). A
 #                         directory that outlives the clone turns the build
 #                         (about 3 min from nothing on 2 cores) into a build of
@@ -28,7 +28,7 @@ cd "$(dirname "$0")/../fuzz"
 
 SECONDS_PER_TARGET="${1:-60}"
 RUNS="${2:--1}"
-read -r -a TARGETS <<<"${FUZZ_TARGETS:-prune_bytes prune_structured session_load engine_sync v8_wire}"
+read -r -a TARGETS <<<"${FUZZ_TARGETS:-prune_bytes prune_structured session_load engine_sync v8_wire json_reader scan_verdict}"
 TARGET_DIR="${FUZZ_TARGET_DIR:-target}"
 CORPUS_DIR="${FUZZ_CORPUS_DIR:-corpus}"
 failed=()

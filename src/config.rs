@@ -7,7 +7,7 @@
 use crate::dialect::Dialect;
 use crate::error::{PruneError, Result};
 use crate::glob::Glob;
-use crate::json::parse::parse_value;
+use crate::json::parse_value;
 use crate::json::Json;
 
 #[derive(Debug, Default, Clone)]
@@ -294,7 +294,7 @@ mod tests {
         );
         let p = c.protection.unwrap();
         assert_eq!(p.protects(Some(&Json::str("TaskCreate")), None), Ok(true));
-        let args = crate::json::parse::parse_value(br#"{"path":"a\\skills\\x.md"}"#).unwrap();
+        let args = crate::json::parse_value(br#"{"path":"a\\skills\\x.md"}"#).unwrap();
         assert_eq!(p.protects(Some(&Json::str("read")), Some(&args)), Ok(true));
         assert_eq!(p.protects(Some(&Json::str("read")), None), Ok(false));
         assert!(cfg("{}").protection.is_none());

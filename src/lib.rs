@@ -38,16 +38,17 @@ pub use dialect::Dialect;
 pub use engine::{Engine, Rendered};
 pub use error::PruneError;
 pub use frontier::compute_thinking_boundary;
-pub use json::parse::{parse_value, Parser};
+pub use json::read::{read, read_value, Input, ParseError, Problem};
+pub use json::tape::{Kind, Tape};
 pub use json::v8_wire::{wire_is_json, wire_to_json};
-pub use json::Json;
+pub use json::view::Value;
+pub use json::{parse_value, Json};
 pub use phases::{run as run_phases, Inputs, Memo};
 pub use prune::{prune_bytes, size_of, Pruned};
 pub use record::{scan_array, Log, Source};
 pub use replay::{replay, to_json as replay_to_json, Policy, ReplayOptions};
 pub use script::{EditScript, Inserted, Op, Slot};
 pub use sessionfile::condense::{frontier_json, state_json};
-pub use sessionfile::json::{parse as parse_tape, Parsed};
 pub use sessionfile::{
     load, model_calls, path_to, CondenseState, ContextView, Leaf, LoadOptions, SessionFile,
 };

@@ -294,7 +294,7 @@ mod tests {
             let mut out = Vec::new();
             write_stub(&mut out, &log.records[0], text, &log.syms);
             assert_eq!(stub_len(&log.records[0], text, &log.syms), utf16_len(&out), "case {i}");
-            assert!(crate::json::parse::parse_value(&out).is_ok());
+            assert!(crate::json::parse_value(&out).is_ok());
         }
         for ts in [None, Some(Json::Num(1.5e21)), Some(Json::Null)] {
             let block = Inserted {

@@ -11,7 +11,7 @@ use crate::config::same_value_zero;
 use crate::dialect::Dialect;
 use crate::error::{PruneError, Result};
 use crate::hash::HashMap;
-use crate::json::parse::parse_value;
+use crate::json::parse_value;
 use crate::json::value::write_joined;
 use crate::json::Json;
 

@@ -9,33 +9,28 @@ use condense_native::Config;
 use condense_native::Dialect;
 use condense_native::Json;
 use condense_native::State;
-use condense_native::{parse_value, Parser};
+use condense_native::{parse_value, read, Input, Value};
 
 /// The top-level members of a JSON object, each with its raw bytes.
 fn members(text: &[u8]) -> Vec<(Vec<u8>, &[u8])> {
-    let mut p = Parser::new(text, 2000);
-    let mut out = Vec::new();
-    p.ws();
-    assert_eq!(text[p.at], b'{');
-    p.at += 1;
-    loop {
-        p.ws();
-        if text[p.at] == b'}' {
-            break;
-        }
-        let key = p.string().unwrap();
-        p.ws();
-        p.at += 1; // ':'
-        p.ws();
-        let start = p.at;
-        p.value(0).unwrap();
-        out.push((key, &text[start..p.at]));
-        p.ws();
-        if text[p.at] == b',' {
-            p.at += 1;
-        }
-    }
-    out
+    let deep = Input {
+        max_depth: 2000,
+        ..Input::BYTES
+    };
+    let tape = read(text, deep).unwrap();
+    let root = Value::root(text, &tape);
+    assert!(root.is_object());
+    let spans: Vec<(Vec<u8>, usize, usize)> = root
+        .members()
+        .map(|(k, v)| {
+            let at = v.span().as_ptr() as usize - text.as_ptr() as usize;
+            (k.string().unwrap().into_owned(), at, at + v.span().len())
+        })
+        .collect();
+    spans
+        .into_iter()
+        .map(|(k, a, b)| (k, &text[a..b]))
+        .collect()
 }
 
 fn fixture(name: &str) -> Option<Vec<u8>> {

@@ -9,13 +9,20 @@
 use condense_native::{
     load, model_calls, path_to, CondenseState, ContextView, Dialect, Leaf, LoadOptions, SessionFile,
 };
-use condense_native::{parse_tape, Parsed};
+use condense_native::{read, Input};
 use libfuzzer_sys::fuzz_target;
 
+/// Messages (level 1, holding messages as deep as the render path takes)
+/// and states nest deeper than one message may.
+const ANY_DEPTH: Input = Input {
+    max_depth: usize::MAX,
+    ..Input::BYTES
+};
+
 fn assert_canonical(what: &str, text: &[u8]) {
-    match parse_tape(text) {
-        Parsed::Value(tape) => assert!(tape.canonical, "{what} is not canonical JSON"),
-        other => panic!("{what} does not parse: {other:?}"),
+    match read(text, ANY_DEPTH) {
+        Ok(tape) => assert!(tape.canonical, "{what} is not canonical JSON"),
+        Err(e) => panic!("{what} does not parse: {e}"),
     }
 }
 

@@ -7,7 +7,7 @@
 
 #![no_main]
 
-use condense_native::{parse_tape, Parsed};
+use condense_native::{read, Input};
 use condense_native::{wire_is_json, wire_to_json};
 use libfuzzer_sys::fuzz_target;
 
@@ -19,9 +19,9 @@ fuzz_target!(|data: &[u8]| {
         "the check and the conversion disagree"
     );
     if let Some(text) = text {
-        match parse_tape(&text) {
-            Parsed::Value(tape) => assert!(tape.canonical, "not JSON.stringify's spelling"),
-            other => panic!("not JSON: {other:?}"),
+        match read(&text, Input::BYTES) {
+            Ok(tape) => assert!(tape.canonical, "not JSON.stringify's spelling"),
+            Err(e) => panic!("not JSON: {e}"),
         }
     }
 });

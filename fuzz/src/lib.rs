@@ -1,11 +1,16 @@
 //! Shared code of the fuzz targets: the invariants every `prune_bytes` answer
 //! must satisfy (`check`), an independent strict JSON validator, the
 //! generator of structurally valid pi sessions (`gen`), the rebuilding of a
-//! kept engine's render into bytes (`replay`) and the kept-against-stateless
-//! driver (`engine_sync`).
+//! kept engine's render into bytes (`replay`), the kept-against-stateless
+//! driver (`engine_sync`), and for the JSON layer the old readers as an
+//! oracle (`oracle_json`), a near-JSON generator (`near_json`) and the
+//! differential checks (`json_diff`).
 
 pub mod engine_sync;
 pub mod gen;
+pub mod json_diff;
+pub mod near_json;
+pub mod oracle_json;
 pub mod replay;
 
 use condense_native::Config;

@@ -1,6 +1,5 @@
-//! ECMAScript numbers: `Number::toString` (via ryu-js, which implements it),
-//! `StringToNumber`, and whether a JSON number literal is already the
-//! spelling `JSON.stringify` would write.
+//! ECMAScript numbers: `Number::toString` (via ryu-js, which implements it)
+//! and `StringToNumber`. Reading a JSON number token is `lex.rs`'s.
 
 /// `Number::toString` as ECMAScript defines it (`NaN`, `Infinity`, `1e+21`,
 /// `1.5e-7`, `-0` as `0`), via ryu-js.
@@ -16,24 +15,6 @@ pub fn write_json_number(out: &mut Vec<u8>, n: f64) {
     } else {
         out.extend_from_slice(b"null");
     }
-}
-
-/// The value of a JSON number literal when it is spelled exactly as
-/// `JSON.stringify` writes that value (so `1.0`, `-0`, `1E21` and `1e400`
-/// are not); None otherwise. The literal must match JSON's grammar.
-pub fn canonical_number(literal: &[u8]) -> Option<f64> {
-    let text = std::str::from_utf8(literal).ok()?;
-    let v: f64 = text.parse().ok()?;
-    if !v.is_finite() || (v == 0.0 && literal[0] == b'-') {
-        return None;
-    }
-    let digits = literal.iter().filter(|b| b.is_ascii_digit()).count();
-    let plain_integer = literal.iter().all(|&b| b.is_ascii_digit() || b == b'-');
-    // Up to 15 digits an integer literal round-trips as itself.
-    if plain_integer && digits <= 15 {
-        return Some(v);
-    }
-    (ryu_js::Buffer::new().format_finite(v).as_bytes() == literal).then_some(v)
 }
 
 /// ECMAScript `StringToNumber`: trims JS white space and line terminators,
@@ -128,36 +109,6 @@ mod tests {
         let mut out = Vec::new();
         write_json_number(&mut out, n);
         String::from_utf8(out).unwrap()
-    }
-
-    #[test]
-    fn tells_canonical_literals() {
-        for ok in [
-            "0",
-            "-1",
-            "1785301802233",
-            "0.5",
-            "1e+21",
-            "1.5e-7",
-            "0.000001",
-            "9007199254740994",
-            "5e-324",
-        ] {
-            assert!(canonical_number(ok.as_bytes()).is_some(), "{ok}");
-        }
-        for bad in [
-            "-0",
-            "1.0",
-            "1E21",
-            "1e21",
-            "1e400",
-            "0.0000001",
-            "9007199254740993",
-            "1.50",
-            "100e0",
-        ] {
-            assert!(canonical_number(bad.as_bytes()).is_none(), "{bad}");
-        }
     }
 
     #[test]

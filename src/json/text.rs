@@ -6,7 +6,10 @@
 //! when their texts are equal; the text of a concatenation is the
 //! concatenation of the texts; and a JSON output is assembled by copying
 //! texts, never decoding them. Lone surrogates, which no Rust `str` can hold,
-//! need no special mode.
+//! need no special mode. A string the reader (`read.rs`) found spelled
+//! otherwise becomes canonical text here ([`of_body`]), and nowhere else.
+
+use super::lex::{self, UnitOrChar};
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
@@ -25,7 +28,6 @@ static NEEDS_ESCAPE: [bool; 256] = {
 
 /// Appends `JSON.stringify`'s escape of one byte it escapes (a control,
 /// `"` or `\`): the short escapes `\" \\ \b \f \n \r \t`, else `\u00xx`.
-/// Also the session-file writer's (`sessionfile::json::wtf8::write_json`).
 pub fn escape_byte(out: &mut Vec<u8>, b: u8) {
     match b {
         b'"' => out.extend_from_slice(b"\\\""),
@@ -203,13 +205,6 @@ pub fn escape_unit_or_char(out: &mut Vec<u8>, c: UnitOrChar) {
     }
 }
 
-/// A decoded element of a JS string: a character, or a lone surrogate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UnitOrChar {
-    Char(char),
-    Lone(u16),
-}
-
 /// Appends the canonical text of a sequence of UTF-16 code units.
 pub fn escape_units(out: &mut Vec<u8>, units: &[u16]) {
     for c in char::decode_utf16(units.iter().copied()) {
@@ -220,23 +215,37 @@ pub fn escape_units(out: &mut Vec<u8>, units: &[u16]) {
     }
 }
 
-fn hex_value(b: u8) -> Option<u16> {
-    match b {
-        b'0'..=b'9' => Some(u16::from(b - b'0')),
-        b'a'..=b'f' => Some(u16::from(b - b'a' + 10)),
-        b'A'..=b'F' => Some(u16::from(b - b'A' + 10)),
-        _ => None,
+/// The canonical text of a string body the reader accepted (escapes of
+/// every kind decoded, then written as `JSON.stringify` writes them).
+pub fn of_body(body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(body.len());
+    let mut at = 0;
+    while let Some(off) = memchr::memchr(b'\\', &body[at..]) {
+        out.extend_from_slice(&body[at..at + off]);
+        at += off;
+        match lex::escape(body, at) {
+            Ok(e) => {
+                escape_unit_or_char(&mut out, e.what);
+                at += e.len;
+            }
+            Err(_) => {
+                // Not from the reader; kept as it stands.
+                out.push(b'\\');
+                at += 1;
+            }
+        }
     }
+    out.extend_from_slice(&body[at..]);
+    out
 }
 
-/// The four hex digits at `at`, when there are four.
-pub fn hex4(b: &[u8], at: usize) -> Option<u16> {
-    let d = b.get(at..at + 4)?;
-    let mut v = 0u16;
-    for &c in d {
-        v = (v << 4) | hex_value(c)?;
+/// Whether `text` is the canonical text of `s`.
+pub fn is_text_of(text: &[u8], s: &str) -> bool {
+    if s.bytes().any(|b| NEEDS_ESCAPE[b as usize]) {
+        text == text_of(s).as_slice()
+    } else {
+        text == s.as_bytes()
     }
-    Some(v)
 }
 
 /// Iterates the UTF-16 code units of a canonical text (or of any valid
@@ -265,18 +274,21 @@ impl Iterator for Units<'_> {
         let t = self.text;
         let b = *t.get(self.at)?;
         if b == b'\\' {
-            let (unit, len) = match t.get(self.at + 1).copied() {
-                Some(b'u') => (hex4(t, self.at + 2).unwrap_or(0xfffd), 6),
-                Some(b'n') => (0x0a, 2),
-                Some(b't') => (0x09, 2),
-                Some(b'r') => (0x0d, 2),
-                Some(b'b') => (0x08, 2),
-                Some(b'f') => (0x0c, 2),
-                Some(c) => (u16::from(c), 2),
-                None => (u16::from(b'\\'), 1),
+            let Ok(e) = lex::escape(t, self.at) else {
+                self.at += 1;
+                return Some(u16::from(b'\\'));
             };
-            self.at += len;
-            return Some(unit);
+            self.at += e.len;
+            let c = match e.what {
+                UnitOrChar::Lone(unit) => return Some(unit),
+                UnitOrChar::Char(c) => c,
+            };
+            let mut buf = [0u16; 2];
+            let enc = c.encode_utf16(&mut buf);
+            if enc.len() == 2 {
+                self.pending = Some(enc[1]);
+            }
+            return Some(enc[0]);
         }
         // One UTF-8 sequence (the text is valid UTF-8).
         let len = match b {
@@ -387,8 +399,47 @@ mod tests {
     }
 
     #[test]
+    fn reads_escapes_like_json_parse() {
+        assert_eq!(of_body(br"a\n\t\u00e9\/"), r"a\n\té/".as_bytes());
+        // A pair of escapes is one astral character; a lone one stays a unit.
+        assert_eq!(of_body(br"\ud83d\ude00"), "😀".as_bytes());
+        assert_eq!(of_body(br"\ud83dx"), br"\ud83dx");
+        assert_eq!(of_body(br"\udc00\ud800"), br"\udc00\ud800");
+        assert_eq!(of_body(b"plain"), b"plain");
+    }
+
+    #[test]
+    fn writes_like_json_stringify() {
+        // node: JSON.stringify("\ud83d" + "x\u0001\"\\\u2028é😀")
+        let units: Vec<u16> = "\u{fffd}x\u{1}\"\\\u{2028}é😀"
+            .encode_utf16()
+            .enumerate()
+            .map(|(i, u)| if i == 0 { 0xd83d } else { u })
+            .collect();
+        let mut text = Vec::new();
+        escape_units(&mut text, &units);
+        let mut out = Vec::new();
+        write_quoted(&mut out, &text);
+        assert_eq!(out, "\"\\ud83dx\\u0001\\\"\\\\\u{2028}é😀\"".as_bytes());
+        // U+D55C (Hangul) starts with ED in UTF-8 and stays literal.
+        assert_eq!(text_of("한"), "한".as_bytes());
+        assert_eq!(text_of("\u{8}\u{c}\n\r\t"), br"\b\f\n\r\t");
+    }
+
+    #[test]
+    fn utf16_units_of_canonical_text() {
+        assert_eq!(to_units("a😀".as_bytes()), vec![0x61, 0xD83D, 0xDE00]);
+        assert_eq!(to_units(br"\ud83d"), vec![0xD83D]);
+        assert_eq!(to_units(br"\u0000"), vec![0]);
+    }
+
+    #[test]
     fn decodes_every_escape_kind() {
         let t = br#"\/\u00e9\uD83D\uDE00\b"#;
         assert_eq!(to_units(t), vec![0x2f, 0xe9, 0xd83d, 0xde00, 0x08],);
+        assert_eq!(of_body(t), "/é😀\\b".as_bytes());
+        assert_eq!(of_body(br"\u0041\uDC00\ud800\u000A"), br"A\udc00\ud800\n");
+        assert!(is_text_of(br#"a\"b"#, "a\"b"));
+        assert!(!is_text_of(br#"a"b"#, "a\"b"));
     }
 }

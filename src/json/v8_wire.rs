@@ -18,9 +18,9 @@
 //! `toJSON` methods the serialized form cannot show: the JS side sends only
 //! trees of plain objects and arrays this way (js/wire.js).
 
+use super::lex::array_index;
 use super::number::write_json_number;
 use super::text::{escape_latin1, escape_utf16le};
-use super::value::array_index;
 
 /// Deeper values are left to `JSON.stringify`'s text (the engine's own
 /// depth limit then applies to it).

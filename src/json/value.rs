@@ -3,10 +3,21 @@
 //! strings as canonical text (`text.rs`), so lone surrogates survive. It
 //! carries the state and config, and the odd message values (a tool name
 //! that is an object, say) whose JS coercions the phases need; well-formed
-//! messages never become one (see `record`).
+//! messages never become one (see `record`). It is built from the reader's
+//! tape (`read.rs`, `view.rs`), so its rules are the session lines' rules.
 
 use super::number::{format_number, string_to_number, write_json_number};
+use super::read::{read, Input, ParseResult};
+use super::tape::Kind;
 use super::text::{self, write_quoted};
+use super::view::{js_members, Value};
+
+/// `JSON.parse` of a whole text (white space around it allowed), held to
+/// the render path's depth limit.
+pub fn parse_value(bytes: &[u8]) -> ParseResult<Json> {
+    let tape = read(bytes, Input::BYTES)?;
+    Ok(Json::of(Value::root(bytes, &tape)))
+}
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum Json {
@@ -22,6 +33,24 @@ pub enum Json {
 }
 
 impl Json {
+    /// The value a read node stands for.
+    pub fn of(v: Value<'_>) -> Json {
+        match v.kind() {
+            Kind::Null => Json::Null,
+            Kind::False => Json::Bool(false),
+            Kind::True => Json::Bool(true),
+            Kind::Number => Json::Num(v.number().unwrap_or(f64::NAN)),
+            Kind::String => Json::Str(v.string().unwrap_or_default().into_owned().into()),
+            Kind::Array => Json::Arr(v.elements().map(Json::of).collect()),
+            Kind::Object => Json::Obj(
+                js_members(v)
+                    .into_iter()
+                    .map(|(k, v)| (k.into_owned().into_boxed_slice(), Json::of(v)))
+                    .collect(),
+            ),
+        }
+    }
+
     pub fn str(s: &str) -> Json {
         Json::Str(text::text_of(s).into_boxed_slice())
     }
@@ -168,26 +197,10 @@ pub fn write_joined<'a>(
     }
 }
 
-/// Whether a key is an array index (`0` ..= `2^32 - 2` in canonical
-/// decimal), which JS objects list first, in numeric order.
-pub fn array_index(key: &[u8]) -> Option<u32> {
-    if key.is_empty() || key.len() > 10 || (key.len() > 1 && key[0] == b'0') {
-        return None;
-    }
-    let mut v: u64 = 0;
-    for &b in key {
-        if !b.is_ascii_digit() {
-            return None;
-        }
-        v = v * 10 + u64::from(b - b'0');
-    }
-    (v < u64::from(u32::MAX)).then_some(v as u32)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::parse::parse_value;
+    use crate::json::lex::MAX_DEPTH;
 
     fn v(json: &str) -> Json {
         parse_value(json.as_bytes()).unwrap()
@@ -210,12 +223,53 @@ mod tests {
         assert!(v("[]").truthy());
     }
 
+    fn canon(json: &str) -> String {
+        String::from_utf8(parse_value(json.as_bytes()).unwrap().to_json()).unwrap()
+    }
+
     #[test]
-    fn array_index_keys() {
-        assert_eq!(array_index(b"0"), Some(0));
-        assert_eq!(array_index(b"4294967294"), Some(4294967294));
-        assert_eq!(array_index(b"4294967295"), None);
-        assert_eq!(array_index(b"01"), None);
-        assert_eq!(array_index(b"-1"), None);
+    fn writes_back_what_json_stringify_writes() {
+        assert_eq!(
+            canon(r#" { "a" : 1.0 , "b":[ -0, 1E21, 1e400 ] } "#),
+            r#"{"a":1,"b":[0,1e+21,null]}"#
+        );
+        assert_eq!(canon(r#"{"b":1,"a":2,"b":3}"#), r#"{"b":3,"a":2}"#);
+        assert_eq!(
+            canon(r#"{"x":1,"10":2,"2":3,"01":4}"#),
+            r#"{"2":3,"10":2,"x":1,"01":4}"#
+        );
+        assert_eq!(
+            canon(r#""\u00e9\/\uD83D\uDE00\u001F\ud800""#),
+            "\"é/😀\\u001f\\ud800\""
+        );
+        assert_eq!(canon(r#""\uDE00\uD83D""#), r#""\ude00\ud83d""#);
+        assert_eq!(canon("9007199254740993"), "9007199254740992");
+        assert_eq!(canon(r#"{"__proto__":1}"#), r#"{"__proto__":1}"#);
+    }
+
+    #[test]
+    fn rejects_what_json_parse_rejects() {
+        for bad in [
+            "NaN", "01", "1.", ".5", "[1,]", "{\"a\"}", "\"\t\"", "\"\\x\"", "[1] 2", "'a'", "-",
+        ] {
+            assert!(parse_value(bad.as_bytes()).is_err(), "{bad}");
+        }
+        let e = parse_value(b"[1, NaN]").unwrap_err();
+        assert_eq!(e.to_string(), "unexpected 'N' at byte 4");
+        assert_eq!(
+            parse_value(b"\"\xff\"").unwrap_err().problem,
+            crate::json::read::Problem::InvalidUtf8
+        );
+    }
+
+    #[test]
+    fn bounds_nesting() {
+        let ok = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
+        assert!(parse_value(ok.as_bytes()).is_ok());
+        let deep = "[".repeat(MAX_DEPTH + 1) + &"]".repeat(MAX_DEPTH + 1);
+        assert_eq!(
+            parse_value(deep.as_bytes()).unwrap_err().problem,
+            crate::json::read::Problem::TooDeep
+        );
     }
 }

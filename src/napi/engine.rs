@@ -18,7 +18,7 @@ use crate::config::Config;
 use crate::engine::{Engine, Rendered};
 use crate::error::PruneError;
 use crate::hash::HashMap;
-use crate::json::parse::parse_value;
+use crate::json::parse_value;
 use crate::json::Json;
 use crate::state::{Chains, State};
 

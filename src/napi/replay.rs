@@ -185,7 +185,7 @@ pub fn replay_async(
 /// index.js. Returns the JSON text, or an error message prefixed `error: `.
 #[napi(catch_unwind)]
 pub fn replay_wire_payload(messages_json: String, model_json: String, retention: String) -> String {
-    use crate::json::parse::parse_value;
+    use crate::json::parse_value;
     use crate::replay::payload::payload;
     use crate::replay::wire::CallModel;
     let messages = match parse_value(messages_json.as_bytes()) {

@@ -13,7 +13,7 @@ use napi_derive::napi;
 
 use super::replay::{result, NativeReplayProgress, NativeReplayResult};
 use crate::error::{Code, PruneError};
-use crate::json::parse::parse_value;
+use crate::json::parse_value;
 use crate::json::Json;
 use crate::replay::{Progress, ReplayOptions};
 use crate::tune::{to_json, tune, TuneOptions};

@@ -11,7 +11,7 @@ use super::text::write_scalar;
 use super::Inputs;
 use crate::error::{PruneError, Result};
 use crate::hash::{HashMap, HashSet};
-use crate::json::parse::parse_value;
+use crate::json::parse_value;
 use crate::json::text::{escape_str, escape_units, to_units};
 use crate::json::value::write_joined;
 use crate::json::Json;

@@ -1,7 +1,7 @@
 //! JavaScript's `String()` of the values the phases print (ids, tool
 //! names, record fields), appended as canonical text.
 
-use crate::json::parse::parse_value;
+use crate::json::parse_value;
 use crate::json::{format_number, Json};
 use crate::record::{Interner, Scalar};
 

@@ -16,14 +16,8 @@ use memchr::memmem;
 use super::scan::scan_element_as;
 use super::Log;
 use crate::error::{PruneError, Result};
+use crate::json::lex::skip_ws;
 use crate::json::Json;
-
-fn skip_ws(b: &[u8], mut at: usize) -> usize {
-    while matches!(b.get(at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-        at += 1;
-    }
-    at
-}
 
 /// Where the bytes of a scan come from, which decides what is checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,7 +64,7 @@ fn scan_prefix<const TRUSTED: bool>(
             )))
         }
         Some(_) => {
-            return Err(match crate::json::parse::parse_value(input) {
+            return Err(match crate::json::parse_value(input) {
                 Ok(v) => PruneError::not_array(type_name(&v)),
                 Err(e) => PruneError::invalid_json(e.to_string()),
             })

@@ -4,10 +4,11 @@
 //! read, checks on the way that nothing needs re-spelling (no white space,
 //! only the escapes JS writes, numbers as JS prints them, keys unique and in
 //! JS order), and takes the message's bytes as its text. Any other message
-//! goes through `json::parse` (JS's `JSON.parse`) and is re-serialized into
+//! goes through `json::read` (JS's `JSON.parse`) and is re-serialized into
 //! the log's own bytes, which the fast path then reads. So every record's
 //! text is canonical, lengths are byte counts away, and a message is copied
-//! to the output without being looked at again.
+//! to the output without being looked at again. The rules for escapes,
+//! numbers, keys and depth are `json::lex`'s, the tree reader's own.
 //!
 //! Bytes `JSON.stringify` wrote in this process (`Source::Stringify`) are
 //! canonical by construction, so the fast path skips the checks there: the
@@ -20,11 +21,12 @@ use super::{
     ValueSpan,
 };
 use crate::error::{PruneError, Result};
-use crate::json::number::canonical_number;
-use crate::json::parse::{Parser, Problem, MAX_DEPTH};
-use crate::json::text::{self, next_char_end};
+use crate::json::lex::{self, MAX_DEPTH};
+use crate::json::read::{read_value, Input, ParseError, Problem};
+use crate::json::text::next_char_end;
 use crate::json::utf16::{utf16_len, utf16_len_and_controls};
-use crate::json::Json;
+use crate::json::view::Value;
+use crate::json::{parse_value, Json};
 
 /// Reads the element starting at `start` (the `index`-th), appends its
 /// record and returns where it ends; `TRUSTED`: the bytes are
@@ -43,17 +45,19 @@ pub(super) fn scan_element_as<const TRUSTED: bool>(
 
 /// A message that is not canonical: parsed as JS parses it, re-serialized
 /// into the log's bytes, and read from there.
+#[cold]
+#[inline(never)]
 fn slow(input: &[u8], start: usize, index: usize, log: &mut Log) -> Result<usize> {
-    let mut p = Parser::new(&input[start..], MAX_DEPTH);
-    let value = p.value(0).map_err(|e| match e.problem {
+    let text = &input[start..];
+    let (tape, len) = read_value(text, Input::BYTES).map_err(|e| match e.problem {
         Problem::TooDeep => PruneError::too_deep(index, MAX_DEPTH),
         _ => {
             let at = start + e.at;
-            let shifted = crate::json::parse::ParseError { at, ..e };
-            PruneError::invalid_json_in(index, shifted)
+            PruneError::invalid_json_in(index, ParseError { at, ..e })
         }
     })?;
-    let end = start + p.at;
+    let value = Json::of(Value::root(text, &tape));
+    let end = start + len;
     let owned = std::mem::take(&mut log.owned);
     let mut owned = owned;
     let at = owned.len();
@@ -291,7 +295,9 @@ impl<const TRUSTED: bool> Fast<'_, TRUSTED> {
                 rec.kind = Kind::Null;
             }
             _ => {
-                self.value(1)?;
+                // The message is level 1 (`lex::MAX_DEPTH`'s base), as an
+                // object message is.
+                self.value(0)?;
                 rec.kind = Kind::NonObject;
             }
         }
@@ -527,7 +533,7 @@ impl<const TRUSTED: bool> Fast<'_, TRUSTED> {
                     chain_block_id(&v[1..v.len() - 1]).map(|id| log.syms.intern(id))
                 } else if v.first() == Some(&b'[') {
                     // An array converts to its elements joined by commas.
-                    let json = crate::json::parse::parse_value(v).ok()?;
+                    let json = parse_value(v).ok()?;
                     let text = json.js_string();
                     chain_block_id(&text).map(|id| log.syms.intern(id))
                 } else {
@@ -536,8 +542,7 @@ impl<const TRUSTED: bool> Fast<'_, TRUSTED> {
             }
             FirstText::ObjectContent(start, end) => {
                 // `content[0]` of an object is its property "0".
-                let json =
-                    crate::json::parse::parse_value(&self.b[start as usize..end as usize]).ok()?;
+                let json = parse_value(&self.b[start as usize..end as usize]).ok()?;
                 let text = match json.get("0")?.get("text")? {
                     Json::Null => return None,
                     t => t.js_string(),
@@ -623,8 +628,8 @@ impl<const TRUSTED: bool> Fast<'_, TRUSTED> {
         }
     }
 
-    /// An object whose keys are unique and in JS order; `member` reads each
-    /// value.
+    /// An object whose keys are unique and in JS order (`lex`'s rule);
+    /// `member` reads each value.
     fn object(
         &mut self,
         depth: usize,
@@ -638,62 +643,28 @@ impl<const TRUSTED: bool> Fast<'_, TRUSTED> {
             return Some(());
         }
         let base = self.keys.len();
-        let mut seen_bloom = 0u64;
-        let mut last_index: Option<u32> = None;
-        let mut named_seen = false;
-        let result = (|| {
-            loop {
-                let ks = self.at;
-                self.string()?;
-                let (k0, k1) = (ks + 1, self.at - 1);
-                let key = &self.b[k0..k1];
-                if TRUSTED {
-                    self.eat(b':')?;
-                    let b = self.b;
-                    member(self, &b[k0..k1], depth)?;
-                    match self.peek()? {
-                        b',' => {
-                            self.at += 1;
-                            continue;
-                        }
-                        b'}' => {
-                            self.at += 1;
-                            return Some(());
-                        }
-                        _ => return None,
-                    }
-                }
-                // Array-index keys come first, ascending.
-                match crate::json::value::array_index(key) {
-                    Some(i) => {
-                        if named_seen || last_index.is_some_and(|l| l >= i) {
-                            return None;
-                        }
-                        last_index = Some(i);
-                    }
-                    None => named_seen = true,
-                }
-                let bit = 1u64 << (key_hash(key) & 63);
-                if seen_bloom & bit != 0
-                    && self.keys[base..]
-                        .iter()
-                        .any(|&(a, b)| &self.b[a as usize..b as usize] == key)
-                {
+        let mut order = lex::KeyOrder::default();
+        let result = (|| loop {
+            let ks = self.at;
+            self.string()?;
+            let (k0, k1) = (ks + 1, self.at - 1);
+            if !TRUSTED {
+                let key = (k0 as u32, k1 as u32);
+                if !order.admit(self.b, &self.keys[base..], key) {
                     return None;
                 }
-                seen_bloom |= bit;
-                self.keys.push((k0 as u32, k1 as u32));
-                self.eat(b':')?;
-                let b = self.b;
-                member(self, &b[k0..k1], depth)?;
-                match self.peek()? {
-                    b',' => self.at += 1,
-                    b'}' => {
-                        self.at += 1;
-                        return Some(());
-                    }
-                    _ => return None,
+                self.keys.push(key);
+            }
+            self.eat(b':')?;
+            let b = self.b;
+            member(self, &b[k0..k1], depth)?;
+            match self.peek()? {
+                b',' => self.at += 1,
+                b'}' => {
+                    self.at += 1;
+                    return Some(());
                 }
+                _ => return None,
             }
         })();
         self.keys.truncate(base);
@@ -715,58 +686,28 @@ impl<const TRUSTED: bool> Fast<'_, TRUSTED> {
             self.at += if TRUSTED {
                 2
             } else {
-                canonical_escape(self.b, self.at)?
+                match lex::short_escape(*self.b.get(self.at + 1)?) {
+                    Some((_, canonical)) => canonical.then_some(2)?,
+                    None => {
+                        let e = lex::escape(self.b, self.at).ok()?;
+                        e.canonical.then_some(e.len)?
+                    }
+                }
             };
         }
     }
 
+    /// A number token; untrusted, only as JS spells it.
     fn number(&mut self) -> Option<f64> {
         let start = self.at;
-        while let Some(c) = self.peek() {
-            if c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'e' | b'E') {
-                self.at += 1;
-            } else {
-                break;
-            }
-        }
-        let lit = &self.b[start..self.at];
-        if let Some(n) = small_integer(lit) {
-            return Some(n);
-        }
+        self.at = lex::number_end(self.b, start).ok()?;
+        let token = &self.b[start..self.at];
         if TRUSTED {
-            return std::str::from_utf8(lit).ok()?.parse().ok();
+            Some(lex::number_value(token))
+        } else {
+            lex::canonical_number(token)
         }
-        if lit.is_empty() || !json_number_grammar(lit) {
-            return None;
-        }
-        canonical_number(lit)
     }
-}
-
-/// An integer of at most 15 digits spelled as JS spells it (no leading
-/// zero, no `-0`), as most numbers in a conversation are (timestamps,
-/// counts): its value, exactly, without a float parser.
-fn small_integer(lit: &[u8]) -> Option<f64> {
-    let (negative, digits) = match lit.split_first()? {
-        (b'-', rest) => (true, rest),
-        _ => (false, lit),
-    };
-    let (&first, _) = digits.split_first()?;
-    if digits.len() > 15
-        || !(b'1'..=b'9').contains(&first) && digits != b"0"
-        || negative && digits == b"0"
-    {
-        return None;
-    }
-    let mut n = 0u64;
-    for &d in digits {
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        n = n * 10 + u64::from(d - b'0');
-    }
-    let v = n as f64;
-    Some(if negative { -v } else { v })
 }
 
 /// What the user's first content element holds as `text`.
@@ -775,88 +716,6 @@ enum FirstText {
     None,
     Value(ValueSpan),
     ObjectContent(u32, u32),
-}
-
-/// The length of the escape at `at` when JS would write it (`\"`, `\\`, the
-/// short ones, `\u00xx` for other controls, `\udxxx` for a lone
-/// surrogate); None otherwise.
-fn canonical_escape(b: &[u8], at: usize) -> Option<usize> {
-    match *b.get(at + 1)? {
-        b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),
-        b'u' => {
-            let hex = b.get(at + 2..at + 6)?;
-            if hex.iter().any(|c| c.is_ascii_uppercase()) {
-                return None;
-            }
-            let u = text::hex4(b, at + 2)?;
-            let ok = match u {
-                0x00..=0x1f => !matches!(u, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d),
-                0xd800..=0xdbff => {
-                    // A high surrogate followed by a low one is a pair, which
-                    // JS writes as the character itself.
-                    !(b.get(at + 6) == Some(&b'\\')
-                        && b.get(at + 7) == Some(&b'u')
-                        && text::hex4(b, at + 8).is_some_and(|l| (0xdc00..0xe000).contains(&l)))
-                }
-                // A low surrogate reached here is lone: after a high one the
-                // pair was refused above.
-                0xdc00..=0xdfff => true,
-                _ => false,
-            };
-            ok.then_some(6)
-        }
-        _ => None,
-    }
-}
-
-/// JSON's number grammar (the fast path only accepts canonical numbers,
-/// which always match it).
-fn json_number_grammar(lit: &[u8]) -> bool {
-    let mut i = 0;
-    if lit.first() == Some(&b'-') {
-        i += 1;
-    }
-    match lit.get(i) {
-        Some(b'0') => i += 1,
-        Some(b'1'..=b'9') => {
-            while lit.get(i).is_some_and(u8::is_ascii_digit) {
-                i += 1;
-            }
-        }
-        _ => return false,
-    }
-    if lit.get(i) == Some(&b'.') {
-        i += 1;
-        let d = i;
-        while lit.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
-        }
-        if i == d {
-            return false;
-        }
-    }
-    if matches!(lit.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(lit.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        let d = i;
-        while lit.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
-        }
-        if i == d {
-            return false;
-        }
-    }
-    i == lit.len()
-}
-
-fn key_hash(key: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in key {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-    }
-    h ^ (h >> 29)
 }
 
 /// X of `<compressed-chain id="X"` at the start of a canonical text (X: one
@@ -941,27 +800,6 @@ mod tests {
             summary(&trusted, json.as_bytes()),
             summary(&checked, json.as_bytes())
         );
-    }
-
-    #[test]
-    fn small_integers_read_as_the_float_parser_reads_them() {
-        for lit in [
-            "0",
-            "7",
-            "-7",
-            "1700000000000",
-            "999999999999999",
-            "-123456789012345",
-        ] {
-            assert_eq!(
-                small_integer(lit.as_bytes()),
-                Some(lit.parse::<f64>().unwrap()),
-                "{lit}"
-            );
-        }
-        for lit in ["-0", "01", "1.5", "1e3", "1234567890123456", "-", "", "1-"] {
-            assert_eq!(small_integer(lit.as_bytes()), None, "{lit}");
-        }
     }
 
     #[test]
@@ -1057,6 +895,16 @@ mod tests {
         let deep = format!("[{}{}]", "[".repeat(1001), "]".repeat(1001));
         let e = scan_array(deep.as_bytes(), &mut Log::default(), 0, Source::Bytes).unwrap_err();
         assert_eq!(e.code, crate::error::Code::TooDeep);
+        // A message nested exactly at the limit, object or not, is read as
+        // it stands (the fast path once counted an array message one level
+        // deeper than an object message; found by the scan_verdict target).
+        for message in [
+            "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH),
+            r#"{"a":"#.repeat(MAX_DEPTH) + "1" + &"}".repeat(MAX_DEPTH),
+        ] {
+            let log = scan(&format!("[{message}]"));
+            assert!(!log.records[0].text.owned);
+        }
     }
 
     #[test]

@@ -10,10 +10,10 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use super::request::Preamble;
 use super::wire::CallModel;
-use crate::json::parse::parse_value;
+use crate::json::text::to_string_lossy;
+use crate::json::view::Value;
 use crate::json::Json;
 use crate::sessionfile::date::{date_of, DateValue};
-use crate::sessionfile::json::Value;
 use crate::sessionfile::{Entry, ModelCall, SessionFile};
 
 /// Token counts pi recorded on an assistant message or a warm.
@@ -61,9 +61,10 @@ pub struct CallMeta {
     pub since: Since,
 }
 
+/// A string field as UTF-8 (lone surrogates as U+FFFD).
 fn text(v: Option<Value<'_>>) -> Box<[u8]> {
     v.and_then(|v| v.string())
-        .map(|s| s.into_owned().into_boxed_slice())
+        .map(|s| to_string_lossy(&s).into_bytes().into_boxed_slice())
         .unwrap_or_default()
 }
 
@@ -76,7 +77,7 @@ fn entry_time(e: &Entry<'_>) -> Option<f64> {
 
 /// Folds one `system` message into the preamble: its text and its tools.
 fn fold_system(p: &mut Preamble, message: Value<'_>) {
-    let parsed = parse_value(message.span()).unwrap_or_default();
+    let parsed = Json::of(message);
     let text = super::wire::system_text(&parsed)
         .map(|t| t.to_json())
         .unwrap_or_default();

@@ -12,13 +12,13 @@
 //! handed to the engine whole.
 
 use crate::dialect::Dialect;
-use crate::error::{PruneError, Result};
+use crate::error::Result;
 use crate::hash::{HashMap, HashSet};
-use crate::json::parse::parse_value;
+use crate::json::tape::Kind;
+use crate::json::view::{js_members, Value};
 use crate::json::Json;
 use crate::sessionfile::condense::{occurrence_key, record_fields, state_json};
-use crate::sessionfile::json::write::{js_members, write};
-use crate::sessionfile::json::{wtf8, JsKey, JsVal, Kind, Value};
+use crate::sessionfile::key::{JsKey, JsVal};
 use crate::sessionfile::{CondenseState, Entry};
 use crate::state::{Chains, State};
 
@@ -78,16 +78,29 @@ fn owned(v: &JsVal<'_>) -> Key {
     v.key().into_owned()
 }
 
-/// The engine's key for a string key: its canonical JSON text, unquoted.
+/// The engine's key for a string key: its canonical text.
 fn engine_key(k: &Key) -> Option<Vec<u8>> {
-    let JsKey::String(s) = k else {
-        return None;
-    };
-    let mut out = Vec::with_capacity(s.len() + 2);
-    wtf8::write_json(&mut out, s);
-    out.pop();
-    out.remove(0);
-    Some(out)
+    match k {
+        JsKey::String(s) => Some(s.to_vec()),
+        _ => None,
+    }
+}
+
+/// `JSON.parse(JSON.stringify(v))`: the value, ±Infinity as null.
+fn cloned(v: Value<'_>) -> Json {
+    fn nulls(j: &mut Json) {
+        match j {
+            Json::Num(n) if !n.is_finite() => *j = Json::Null,
+            Json::Arr(items) => items.iter_mut().for_each(nulls),
+            Json::Obj(entries) => entries.iter_mut().for_each(|(_, v)| nulls(v)),
+            _ => {}
+        }
+    }
+    let mut j = Json::of(v);
+    if j.holds_non_finite() {
+        nulls(&mut j);
+    }
+    j
 }
 
 /// A record as the render reads it: the state object's projection (B.6)
@@ -97,44 +110,27 @@ fn engine_key(k: &Key) -> Option<Vec<u8>> {
 fn lean_record(record: Value<'_>, dialect: Dialect) -> Result<Json> {
     let fields = record_fields(dialect);
     let mut out = Vec::new();
-    let mut text = Vec::new();
     for (k, v) in js_members(record) {
         if !fields.iter().any(|f| f.as_bytes() == &*k) {
             continue;
         }
         let value = if &*k == b"args" {
             let path = v.get("path").filter(|p| p.kind() == Kind::String);
-            let mut entries = Vec::new();
-            if let Some(p) = path {
-                text.clear();
-                write(&mut text, p);
-                entries.push((b"path".as_slice().into(), parse(&text)?));
-            }
-            Json::Obj(entries)
+            Json::Obj(path.map_or_else(Vec::new, |p| vec![(b"path".as_slice().into(), cloned(p))]))
         } else {
-            text.clear();
-            write(&mut text, v);
-            parse(&text)?
+            cloned(v)
         };
-        let mut name = Vec::new();
-        wtf8::write_json(&mut name, &k);
-        out.push((parse(&name)?.as_text().unwrap_or_default().into(), value));
+        out.push((k.into_owned().into_boxed_slice(), value));
     }
     Ok(Json::Obj(out))
 }
 
-fn parse(text: &[u8]) -> Result<Json> {
-    parse_value(text).map_err(|e| PruneError::bad_state(format!("a rebuilt record: {e}")))
-}
-
 fn to_json(v: &JsVal<'_>) -> Result<Option<Json>> {
-    let mut out = Vec::new();
-    if !v.write_json(&mut out) {
-        return Ok(None);
-    }
-    parse_value(&out)
-        .map(Some)
-        .map_err(|e| PruneError::bad_state(format!("a rebuilt state value: {e}")))
+    Ok(match v {
+        JsVal::Undefined => None,
+        JsVal::Value(v) => Some(cloned(*v)),
+        JsVal::Text(t) => Some(Json::Str(t.clone())),
+    })
 }
 
 impl Indexer {

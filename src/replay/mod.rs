@@ -68,11 +68,12 @@ pub use report::to_json;
 pub use settings::Settings;
 
 use crate::error::Result;
+use crate::json::text::to_string_lossy;
 use crate::json::Json;
 use crate::script::Stats;
 use crate::sessionfile::date::{date_of, DateValue};
 use crate::sessionfile::file::describe_key;
-use crate::sessionfile::json::{wtf8, JsKey};
+use crate::sessionfile::key::JsKey;
 use crate::sessionfile::{model_calls, path_to, Entry, Leaf, SessionFile};
 
 /// A session-file error as the replay reports it: the code, the message
@@ -86,7 +87,7 @@ fn located(e: crate::sessionfile::SessionError) -> crate::error::PruneError {
 /// An entry's id as plain text (lone surrogates as U+FFFD).
 fn id_string(entry: &Entry<'_>) -> String {
     match entry.id() {
-        JsKey::String(s) => wtf8::display(&s),
+        JsKey::String(s) => to_string_lossy(&s),
         other => describe_key(&other),
     }
 }
@@ -767,7 +768,7 @@ mod tests {
     /// per flush) equals a render made from scratch, for every policy.
     #[test]
     fn incremental_renders_equal_fresh_ones() {
-        let purge_soon = crate::json::parse::parse_value(
+        let purge_soon = crate::json::parse_value(
             br#"{"contextPrune":{"purgeErrors":{"enabled":true,"cooldownTurns":1,"minArgChars":10},"recoveryGraceTurns":1}}"#,
         )
         .unwrap();

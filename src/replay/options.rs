@@ -7,7 +7,7 @@
 //! anything else is a typed error naming the field.
 
 use crate::error::{PruneError, Result};
-use crate::json::parse::parse_value;
+use crate::json::parse_value;
 use crate::json::Json;
 
 use super::wire::CallModel;

@@ -255,7 +255,7 @@ fn looks_like_pi_settings(v: &Json) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::parse::parse_value;
+    use crate::json::parse_value;
 
     fn settings(text: &str) -> Settings {
         Settings::new(Some(parse_value(text.as_bytes()).unwrap())).unwrap()

@@ -7,7 +7,7 @@
 //! every value against the text `write_slot` writes (`walk.rs`).
 
 use crate::engine::Shown;
-use crate::json::parse::parse_value;
+use crate::json::parse_value;
 use crate::json::Json;
 use crate::record::{Interner, Scalar};
 

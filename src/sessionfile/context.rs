@@ -12,7 +12,7 @@ use std::ops::Range;
 
 use super::error::Result;
 use super::file::{Entry, SessionFile};
-use super::json::JsKey;
+use super::key::JsKey;
 use super::project::{missing_message, project, Projected};
 use crate::hash::HashMap;
 

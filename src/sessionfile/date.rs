@@ -13,7 +13,9 @@
 //! does not guess one and answers [`DateValue::LocalTime`], which callers turn
 //! into a typed error.
 
-use super::json::{wtf8, Kind, Value};
+use crate::json::tape::Kind;
+use crate::json::text::to_units;
+use crate::json::view::Value;
 
 /// What `new Date(x).getTime()` gives.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -52,12 +54,12 @@ pub fn date_of(v: Option<Value<'_>>) -> DateValue {
     }
 }
 
-/// `Date.parse(s)` for a string (WTF-8).
+/// `Date.parse(s)` for a string (canonical text).
 pub fn parse_date(s: &[u8]) -> DateValue {
     if let Some(t) = to_iso_string_form(s) {
         return DateValue::Time(t);
     }
-    let units = wtf8::to_utf16(s);
+    let units = to_units(s);
     // V8 reads a NUL as the end of the string.
     let end = units.iter().position(|&u| u == 0).unwrap_or(units.len());
     let Some(fields) = parse_fields(&units[..end]) else {
@@ -808,7 +810,7 @@ mod tests {
 
     #[test]
     fn non_strings_follow_the_date_constructor() {
-        use crate::sessionfile::json::value::tests::tape;
+        use crate::json::view::tests::tape;
         let text = r#"[null,true,1.9,-0.5,9e15,"2024-01-01",[],{},["2024",1]]"#;
         let tp = tape(text);
         let root = Value::root(text.as_bytes(), &tp);

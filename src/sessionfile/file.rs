@@ -7,10 +7,13 @@
 use std::borrow::Cow;
 
 use super::error::{ErrorKind, Result, SessionError};
-use super::json::{JsKey, Kind, Value};
+use super::key::JsKey;
 use super::lines::{read_lines, EntryKind, Head, Line, ABSENT};
 use crate::hash::HashMap;
 use crate::json::string_to_number;
+use crate::json::tape::Kind;
+use crate::json::text::to_string_lossy;
+use crate::json::view::Value;
 
 /// What pi's migration changed on one value (A.3), applied when it is read.
 #[derive(Clone, Debug, Default)]
@@ -128,7 +131,7 @@ pub fn describe_key(k: &JsKey<'_>) -> String {
         JsKey::Null => "null".into(),
         JsKey::Bool(b) => b.to_string(),
         JsKey::Number(n) => crate::json::format_number(f64::from_bits(*n)),
-        JsKey::String(s) => format!("{:?}", super::json::wtf8::display(s)),
+        JsKey::String(s) => format!("{:?}", to_string_lossy(s)),
         JsKey::Object(_) => "an object".into(),
         JsKey::Minted(m) => format!("(id minted for value {m})"),
     }
@@ -141,10 +144,7 @@ fn version_number(v: Value<'_>) -> f64 {
         Kind::True => 1.0,
         Kind::False | Kind::Null => 0.0,
         Kind::Object => f64::NAN,
-        Kind::String | Kind::Array => {
-            let s = v.to_js_string();
-            std::str::from_utf8(&s).map_or(f64::NAN, string_to_number)
-        }
+        Kind::String | Kind::Array => string_to_number(&to_string_lossy(&v.to_js_string())),
     }
 }
 

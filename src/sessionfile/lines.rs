@@ -10,13 +10,22 @@
 //! for blank lines needs no code: a blank line fails JSON.parse anyway and
 //! is dropped the same way. Lines are parsed on rayon's pool when the file is
 //! large; text stays in the input unless a line held invalid UTF-8.
+//!
+//! Depth: a message entry holds its message one level below the entry, and
+//! the render path counts the message itself as level 1 (`json::lex`), so a
+//! line may nest one level past `MAX_DEPTH` when only its `message` does;
+//! any other member is measured from the entry, as the projections
+//! (`project.rs`) keep those members at their level.
 
 use std::borrow::Cow;
 
 use rayon::prelude::*;
 
 use super::error::{ErrorKind, Result, SessionError};
-use super::json::{parse_with, Node, Parsed, Tape, Value, MAX_DEPTH};
+use crate::json::lex::MAX_DEPTH;
+use crate::json::read::{read_reusing, Input, Problem};
+use crate::json::tape::{Kind, Node, Tape};
+use crate::json::view::Value;
 
 /// Files at least this large are parsed in parallel.
 pub const PARALLEL_MIN_BYTES: usize = 1 << 20;
@@ -93,7 +102,7 @@ impl Head {
                 b"type" => {
                     head.kind = std::str::from_utf8(&value.string().unwrap_or_default())
                         .ok()
-                        .filter(|_| value.kind() == super::json::Kind::String)
+                        .filter(|_| value.kind() == Kind::String)
                         .and_then(EntryKind::of_name)
                         .unwrap_or(EntryKind::Other);
                     continue;
@@ -135,6 +144,31 @@ impl Line {
     }
 }
 
+/// How a line is read: its UTF-8 is checked (or replaced) before, and one
+/// level more is read so that a message at the render path's limit passes.
+const LINE: Input = Input {
+    utf8: true,
+    max_depth: MAX_DEPTH + 1,
+    read_past_limit: true,
+};
+
+/// Whether a line nested one level past `MAX_DEPTH` is within the limit
+/// the render path would hold its values to: only a message entry's
+/// `message` may reach that level.
+fn depth_allowed(v: Value<'_>, head: &Head) -> bool {
+    head.kind == EntryKind::Message
+        && v.members()
+            .all(|(_, m)| m.index() == head.message || m.depth() < MAX_DEPTH)
+}
+
+fn too_deep(number: u32) -> SessionError {
+    SessionError {
+        kind: ErrorKind::TooDeep,
+        line: Some(number),
+        message: format!("nesting deeper than {MAX_DEPTH} levels"),
+    }
+}
+
 fn read_line(
     input: &[u8],
     number: u32,
@@ -148,18 +182,18 @@ fn read_line(
     } else {
         Cow::Borrowed(raw)
     };
-    match parse_with(&text, scratch) {
-        Parsed::Invalid => Ok(None),
-        Parsed::TooDeep => Err(SessionError {
-            kind: ErrorKind::TooDeep,
-            line: Some(number),
-            message: format!("nesting deeper than {MAX_DEPTH} levels"),
-        }),
-        Parsed::Value(tape) => {
-            if !Value::root(&text, &tape).truthy() {
+    match read_reusing(&text, LINE, scratch) {
+        Err(e) if e.problem == Problem::TooDeep => Err(too_deep(number)),
+        Err(_) => Ok(None),
+        Ok(tape) => {
+            let root = Value::root(&text, &tape);
+            if !root.truthy() {
                 return Ok(None);
             }
-            let head = Head::of(Value::root(&text, &tape));
+            let head = Head::of(root);
+            if tape.depth as usize > MAX_DEPTH && !depth_allowed(root, &head) {
+                return Err(too_deep(number));
+            }
             let text = match text {
                 Cow::Borrowed(_) => LineText::Input(start, end),
                 Cow::Owned(owned) => LineText::Decoded(owned.into_boxed_slice()),
@@ -277,6 +311,43 @@ mod tests {
         );
         let e = read_lines(deep.as_bytes()).unwrap_err();
         assert_eq!((e.kind, e.line), (ErrorKind::TooDeep, Some(2)));
+        // Deep but malformed: JSON.parse throws, so pi drops it.
+        let broken = format!("{}{}", "[".repeat(MAX_DEPTH + 5), "]".repeat(MAX_DEPTH + 4));
+        assert!(read_lines(broken.as_bytes()).unwrap().is_empty());
+    }
+
+    /// A message `levels` deep (the message object is level 1), alone and as
+    /// the `message` of an entry, and the same depth under another member.
+    fn nested(levels: usize) -> (String, String, String) {
+        let inner = "[".repeat(levels - 1) + &"]".repeat(levels - 1);
+        let message = format!(r#"{{"role":"user","content":{inner}}}"#);
+        let entry = format!(r#"{{"type":"message","id":"a","message":{message}}}"#);
+        let custom = format!(r#"{{"type":"custom","id":"a","data":{message}}}"#);
+        (message, entry, custom)
+    }
+
+    #[test]
+    fn a_message_at_the_limit_is_read_as_the_render_path_reads_it() {
+        use crate::record::{scan_array, Log, Source};
+        let render = |m: &str| {
+            scan_array(
+                format!("[{m}]").as_bytes(),
+                &mut Log::default(),
+                0,
+                Source::Bytes,
+            )
+            .map_err(|e| e.code)
+        };
+        let (message, entry, custom) = nested(MAX_DEPTH);
+        assert!(render(&message).is_ok());
+        assert_eq!(read_lines(entry.as_bytes()).unwrap().len(), 1);
+        // Measured from the entry, `data` at that depth is one level over.
+        let e = read_lines(custom.as_bytes()).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::TooDeep);
+        let (message, entry, _) = nested(MAX_DEPTH + 1);
+        assert_eq!(render(&message), Err(crate::error::Code::TooDeep));
+        let e = read_lines(entry.as_bytes()).unwrap_err();
+        assert_eq!((e.kind, e.line), (ErrorKind::TooDeep, Some(1)));
     }
 
     #[test]

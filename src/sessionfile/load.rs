@@ -35,7 +35,7 @@ pub fn load<'a>(input: impl Into<Cow<'a, [u8]>>, options: &LoadOptions<'_>) -> R
     let file = SessionFile::parse(input)?;
     let leaf = match &options.leaf_id {
         None => Leaf::Active,
-        Some(id) => Leaf::Id(super::json::JsKey::str(id)),
+        Some(id) => Leaf::Id(super::key::JsKey::str(id)),
     };
     let path = path_to(&file, &leaf)?;
     let mut view = ContextView::new(&file, &path.entries);
@@ -66,10 +66,10 @@ pub fn load_path(path: &std::path::Path, options: &LoadOptions<'_>) -> Result<Lo
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sessionfile::json::{parse, Parsed};
+    use crate::json::read::{read, Input};
 
     fn canonical(text: &[u8]) -> bool {
-        matches!(parse(text), Parsed::Value(t) if t.canonical)
+        read(text, Input::BYTES).is_ok_and(|t| t.canonical)
     }
 
     /// Damaged copies of a real session (bytes flipped, cut, repeated):

@@ -5,8 +5,9 @@
 //! addon's shape) that the engine and the JS layer consume.
 //!
 //! The pieces, in the order a load runs them:
-//! - `json`: `JSON.parse`/`JSON.stringify` semantics over spans of the file;
-//! - `lines`: decoding, splitting and parsing lines (in parallel when large);
+//! - `lines`: decoding, splitting and reading lines with `crate::json`'s
+//!   reader (in parallel when large);
+//! - `key`: JS values as `Map` keys and `===` operands (ids);
 //! - `file`: header check, migration, entries, id index, active leaf;
 //! - `path`: root-to-leaf paths (cycles are errors);
 //! - `project` and `context`: the messages a `context` handler receives, at
@@ -29,7 +30,7 @@ pub(crate) mod context;
 pub(crate) mod date;
 pub(crate) mod error;
 pub(crate) mod file;
-pub(crate) mod json;
+pub(crate) mod key;
 pub(crate) mod lines;
 pub(crate) mod load;
 pub(crate) mod model_calls;

@@ -9,7 +9,7 @@
 
 use super::error::{ErrorKind, Result, SessionError};
 use super::file::{describe_key, SessionFile};
-use super::json::JsKey;
+use super::key::JsKey;
 
 /// Which leaf to read the session at.
 #[derive(Clone, Debug)]

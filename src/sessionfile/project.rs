@@ -11,8 +11,11 @@ use std::borrow::Cow;
 use super::date::{date_of, DateValue};
 use super::error::{Result, SessionError};
 use super::file::Entry;
-use super::json::write::{to_json, write, write_spread, Override};
-use super::json::{wtf8, Kind, Value};
+use crate::json::spread::{write_spread, Override};
+use crate::json::stringify::{to_json, write};
+use crate::json::tape::Kind;
+use crate::json::text::write_str;
+use crate::json::view::Value;
 use crate::json::write_json_number;
 
 /// A message of the context.
@@ -91,7 +94,7 @@ fn timestamp_json(entry: &Entry<'_>, out: &mut Vec<u8>) -> Result<()> {
 fn member(out: &mut Vec<u8>, key: &str, v: Option<Value<'_>>) {
     if let Some(v) = v {
         out.push(b',');
-        wtf8::write_json(out, key.as_bytes());
+        write_str(out, key);
         out.push(b':');
         write(out, v);
     }

@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 
 use crate::hash::HashMap;
-use crate::sessionfile::json::{JsKey, JsVal};
+use crate::sessionfile::key::{JsKey, JsVal};
 
 #[derive(Clone)]
 pub struct JsMap<'s, V> {

@@ -7,9 +7,11 @@ use std::borrow::Cow;
 
 use super::map::JsMap;
 use super::{CondenseState, Dialect};
-use crate::sessionfile::json::write::{js_members, write};
-use crate::sessionfile::json::wtf8::{self, array_index};
-use crate::sessionfile::json::{JsVal, Value};
+use crate::json::lex::array_index;
+use crate::json::stringify::write;
+use crate::json::text::{write_quoted, write_str};
+use crate::json::view::{js_members, Value};
+use crate::sessionfile::key::JsVal;
 
 const RECORD_FIELDS_243: &[&str] = &[
     "toolName",
@@ -43,7 +45,7 @@ fn write_object<T>(
         if i > 0 {
             out.push(b',');
         }
-        wtf8::write_json(out, &k);
+        write_quoted(out, &k);
         out.push(b':');
         value(out, v);
     }
@@ -122,7 +124,7 @@ pub fn state_json(state: &CondenseState<'_>) -> Vec<u8> {
             write_val(&mut out, id);
         }
         out.extend_from_slice(b"],\"text\":");
-        wtf8::write_json(&mut out, &body.text);
+        write_quoted(&mut out, &body.text);
         out.push(b'}');
     }
     out.extend_from_slice(b"]}");
@@ -152,7 +154,7 @@ pub fn frontier_json(state: &CondenseState<'_>) -> Vec<u8> {
     ];
     for (name, default) in defaults {
         out.push(b',');
-        wtf8::write_json(&mut out, name.as_bytes());
+        write_str(&mut out, name);
         out.push(b':');
         match data.get(name).filter(|v| !v.is_null()) {
             Some(v) => write(&mut out, v),

@@ -10,9 +10,11 @@ use std::borrow::Cow;
 
 use super::map::JsMap;
 use super::Dialect;
+use crate::json::tape::Kind;
+use crate::json::view::Value;
 use crate::sessionfile::error::{Result, SessionError};
 use crate::sessionfile::file::Entry;
-use crate::sessionfile::json::{JsVal, Kind, Value};
+use crate::sessionfile::key::JsVal;
 
 pub const CUSTOM_SUMMARY: &str = "context-prune-summary";
 pub const CUSTOM_INDEX: &str = "context-prune-index";
@@ -20,7 +22,7 @@ pub const CUSTOM_DEDUP_ALIAS: &str = "context-prune-dedup-alias";
 pub const CUSTOM_CHAIN: &str = "context-prune-chain";
 pub const CUSTOM_FRONTIER: &str = "context-prune-frontier";
 
-/// A summary body: the keys of its refs and its text (WTF-8).
+/// A summary body: the keys of its refs and its text (canonical text).
 #[derive(Clone, Debug)]
 pub struct SummaryBody<'s> {
     pub tool_call_ids: Vec<JsVal<'s>>,
@@ -309,7 +311,8 @@ impl<'s> CondenseState<'s> {
                         continue;
                     }
                     if !first {
-                        out.push(b'\n');
+                        // "\n" as canonical text.
+                        out.extend_from_slice(b"\\n");
                     }
                     first = false;
                     if let Some(t) = block.get("text").filter(|t| !t.is_null()) {

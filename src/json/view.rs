@@ -1,15 +1,18 @@
-//! Reading a parsed line with JavaScript's rules: property access where a
-//! duplicated key yields its last value, truthiness, `typeof`, `ToString`,
-//! and the identity of a value as a `Map` key. Everything borrows the line.
+//! Reading a tape (`tape.rs`) with JavaScript's rules: property access where
+//! a duplicated key yields its last value, an object's own properties in JS
+//! order, truthiness, `typeof`, `String()`, and the identity of a value as a
+//! `Map` key. Strings come out as their canonical text (`text.rs`), the one
+//! form every string of the crate has. Everything borrows the text.
 
 use std::borrow::Cow;
 
-use super::parse::number_value;
+use super::lex::array_index;
+use super::lex::number_value;
 use super::tape::{Kind, Node, Tape};
-use super::wtf8;
+use super::text;
 use crate::json::format_number;
 
-/// A node of a parsed line, with the text and tape it lives in.
+/// A node of a read text, with the text and tape it lives in.
 #[derive(Clone, Copy)]
 pub struct Value<'a> {
     text: &'a [u8],
@@ -24,7 +27,7 @@ impl std::fmt::Debug for Value<'_> {
 }
 
 impl<'a> Value<'a> {
-    /// The root of a parsed line.
+    /// The root of a read text.
     pub fn root(text: &'a [u8], tape: &'a Tape) -> Self {
         Value { text, tape, at: 0 }
     }
@@ -41,12 +44,12 @@ impl<'a> Value<'a> {
         self.node().kind
     }
 
-    /// Whether the line's text is JSON.stringify's text of its value.
+    /// Whether the text is JSON.stringify's text of its value.
     pub fn canonical(&self) -> bool {
         self.tape.canonical
     }
 
-    /// The value's own text in the line (strings with their quotes).
+    /// The value's own text (strings with their quotes).
     pub fn span(&self) -> &'a [u8] {
         let n = self.node();
         match n.kind {
@@ -56,7 +59,7 @@ impl<'a> Value<'a> {
     }
 
     /// Identity of an object or array: `===` between two of them is true only
-    /// for the same node of the same line.
+    /// for the same node of the same text.
     pub fn identity(&self) -> u64 {
         (u64::from(self.tape.ordinal) << 32) | u64::from(self.at)
     }
@@ -95,11 +98,18 @@ impl<'a> Value<'a> {
         (self.kind() == Kind::Number).then(|| number_value(self.span()))
     }
 
-    /// The string's value (WTF-8), or None for other kinds.
+    /// The string's canonical text, or None for other kinds. Borrowed from
+    /// the text unless the string holds an escape JS would not write.
     pub fn string(&self) -> Option<Cow<'a, [u8]>> {
         let n = self.node();
-        (n.kind == Kind::String)
-            .then(|| wtf8::decode(&self.text[n.start as usize..n.end as usize], n.escaped))
+        (n.kind == Kind::String).then(|| {
+            let body = &self.text[n.start as usize..n.end as usize];
+            if n.escaped {
+                Cow::Owned(text::of_body(body))
+            } else {
+                Cow::Borrowed(body)
+            }
+        })
     }
 
     /// `v === "literal"`.
@@ -108,12 +118,30 @@ impl<'a> Value<'a> {
         if n.kind != Kind::String {
             return false;
         }
-        let raw = &self.text[n.start as usize..n.end as usize];
+        let body = &self.text[n.start as usize..n.end as usize];
         if n.escaped {
-            &*wtf8::decode(raw, true) == literal.as_bytes()
+            text::is_text_of(&text::of_body(body), literal)
         } else {
-            raw == literal.as_bytes()
+            text::is_text_of(body, literal)
         }
+    }
+
+    /// How deep the value nests: 0 for a primitive, 1 for an array or object
+    /// of primitives, and so on (`lex::MAX_DEPTH`'s levels).
+    pub fn depth(&self) -> usize {
+        let nodes = &self.tape.nodes;
+        let mut ends: Vec<u32> = Vec::new();
+        let mut deepest = 0;
+        for at in self.at..self.node().next {
+            while ends.last().is_some_and(|&e| e <= at) {
+                ends.pop();
+            }
+            if matches!(nodes[at as usize].kind, Kind::Array | Kind::Object) {
+                ends.push(nodes[at as usize].next);
+                deepest = deepest.max(ends.len());
+            }
+        }
+        deepest
     }
 
     /// Members in document order, duplicates included.
@@ -159,17 +187,17 @@ impl<'a> Value<'a> {
         found
     }
 
-    /// This value's node index in its line.
+    /// This value's node index in its text.
     pub fn index(&self) -> u32 {
         self.at
     }
 
-    /// The value at a node index of the same line (from `get_index`).
+    /// The value at a node index of the same text.
     pub fn node_value(&self, at: u32) -> Value<'a> {
         self.at(at)
     }
 
-    /// Appends JavaScript's `String(v)` (WTF-8): arrays join their elements
+    /// Appends JavaScript's `String(v)` (canonical text): arrays join their elements
     /// with `,` (null and undefined as empty), objects are
     /// `[object Object]`.
     pub fn write_to_string(&self, out: &mut Vec<u8>) {
@@ -203,6 +231,43 @@ impl<'a> Value<'a> {
         self.write_to_string(&mut out);
         Cow::Owned(out)
     }
+}
+
+/// An object's own properties as JS holds them after `JSON.parse`: each key
+/// (canonical text) once, at its first position, with its last value; array
+/// indices first, ascending.
+pub fn js_members(v: Value<'_>) -> Vec<(Cow<'_, [u8]>, Value<'_>)> {
+    let mut list: Vec<(Cow<'_, [u8]>, Value<'_>)> = Vec::new();
+    let mut index: Option<crate::hash::HashMap<Vec<u8>, usize>> = None;
+    for (k, val) in v.members() {
+        let key = k.string().unwrap_or_default();
+        let found = match &index {
+            Some(map) => map.get(&*key).copied(),
+            None => list.iter().position(|(have, _)| *have == key),
+        };
+        match found {
+            Some(at) => list[at].1 = val,
+            None => {
+                if let Some(map) = &mut index {
+                    map.insert(key.to_vec(), list.len());
+                }
+                list.push((key, val));
+                if index.is_none() && list.len() > 16 {
+                    index = Some(
+                        list.iter()
+                            .enumerate()
+                            .map(|(i, (k, _))| (k.to_vec(), i))
+                            .collect(),
+                    );
+                }
+            }
+        }
+    }
+    if list.iter().any(|(k, _)| array_index(k).is_some()) {
+        // Stable: plain keys keep their order.
+        list.sort_by_key(|(k, _)| array_index(k).map_or(u64::MAX, u64::from));
+    }
+    list
 }
 
 pub struct Members<'a> {
@@ -247,13 +312,10 @@ impl<'a> Iterator for Elements<'a> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::sessionfile::json::parse::{parse, Parsed};
+    use crate::json::read::{read, Input};
 
     pub fn tape(s: &str) -> Tape {
-        match parse(s.as_bytes()) {
-            Parsed::Value(t) => t,
-            other => panic!("{s}: {other:?}"),
-        }
+        read(s.as_bytes(), Input::BYTES).unwrap_or_else(|e| panic!("{s}: {e}"))
     }
 
     #[test]
@@ -274,5 +336,31 @@ pub(crate) mod tests {
         assert_eq!(v.members().count(), 7);
         assert_eq!(v.get("arr").unwrap().elements().count(), 4);
         assert_eq!(v.get("b").unwrap().span(), br#""x""#);
+        assert_eq!(v.depth(), 3);
+        assert_eq!(v.get("arr").unwrap().depth(), 2);
+        assert_eq!(v.get("z").unwrap().depth(), 0);
+    }
+
+    #[test]
+    fn strings_are_canonical_text() {
+        let text = r#"["a\nb","\u00e9\/","\ud83d\ude00","\ud800","\u0041\"","\uD800x"]"#;
+        let t = tape(text);
+        let v = Value::root(text.as_bytes(), &t);
+        let got: Vec<Vec<u8>> = v
+            .elements()
+            .map(|e| e.string().unwrap().into_owned())
+            .collect();
+        let want: [&[u8]; 6] = [
+            br"a\nb",
+            "é/".as_bytes(),
+            "😀".as_bytes(),
+            br"\ud800",
+            br#"A\""#,
+            br"\ud800x",
+        ];
+        assert_eq!(got, want);
+        let first = v.elements().next().unwrap().string();
+        assert!(matches!(first, Some(Cow::Borrowed(_))));
+        assert!(v.elements().nth(4).unwrap().is_str("A\""));
     }
 }

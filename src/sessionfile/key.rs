@@ -6,9 +6,10 @@
 
 use std::borrow::Cow;
 
-use super::value::Value;
-use super::wtf8;
-use super::Kind;
+use crate::json::stringify;
+use crate::json::tape::Kind;
+use crate::json::text::{self, write_quoted};
+use crate::json::view::Value;
 
 /// SameValueZero identity (also `===`, since JSON holds no NaN).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -44,8 +45,13 @@ impl<'a> JsKey<'a> {
         JsKey::Number(if n == 0.0 { 0 } else { n.to_bits() })
     }
 
+    /// The string `s` (held as its canonical text).
     pub fn str(s: &'a str) -> Self {
-        JsKey::String(Cow::Borrowed(s.as_bytes()))
+        if text::is_text_of(s.as_bytes(), s) {
+            JsKey::String(Cow::Borrowed(s.as_bytes()))
+        } else {
+            JsKey::String(Cow::Owned(text::text_of(s)))
+        }
     }
 
     pub fn truthy(&self) -> bool {
@@ -77,7 +83,7 @@ impl<'a> JsKey<'a> {
 pub enum JsVal<'a> {
     Undefined,
     Value(Value<'a>),
-    /// A string (WTF-8).
+    /// A string (canonical text).
     Text(Box<[u8]>),
 }
 
@@ -138,11 +144,11 @@ impl<'a> JsVal<'a> {
         match self {
             JsVal::Undefined => false,
             JsVal::Value(v) => {
-                super::write::write(out, *v);
+                stringify::write(out, *v);
                 true
             }
             JsVal::Text(t) => {
-                wtf8::write_json(out, t);
+                write_quoted(out, t);
                 true
             }
         }

@@ -1,4 +1,5 @@
-//! `JSON.parse` for one session line, as V8 runs it: RFC 8259 grammar,
+//! The oracle: src/sessionfile/json/parse.rs as it was at 42cc795, kept
+//! verbatim but for imports. `JSON.parse` for one session line, as V8 runs it: RFC 8259 grammar,
 //! whitespace limited to space, tab, CR and LF, no comments, numbers read as
 //! doubles, `\uXXXX` escapes that may leave lone surrogates. The result is a
 //! tape of spans (no text is copied) plus the answer to "is this line exactly
@@ -10,7 +11,8 @@
 //! The parser is iterative: no input can exhaust the stack.
 
 use super::tape::{Kind, Node, Tape};
-use super::wtf8::{array_index, decode, hex4};
+use super::text::array_index;
+use super::wtf8::{decode, hex4};
 
 /// The render path's nesting limit (the entry object is level 1).
 pub const MAX_DEPTH: usize = 1000;
@@ -204,7 +206,11 @@ impl Parser<'_> {
             let node = &mut self.nodes[at as usize];
             node.end = self.i as u32;
             node.next = next;
-            if object && self.canonical {
+            // The one change to the old code: past the depth limit the keys'
+            // values were not recorded, and the old check indexed past the
+            // nodes (a panic on `{"a":` nested 1001 deep, found by the
+            // json_reader target); the line is TooDeep whatever its keys.
+            if object && self.canonical && !self.too_deep {
                 self.canonical = self.keys_canonical(at as usize);
             }
         }
@@ -418,126 +424,7 @@ fn order_and_uniqueness(keys: &[&[u8]]) -> bool {
             .enumerate()
             .all(|(i, a)| !keys[..i].iter().any(|b| same(a, b)))
     } else {
-        let mut set = crate::hash::HashSet::default();
+        let mut set = std::collections::HashSet::new();
         keys.iter().all(|k| set.insert(*k))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn canonical(s: &str) -> Option<bool> {
-        match parse(s.as_bytes()) {
-            Parsed::Value(t) => Some(t.canonical),
-            _ => None,
-        }
-    }
-
-    #[test]
-    fn accepts_what_json_parse_accepts() {
-        for ok in [
-            "0",
-            "-0",
-            "1.5e-7",
-            "1E400",
-            "\"\"",
-            " {\"a\" : [1, 2, {}], \"b\":null}\r",
-            "[true,false,null]",
-            "\"\\ud800\"",
-            "\"\u{7f}\u{2028}\"",
-        ] {
-            assert!(canonical(ok).is_some(), "{ok}");
-        }
-        for bad in [
-            "",
-            "01",
-            "1.",
-            ".5",
-            "+1",
-            "[1,]",
-            "{\"a\":1,}",
-            "{a:1}",
-            "\"\t\"",
-            "\"\\x\"",
-            "\"\\u12\"",
-            "nul",
-            "[1] x",
-            "\u{feff}{}",
-            "{\"a\" 1}",
-            "[",
-            "\"abc",
-            "NaN",
-        ] {
-            assert!(canonical(bad).is_none(), "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn tells_canonical_lines() {
-        for yes in [
-            r#"{"a":1,"b":[1.5,-2,"x\n\u0001"],"c":{}}"#,
-            r#"{"0":1,"2":2,"a":3}"#,
-            r#""\ud800x\udc00""#,
-            "1e+21",
-            "1.5e-7",
-            "123456789012345",
-        ] {
-            assert_eq!(canonical(yes), Some(true), "{yes}");
-        }
-        for no in [
-            r#"{"a": 1}"#,
-            r#"{"a":1,"a":2}"#,
-            r#"{"b":1,"0":2}"#,
-            r#"{"1":1,"0":2}"#,
-            r#""\u00e9""#,
-            r#""\/""#,
-            r#""\u000a""#,
-            r#""\u001F""#,
-            r#""\ud83d\ude00""#,
-            "1.0",
-            "-0",
-            "1E3",
-            "1e400",
-            "12345678901234567",
-            "[1 ]",
-        ] {
-            assert_eq!(canonical(no), Some(false), "{no}");
-        }
-    }
-
-    #[test]
-    fn depth_is_bounded_without_recursion() {
-        let ok = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
-        assert!(matches!(parse(ok.as_bytes()), Parsed::Value(_)));
-        let deep = format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
-        assert!(matches!(parse(deep.as_bytes()), Parsed::TooDeep));
-        // Deep but malformed: JSON.parse throws, so pi drops it.
-        let broken = format!("{}{}", "[".repeat(MAX_DEPTH + 5), "]".repeat(MAX_DEPTH + 4));
-        assert!(matches!(parse(broken.as_bytes()), Parsed::Invalid));
-        let huge = "[".repeat(2_000_000);
-        assert!(matches!(parse(huge.as_bytes()), Parsed::Invalid));
-    }
-
-    #[test]
-    fn records_spans() {
-        let Parsed::Value(t) = parse(br#"{"k":["v",2]}"#) else {
-            panic!()
-        };
-        let kinds: Vec<Kind> = t.nodes.iter().map(|n| n.kind).collect();
-        assert_eq!(
-            kinds,
-            [
-                Kind::Object,
-                Kind::String,
-                Kind::Array,
-                Kind::String,
-                Kind::Number
-            ]
-        );
-        assert_eq!(t.nodes[0].next, 5);
-        assert_eq!(t.nodes[2].next, 5);
-        assert_eq!((t.nodes[3].start, t.nodes[3].end), (7, 8));
-        assert_eq!((t.nodes[0].start, t.nodes[0].end), (0, 13));
     }
 }

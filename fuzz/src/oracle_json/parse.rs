@@ -1,4 +1,5 @@
-//! `JSON.parse` as JavaScript does it, into `Json`: the same grammar, the
+//! The oracle: src/json/parse.rs as it was at 42cc795, kept verbatim but
+//! for imports. `JSON.parse` as JavaScript does it, into `Json`: the same grammar, the
 //! same numbers (correctly rounded doubles, overflow to ±Infinity), the same
 //! objects (a repeated key keeps its first place and takes the last value;
 //! array-index keys first, ascending) and lone-surrogate escapes kept exactly.
@@ -9,9 +10,9 @@
 
 use std::fmt;
 
-use super::text::{escape_unit_or_char, hex4, UnitOrChar};
-use super::value::{array_index, Json};
-use crate::hash::HashMap;
+use super::text::{array_index, escape_unit_or_char, hex4, UnitOrChar};
+use condense_native::Json;
+use std::collections::HashMap;
 
 /// Deepest nesting accepted inside one value (the writers recurse).
 pub const MAX_DEPTH: usize = 1000;
@@ -357,59 +358,4 @@ fn order_index_keys_first(entries: &mut [(Box<[u8]>, Json)]) {
         Some(i) => (0u8, i),
         None => (1u8, 0),
     });
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn canon(json: &str) -> String {
-        String::from_utf8(parse_value(json.as_bytes()).unwrap().to_json()).unwrap()
-    }
-
-    #[test]
-    fn writes_back_what_json_stringify_writes() {
-        assert_eq!(
-            canon(r#" { "a" : 1.0 , "b":[ -0, 1E21, 1e400 ] } "#),
-            r#"{"a":1,"b":[0,1e+21,null]}"#
-        );
-        assert_eq!(canon(r#"{"b":1,"a":2,"b":3}"#), r#"{"b":3,"a":2}"#);
-        assert_eq!(
-            canon(r#"{"x":1,"10":2,"2":3,"01":4}"#),
-            r#"{"2":3,"10":2,"x":1,"01":4}"#
-        );
-        assert_eq!(
-            canon(r#""\u00e9\/\uD83D\uDE00\u001F\ud800""#),
-            "\"é/😀\\u001f\\ud800\""
-        );
-        assert_eq!(canon(r#""\uDE00\uD83D""#), r#""\ude00\ud83d""#);
-        assert_eq!(canon("9007199254740993"), "9007199254740992");
-        assert_eq!(canon(r#"{"__proto__":1}"#), r#"{"__proto__":1}"#);
-    }
-
-    #[test]
-    fn rejects_what_json_parse_rejects() {
-        for bad in [
-            "NaN", "01", "1.", ".5", "[1,]", "{\"a\"}", "\"\t\"", "\"\\x\"", "[1] 2", "'a'", "-",
-        ] {
-            assert!(parse_value(bad.as_bytes()).is_err(), "{bad}");
-        }
-        let e = parse_value(b"[1, NaN]").unwrap_err();
-        assert_eq!(e.to_string(), "unexpected 'N' at byte 4");
-        assert_eq!(
-            parse_value(b"\"\xff\"").unwrap_err().problem,
-            Problem::InvalidUtf8
-        );
-    }
-
-    #[test]
-    fn bounds_nesting() {
-        let ok = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
-        assert!(parse_value(ok.as_bytes()).is_ok());
-        let deep = "[".repeat(MAX_DEPTH + 1) + &"]".repeat(MAX_DEPTH + 1);
-        assert_eq!(
-            parse_value(deep.as_bytes()).unwrap_err().problem,
-            Problem::TooDeep
-        );
-    }
 }

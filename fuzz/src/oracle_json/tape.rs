@@ -1,4 +1,4 @@
-//! The parsed form of one line: a flat, pre-order list of nodes whose
+//! The oracle: src/sessionfile/json/tape.rs as at 42cc795. The parsed form of one line: a flat, pre-order list of nodes whose
 //! strings and numbers are spans of the line's own text, so parsing copies
 //! no text. A line whose text is exactly what `JSON.stringify` would write
 //! for its parsed value is marked canonical: then the text of any node is its

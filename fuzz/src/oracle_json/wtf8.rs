@@ -1,4 +1,5 @@
-//! JavaScript strings as bytes. A JS string may hold lone surrogates (a
+//! The oracle: src/sessionfile/json/wtf8.rs as at 42cc795 (decoding and
+//! writing; the UTF-16 helpers left out). JavaScript strings as bytes. A JS string may hold lone surrogates (a
 //! session line may spell them as `\udxxx` escapes), which UTF-8 cannot.
 //! Strings are therefore kept as WTF-8: UTF-8 in which a lone surrogate is
 //! the three-byte sequence of its code unit (`ED A0..BF xx`), which valid
@@ -8,7 +9,7 @@
 
 use std::borrow::Cow;
 
-use crate::json::text::{escape_byte, escape_unit_or_char, UnitOrChar};
+use super::text::{escape_byte, escape_unit_or_char, UnitOrChar};
 
 /// The string value of a JSON string body (the bytes between the quotes,
 /// already validated by the parser). Borrowed when it holds no escape.
@@ -127,109 +128,4 @@ pub fn write_json(out: &mut Vec<u8>, s: &[u8]) {
     }
     out.extend_from_slice(&s[run..]);
     out.push(b'"');
-}
-
-/// The key as an array index (a canonical decimal below 2^32 - 1), which JS
-/// objects list before every other key, in ascending order: the rule the
-/// addon's JSON reader already has (digits are ASCII in WTF-8 too).
-pub use crate::json::value::array_index;
-
-/// The UTF-16 code units of a WTF-8 string.
-pub fn to_utf16(s: &[u8]) -> Vec<u16> {
-    let mut units = Vec::with_capacity(s.len());
-    let mut i = 0;
-    while i < s.len() {
-        let b = s[i];
-        let (cp, len) = match b {
-            0..=0x7F => (u32::from(b), 1),
-            0xC0..=0xDF => ((u32::from(b & 0x1F) << 6) | cont(s, i + 1), 2),
-            0xE0..=0xEF => (
-                (u32::from(b & 0x0F) << 12) | (cont(s, i + 1) << 6) | cont(s, i + 2),
-                3,
-            ),
-            _ => (
-                (u32::from(b & 0x07) << 18)
-                    | (cont(s, i + 1) << 12)
-                    | (cont(s, i + 2) << 6)
-                    | cont(s, i + 3),
-                4,
-            ),
-        };
-        if cp >= 0x10000 {
-            let v = cp - 0x10000;
-            units.push(0xD800 | (v >> 10) as u16);
-            units.push(0xDC00 | (v & 0x3FF) as u16);
-        } else {
-            units.push(cp as u16);
-        }
-        i += len;
-    }
-    units
-}
-
-fn cont(s: &[u8], at: usize) -> u32 {
-    s.get(at).map_or(0, |&c| u32::from(c & 0x3F))
-}
-
-/// Text for error messages: lone surrogates shown as U+FFFD.
-pub fn display(s: &[u8]) -> String {
-    String::from_utf16_lossy(&to_utf16(s))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn json(s: &[u8]) -> String {
-        let mut out = Vec::new();
-        write_json(&mut out, s);
-        String::from_utf8(out).unwrap()
-    }
-
-    #[test]
-    fn decodes_escapes_like_json_parse() {
-        assert_eq!(&*decode(br"a\n\t\u00e9\/", true), "a\n\té/".as_bytes());
-        // A pair of escapes is one astral character; a lone one stays a unit.
-        assert_eq!(&*decode(br"\ud83d\ude00", true), "😀".as_bytes());
-        assert_eq!(&*decode(br"\ud83dx", true), b"\xED\xA0\xBDx");
-        assert_eq!(
-            &*decode(br"\udc00\ud800", true),
-            b"\xED\xB0\x80\xED\xA0\x80"
-        );
-        assert!(matches!(decode(b"plain", false), Cow::Borrowed(_)));
-    }
-
-    #[test]
-    fn writes_like_json_stringify() {
-        // node: JSON.stringify("\ud83d" + "x\u0001\"\\\u2028é😀")
-        assert_eq!(
-            json(b"\xED\xA0\xBDx\x01\"\\\xE2\x80\xA8\xC3\xA9\xF0\x9F\x98\x80"),
-            "\"\\ud83dx\\u0001\\\"\\\\\u{2028}é😀\""
-        );
-        // U+D55C (Hangul) starts with ED too and stays literal.
-        assert_eq!(json("한".as_bytes()), "\"한\"");
-        assert_eq!(json(b"\x08\x0c\n\r\t"), r#""\b\f\n\r\t""#);
-    }
-
-    #[test]
-    fn array_indices_are_canonical_and_below_2_32_minus_1() {
-        assert_eq!(array_index(b"0"), Some(0));
-        assert_eq!(array_index(b"4294967294"), Some(4294967294));
-        for k in [
-            &b"4294967295"[..],
-            b"01",
-            b"-0",
-            b"",
-            b"1e3",
-            b"99999999999",
-        ] {
-            assert_eq!(array_index(k), None, "{k:?}");
-        }
-    }
-
-    #[test]
-    fn utf16_units() {
-        assert_eq!(to_utf16("a😀".as_bytes()), vec![0x61, 0xD83D, 0xDE00]);
-        assert_eq!(to_utf16(b"\xED\xA0\xBD"), vec![0xD83D]);
-    }
 }
