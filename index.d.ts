@@ -492,7 +492,26 @@ export declare function loadSessionAsync(
 ): Promise<LoadedSession>;
 
 /** A pruning policy a replay compares (`none` is always replayed). */
-export type ReplayPolicyName = 'none' | 'config' | 'no-thinking-strip' | 'live-thinking-strip' | '2.9.1';
+export type ReplayPolicyName =
+  | 'none' | 'config' | 'no-thinking-strip' | 'live-thinking-strip' | '2.9.1'
+  /** A release behind the cache-aware gate (docs/GATE.md); opt-in, not among the defaults. */
+  | 'config+gate' | '2.9.1+gate';
+
+/**
+ * The cache-aware gate's settings (docs/GATE.md), as pi's
+ * `condenseNative.gate` and the replay's `gate` option take them.
+ */
+export interface GateSettings {
+  /** pi's switch (default false); the replay gates the `+gate` policies whatever it says. */
+  enabled?: boolean | null;
+  /** Calls over which a saving is counted: `'auto'` (default) learned from the release's rewrites so far. */
+  horizon?: number | 'auto' | null;
+  /** Share of the model's context window (pi-ai's catalog) a hold may fill, in (0, 1] (default 0.8). */
+  budget?: number | null;
+}
+
+/** Gate settings checked (ERR_CONDENSE_INVALID_ARGUMENT naming the key) and written whole. */
+export declare function gateSettings(settings: GateSettings | null | undefined): { horizon: number | 'auto'; budget: number };
 
 /** Options of `replay` and `replayAsync`. */
 export interface ReplayOptions {
@@ -546,6 +565,8 @@ export interface ReplayOptions {
    * `config` the config's own.
    */
   thinkingBoundary?: 'auto' | 'recorded' | 'config' | null;
+  /** The gate's settings for the `+gate` policies (default: `{horizon: 'auto', budget: 0.8}`). */
+  gate?: GateSettings | null;
 }
 
 /** The thinking boundary rule a policy's renders followed, and why; null for a policy that reads none. */
@@ -615,6 +636,10 @@ export interface ReplayRender {
     /** More than `cacheTtlSeconds` passed since the previous call. */
     cacheExpired: boolean;
   };
+  /** On a `+gate` policy: whether the release's render was sent (`apply`) or the previous request's messages followed by the appended ones (`hold`). */
+  gate?: 'apply' | 'hold';
+  /** Why: `cold` (nothing warm to lose), `budget`, `pays`, `same` (the render was the hold), `waits` (a hold). */
+  gateReason?: 'cold' | 'budget' | 'pays' | 'same' | 'waits';
 }
 
 /** A render that changed history between two flushes. */
@@ -667,6 +692,14 @@ export interface ReplayPolicyResult {
     cost: number;
     /** `cost` over policy `none`'s (null when that is 0). */
     costVsNone: number | null;
+  };
+  /** On a `+gate` policy: its settings, the calls that sent the release's render and those that held, and the calls per reason. */
+  gate?: {
+    horizon: number | 'auto';
+    budget: number;
+    applies: number;
+    holds: number;
+    reasons: { cold: number; budget: number; pays: number; same: number; waits: number };
   };
   /** Present when `renders: true`. */
   renders?: ReplayRender[];

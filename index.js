@@ -166,7 +166,7 @@ const { loadSession, loadSessionAsync } = require('./js/sessionfile.js').makeSes
 });
 
 const replayApi = require('./js/replay.js').makeReplayApi(native, { argumentError });
-const { replay, replayAsync } = replayApi;
+const { replay, replayAsync, gateSettings } = replayApi;
 const { tune, tuneAsync } = require('./js/tune.js').makeTuneApi(native, { argumentError, replayApi });
 
 module.exports = {
@@ -183,6 +183,7 @@ module.exports = {
   loadSessionAsync,
   replay,
   replayAsync,
+  gateSettings,
   tune,
   tuneAsync,
   /** 'native' when the platform binary loaded, 'js' on the pure-JS fallback. */

@@ -15,6 +15,7 @@ export const {
   loadSessionAsync,
   replay,
   replayAsync,
+  gateSettings,
   tune,
   tuneAsync,
   backend,

@@ -300,7 +300,7 @@ test('usage errors: found before any file is read, printed once, naming the flag
   const cases = [
     [['replay', '--bogus'], /unknown flag --bogus/],
     [['frobnicate'], /unknown command 'frobnicate'/],
-    [['replay', '--policy', 'nope'], /--policy takes none, config, no-thinking-strip, live-thinking-strip or 2\.9\.1, not 'nope'/],
+    [['replay', '--policy', 'nope'], /--policy takes none, config, no-thinking-strip, live-thinking-strip, 2\.9\.1, config\+gate or 2\.9\.1\+gate, not 'nope'/],
     [['replay', '--retention', 'medium'], /--retention takes short or long, not 'medium'/],
     [['replay', '--cache-model', 'foo'], /--cache-model takes provider or prefix, not 'foo'/],
     [['replay', '--model', 'nonsense'], /--model takes PROVIDER\/ID .*not 'nonsense'/],

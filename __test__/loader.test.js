@@ -65,8 +65,10 @@ function json(value) {
 // ERR_CONDENSE_UNSUPPORTED without them. wireToJson is the engine's reader
 // of v8.serialize bytes, exposed for __test__/wire.test.js only;
 // replayWirePayload is the replay's Anthropic request, for
-// __test__/wire-payload.test.js only.
+// __test__/wire-payload.test.js only. checkGateSettings serves the replay's
+// gate (gateSettings throws ERR_CONDENSE_UNSUPPORTED without it).
 const NATIVE_ONLY = [
+  'checkGateSettings',
   'NativeEngine',
   'loadSessionAsync',
   'loadSessionBytes',

@@ -53,6 +53,7 @@ function loadCatalog() {
             ...(m.cost.tiers ? { tiers: m.cost.tiers } : {}),
             images: Array.isArray(m.input) ? m.input.includes('image') : true,
             effort: m.compat?.supportsMidConvoEffort === true,
+            ...(typeof m.contextWindow === 'number' ? { contextWindow: m.contextWindow } : {}),
           };
         }
       }

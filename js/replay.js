@@ -16,6 +16,9 @@ const { withProgress } = require('./progress-poll.js');
 const codes = require('./codes.js');
 
 const POLICIES = ['none', 'config', 'no-thinking-strip', 'live-thinking-strip', '2.9.1'];
+// Opt-in: a release behind the cache-aware gate (src/replay/gate.rs).
+const GATED = ['config+gate', '2.9.1+gate'];
+const KNOWN = [...POLICIES, ...GATED];
 const RELEASES = ['2.4.3', '2.9.1'];
 
 // What each policy is, in a pi user's words: the release it renders and how
@@ -26,6 +29,8 @@ const LABELS = {
   'no-thinking-strip': '2.4.3 without thinking strip',
   'live-thinking-strip': '2.4.3, thinking strip counted live',
   '2.9.1': 'pi-condense 2.9.1',
+  'config+gate': 'pi-condense 2.4.3 behind the cache-aware gate',
+  '2.9.1+gate': 'pi-condense 2.9.1 behind the cache-aware gate',
 };
 // The policy that renders a release with the user's settings.
 const POLICY_OF_RELEASE = { '2.4.3': 'config', '2.9.1': '2.9.1' };
@@ -51,11 +56,12 @@ function makeReplayApi(native, { argumentError }) {
     const out = {};
     if (options.policies !== undefined && options.policies !== null) {
       const p = options.policies;
-      if (!Array.isArray(p) || p.length === 0 || p.some((n) => !POLICIES.includes(n))) {
-        throw argumentError(`${where}: policies must be a non-empty array of ${POLICIES.map((n) => `'${n}'`).join(', ')}`);
+      if (!Array.isArray(p) || p.length === 0 || p.some((n) => !KNOWN.includes(n))) {
+        throw argumentError(`${where}: policies must be a non-empty array of ${KNOWN.map((n) => `'${n}'`).join(', ')}`);
       }
       out.policies = p;
     }
+    if (options.gate !== undefined && options.gate !== null) out.gate = gateSettings(options.gate, `${where}: gate`);
     if (options.config !== undefined && options.config !== null) {
       if (typeof options.config !== 'object' || Array.isArray(options.config)) {
         throw argumentError(`${where}: config must be an object (pi's settings file, its contextPrune block, or a render config)`);
@@ -103,6 +109,23 @@ function makeReplayApi(native, { argumentError }) {
     }
   }
 
+  /**
+   * Gate settings checked by the one copy of their rules (src/replay/gate.rs,
+   * through the binding) and written whole: `{horizon, budget}`.
+   */
+  function gateSettings(settings, where = 'gateSettings') {
+    requireBinding(native, 'checkGateSettings', where);
+    let json;
+    try {
+      json = JSON.stringify(settings ?? {});
+    } catch (cause) {
+      throw argumentError(`${where}: not JSON (${cause.message})`, cause);
+    }
+    const result = native.checkGateSettings(json, where);
+    if (result.errorMessage) throw argumentError(result.errorMessage);
+    return JSON.parse(result.json);
+  }
+
   const inputOf = (pathOrBuffer, where) => fileInputOf(pathOrBuffer, where, argumentError);
   const requireNative = (where) => requireBinding(native, 'replayBytes', where);
 
@@ -142,7 +165,7 @@ function makeReplayApi(native, { argumentError }) {
     return labelPolicies(settle(result, input.name), releaseOf(options));
   }
 
-  return { replay, replayAsync, POLICIES, optionsJson, settle };
+  return { replay, replayAsync, gateSettings, POLICIES, optionsJson, settle };
 }
 
-module.exports = { makeReplayApi, labelPolicies, LABELS, POLICY_OF_RELEASE, RELEASES, POLICIES };
+module.exports = { makeReplayApi, labelPolicies, LABELS, POLICY_OF_RELEASE, RELEASES, POLICIES, GATED };

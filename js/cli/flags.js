@@ -10,7 +10,7 @@
 
 const fs = require('node:fs');
 
-const { POLICIES, RELEASES } = require('../replay.js');
+const { POLICIES, GATED, RELEASES } = require('../replay.js');
 const { configProblems } = require('../settings-check.js');
 const { loadCatalog } = require('../catalog.js');
 
@@ -51,7 +51,8 @@ const FLAGS = [
   { name: '--json', commands: BOTH, help: 'Print one JSON document on stdout instead of the tables (with --help: the fields of that document, with their units). No progress bar.', key: 'json' },
   { name: '--per-file', commands: ['replay'], help: 'With several files: a table per file after the totals (--json always has both).', key: 'perFile' },
   { name: '--renders', commands: ['replay'], help: 'Include every model call: a row per call in each file table, `renders` arrays in --json.', key: 'renders' },
-  { name: '--policy', value: 'NAME[,NAME]', commands: ['replay'], help: `Policies to compare (repeatable): ${POLICIES.join(', ')}. Default: all. none is always replayed (costs are relative to it).`, key: 'policies', read: (o, v) => [...o.policies, ...v.split(',').filter(Boolean).map((p) => choice('--policy', POLICIES)(o, p))] },
+  { name: '--policy', value: 'NAME[,NAME]', commands: ['replay'], help: `Policies to compare (repeatable): ${POLICIES.join(', ')}; or a release behind the cache-aware gate: ${GATED.join(', ')} (docs/GATE.md). Default: the first five. none is always replayed (costs are relative to it).`, key: 'policies', read: (o, v) => [...o.policies, ...v.split(',').filter(Boolean).map((p) => choice('--policy', [...POLICIES, ...GATED])(o, p))] },
+  { name: '--gate', value: 'FILE|JSON', commands: ['replay'], help: "The cache-aware gate's settings for the +gate policies, as pi's condenseNative.gate takes them: {\"horizon\": \"auto\" or calls, \"budget\": share of the context window}, inline or in a file (default: horizon auto, budget 0.8).", key: 'gate' },
   { name: '--config', value: 'FILE', commands: BOTH, help: "pi-condense's settings as JSON: a pi settings file (its contextPrune block is read), that block alone, or a render config. Default: the contextPrune block of pi's settings.json in the agent directory ($PI_CODING_AGENT_DIR, else ~/.pi/agent), as pi-condense reads it; without one, the release's defaults.", key: 'config' },
   { name: '--release', value: '2.4.3|2.9.1', commands: BOTH, help: 'The pi-condense release you run (its row is marked "(yours)"; tune compares against it). Default: the pi-condense pi would load (from the packages of pi\'s settings), else 2.4.3.', key: 'release', read: choice('--release', RELEASES) },
   { name: '--thinking-boundary', value: 'auto|recorded|config', commands: BOTH, help: "Where pi-condense 2.4.3's thinking boundary comes from. auto (default): the boundary the config computes at each flush, which is the one the session recorded when its frontier entries were written under that config (each row says which); recorded: the session's frontier entries; config: the config's own.", key: 'thinkingBoundary', read: choice('--thinking-boundary', ['auto', 'recorded', 'config']) },
@@ -122,6 +123,32 @@ function readConfig(file, command) {
   return config;
 }
 
+/** --gate: inline JSON or a file, checked by the gate's own rules. */
+function readGate(value, policies, command) {
+  if (!policies.some((p) => GATED.includes(p))) {
+    throw usageError(`--gate sets the gate of the +gate policies: add --policy ${GATED.join(' or --policy ')}`, command);
+  }
+  let text = value;
+  if (!value.trimStart().startsWith('{')) {
+    try {
+      text = fs.readFileSync(value, 'utf8');
+    } catch (e) {
+      throw usageError(`--gate ${value}: neither a JSON object nor a file it can read (${e.code || e.message})`, command);
+    }
+  }
+  let settings;
+  try {
+    settings = JSON.parse(text);
+  } catch (e) {
+    throw usageError(`--gate ${value}: not JSON (${e.message})`, command);
+  }
+  try {
+    return require('../../index.js').gateSettings(settings, '--gate');
+  } catch (e) {
+    throw usageError(e.message, command);
+  }
+}
+
 /** Checks the parsed flags and their combination; returns the run. */
 function resolve(o) {
   if (o.command === null) o.command = 'replay';
@@ -150,10 +177,12 @@ function resolve(o) {
     }
   }
   const config = o.config !== undefined ? readConfig(o.config, command) : undefined;
+  const gate = o.gate !== undefined ? readGate(o.gate, o.policies, command) : undefined;
   const cost = {};
   for (const key of ['cacheModel', 'retention', 'model', 'recordedPolicy', 'charsPerToken', 'inputPrice', 'cacheWriteMultiplier', 'cacheReadMultiplier', 'cacheTtlSeconds', 'thinkingBoundary']) {
     if (o[key] !== undefined) cost[key] = o[key];
   }
+  if (gate !== undefined) cost.gate = gate;
   return {
     command,
     paths: o.paths,

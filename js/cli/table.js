@@ -51,6 +51,8 @@ const rewritesOf = (p) => p.callClasses.rewrite + p.callClasses.partial + p.call
 function invariantCell(p, used) {
   const inv = p.invariant;
   if (p.policy === 'none') return '-';
+  // Behind the gate, history changes when the gate applies, flush or not.
+  if (p.gate) return `gate: ${p.gate.applies} applied, ${p.gate.holds} held`;
   used.add('invariant');
   if (inv.broken === 0) return `held (${plural(inv.checked, 'call')} checked)`;
   const tag = inv.flushGated ? 'BROKEN' : 'broken by design';

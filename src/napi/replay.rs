@@ -199,3 +199,21 @@ pub fn replay_wire_payload(messages_json: String, model_json: String, retention:
     let out = payload(&messages, &model, &retention).to_json();
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
+
+/// The cache-aware gate's settings (`{enabled?, horizon?, budget?}` as
+/// JSON) checked by the one copy of their rules (`replay::gate`), and
+/// written back whole (`{horizon, budget}`), for a caller that must report
+/// a bad setting before any replay runs (the CLI's `--gate`, pi's
+/// `condenseNative.gate`). Cost: a parse of the small object.
+#[napi(catch_unwind)]
+pub fn check_gate_settings(json: String, name: String) -> NativeReplayResult {
+    let outcome = crate::json::parse_value(json.as_bytes())
+        .map_err(|e| PruneError::bad_argument(format!("{name}: {e}")))
+        .and_then(|v| crate::replay::gate::GateSettings::from_json(Some(&v), &name))
+        .map(|s| {
+            let mut out = Vec::new();
+            s.to_json().write_json(&mut out);
+            String::from_utf8_lossy(&out).into_owned()
+        });
+    result(outcome)
+}

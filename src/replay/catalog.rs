@@ -21,6 +21,9 @@ pub struct Rates {
     pub cache_write: f64,
 }
 
+/// The context window of a model the catalog lacks (Claude Sonnet 4.5's).
+pub const DEFAULT_CONTEXT_WINDOW: f64 = 200_000.0;
+
 /// Rates for a model the catalog does not know: Claude Sonnet 4.5's.
 pub const DEFAULT_RATES: Rates = Rates {
     input: 3.0,
@@ -39,6 +42,8 @@ pub struct ModelEntry {
     pub images: bool,
     pub effort: bool,
     pub api: Box<[u8]>,
+    /// Prompt tokens the model takes (`contextWindow`; the gate's budget).
+    pub context_window: Option<f64>,
 }
 
 impl ModelEntry {
@@ -104,6 +109,10 @@ impl Catalog {
                             .and_then(Json::as_text)
                             .unwrap_or_default()
                             .into(),
+                        context_window: match v.get("contextWindow") {
+                            Some(Json::Num(n)) if *n > 0.0 => Some(*n),
+                            _ => None,
+                        },
                     },
                 );
             }
@@ -348,6 +357,7 @@ mod tests {
             images: true,
             effort: false,
             api: Box::default(),
+            context_window: None,
         };
         assert_eq!(e.rates_for(200_000.0).input, 3.0);
         assert_eq!(e.rates_for(200_001.0).input, 6.0);

@@ -35,6 +35,7 @@ mod calls;
 mod catalog;
 mod cause;
 mod digest;
+pub mod gate;
 mod indexer;
 mod invariant;
 mod options;
@@ -116,6 +117,8 @@ pub struct ReplayOptions {
     pub chars_per_token: Option<f64>,
     /// Which 2.4.3 thinking boundary a policy that reads it renders with.
     pub thinking_boundary: BoundaryMode,
+    /// The gate's settings, for the `+gate` policies.
+    pub gate: gate::GateSettings,
 }
 
 /// `thinkingBoundary`: the 2.4.3 boundary a render uses.
@@ -171,6 +174,7 @@ impl Default for ReplayOptions {
             catalog: Catalog::default(),
             chars_per_token: None,
             thinking_boundary: BoundaryMode::Auto,
+            gate: gate::GateSettings::default(),
         }
     }
 }
@@ -216,6 +220,39 @@ pub struct Render {
     /// The call as the cache model bills it (None in the calibration
     /// pass).
     pub priced: Option<Priced>,
+    /// A gated policy's choice and why (`gate.rs`).
+    pub gate: Option<gate::Reason>,
+}
+
+/// A gated policy's settings and how often each reason decided.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GateTotals {
+    pub settings: gate::GateSettings,
+    /// Calls per reason, in `Reason::ALL`'s order.
+    pub counts: [u64; 5],
+}
+
+impl GateTotals {
+    fn new(settings: gate::GateSettings) -> Self {
+        GateTotals {
+            settings,
+            counts: [0; 5],
+        }
+    }
+
+    fn add(&mut self, reason: gate::Reason) {
+        if let Some(i) = gate::Reason::ALL.iter().position(|&r| r == reason) {
+            self.counts[i] += 1;
+        }
+    }
+
+    /// Calls decided for `reason`.
+    pub fn count(&self, reason: gate::Reason) -> u64 {
+        gate::Reason::ALL
+            .iter()
+            .position(|&r| r == reason)
+            .map_or(0, |i| self.counts[i])
+    }
 }
 
 /// One policy over the whole session.
@@ -241,6 +278,8 @@ pub struct PolicyReplay {
     pub points: Vec<calibration::SizePoint>,
     /// The thinking boundary rule (None: the policy does not read one).
     pub boundary: Option<BoundaryUsed>,
+    /// A gated policy's decisions.
+    pub gate: Option<GateTotals>,
 }
 
 /// How well the model matched the usage pi recorded, under the policy in

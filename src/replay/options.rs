@@ -2,7 +2,7 @@
 //! `{policies?, config?, renders?, charsPerToken?, inputPrice?,
 //! cacheWriteMultiplier?, cacheReadMultiplier?, cacheTtlSeconds?,
 //! cacheModel?, retention?, model?, recordedPolicy?, catalog?,
-//! thinkingBoundary?: 'auto' | 'recorded' | 'config'}`.
+//! thinkingBoundary?: 'auto' | 'recorded' | 'config', gate?}`.
 //! Absent fields take the defaults of `ReplayOptions` and `PrefixRule`;
 //! anything else is a typed error naming the field.
 
@@ -10,6 +10,7 @@ use crate::error::{PruneError, Result};
 use crate::json::parse_value;
 use crate::json::Json;
 
+use super::gate::GateSettings;
 use super::wire::CallModel;
 use super::{BoundaryMode, CacheModel, Catalog, Policy, PrefixRule, ReplayOptions, Settings};
 
@@ -140,8 +141,21 @@ impl ReplayOptions {
         };
         let recorded_policy = match text("recordedPolicy")? {
             None => Policy::None,
-            Some(p) => Policy::parse(&p)?,
+            Some(p) => match Policy::parse(&p)? {
+                p if p.gated() => {
+                    return Err(PruneError::bad_argument(
+                        "recordedPolicy names the policy pi ran under, never a gated one",
+                    ))
+                }
+                p => p,
+            },
         };
+        let gate = GateSettings::from_json(root.get("gate"), "gate")?;
+        if policies.iter().any(|p| p.gated()) && !cache_model.is_provider() {
+            return Err(PruneError::bad_argument(
+                "the +gate policies decide on the provider's cache model: leave cacheModel out (or 'provider')",
+            ));
+        }
         let chars_per_token = match root.get("charsPerToken") {
             None | Some(Json::Null) => None,
             Some(_) => Some(rule.chars_per_token),
@@ -162,6 +176,7 @@ impl ReplayOptions {
             catalog,
             chars_per_token,
             thinking_boundary,
+            gate,
         })
     }
 }

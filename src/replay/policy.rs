@@ -11,6 +11,9 @@
 //!   path, the behaviour before the flush-gated fix); enabled with the
 //!   config's `keepLastTurns` even when the config turns the strip off.
 //! - `2.9.1`: pi-condense 2.9.1's render path over its own state rebuild.
+//! - `config+gate`, `2.9.1+gate`: the release's render behind the
+//!   cache-aware gate (`gate.rs`), which sends it or holds the previous
+//!   request's messages; opt-in, not among the defaults.
 
 use crate::config::Config;
 use crate::dialect::Dialect;
@@ -26,6 +29,8 @@ pub enum Policy {
     NoThinkingStrip,
     LiveThinkingStrip,
     V2_9,
+    ConfigGate,
+    V2_9Gate,
 }
 
 impl Policy {
@@ -44,36 +49,57 @@ impl Policy {
             Policy::NoThinkingStrip => "no-thinking-strip",
             Policy::LiveThinkingStrip => "live-thinking-strip",
             Policy::V2_9 => "2.9.1",
+            Policy::ConfigGate => "config+gate",
+            Policy::V2_9Gate => "2.9.1+gate",
         }
+    }
+
+    /// The opt-in policies beside `ALL`.
+    pub const GATED: [Policy; 2] = [Policy::ConfigGate, Policy::V2_9Gate];
+
+    /// The release a gated policy renders with (itself otherwise).
+    pub fn base(self) -> Policy {
+        match self {
+            Policy::ConfigGate => Policy::Config,
+            Policy::V2_9Gate => Policy::V2_9,
+            p => p,
+        }
+    }
+
+    /// Whether the cache-aware gate decides what is sent.
+    pub fn gated(self) -> bool {
+        self != self.base()
     }
 
     pub fn parse(name: &str) -> Result<Self> {
         Policy::ALL
             .into_iter()
+            .chain(Policy::GATED)
             .find(|p| p.name() == name)
             .ok_or_else(|| {
                 PruneError::bad_argument(format!(
-                    "unknown policy '{name}' (known: none, config, no-thinking-strip, live-thinking-strip, 2.9.1)"
+                    "unknown policy '{name}' (known: none, config, no-thinking-strip, live-thinking-strip, 2.9.1, config+gate, 2.9.1+gate)"
                 ))
             })
     }
 
     pub fn dialect(self) -> Dialect {
-        match self {
+        match self.base() {
             Policy::V2_9 => Dialect::V2_9,
             _ => Dialect::V2_4,
         }
     }
 
     /// Whether the policy promises a byte-stable prefix between flushes
-    /// (the live keep-window breaks it by design).
+    /// (the live keep-window breaks it by design; the gate applies at
+    /// cold moments, flush or not).
     pub fn flush_gated(self) -> bool {
-        self != Policy::LiveThinkingStrip
+        self != Policy::LiveThinkingStrip && !self.gated()
     }
 
     /// Whether renders read the frontier's thinking boundary.
     pub fn uses_boundary(self) -> bool {
-        self == Policy::Config
+        self.base() == Policy::Config
     }
 
     /// The render config as a JSON object (None for `none`).
@@ -89,7 +115,7 @@ impl Policy {
             }
             Json::Obj(entries)
         };
-        match self {
+        match self.base() {
             Policy::None => None,
             Policy::Config | Policy::V2_9 => Some(base),
             Policy::NoThinkingStrip => Some(set_thinking(None)),
@@ -100,6 +126,7 @@ impl Policy {
                     settings.keep_last_turns(),
                 ),
             ])))),
+            Policy::ConfigGate | Policy::V2_9Gate => unreachable!("a base policy"),
         }
     }
 

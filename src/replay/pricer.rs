@@ -9,15 +9,17 @@
 //! cause decision (`cause.rs`) and the same sums.
 //!
 //! [`Pricer::quote`] answers what sending a request would cost on a call's
-//! model given the cache as it stands, changing nothing.
+//! model given the cache as it stands, changing nothing; [`Pricer::gate`]
+//! quotes the gate's two candidates with it (`gate.rs`).
 
 use super::bill::{classify, price, BillTotals, CacheModel, CallBill, CallClass, Reads};
 use super::cache::{Cache, Outcome};
 use super::calibration::{Calibration, SizePoint};
 use super::calls::CallMeta;
-use super::catalog::{rules_for, Catalog, Family, Rules};
+use super::catalog::{rules_for, Catalog, Family, Rules, DEFAULT_CONTEXT_WINDOW};
 use super::cause::{decide, Change, Rewrite, Seen};
 use super::digest::Digest;
+use super::gate::GateInputs;
 use super::prefix::{PrefixCall, PrefixRule, PrefixSums};
 use super::request::{Preamble, Request, Update};
 use super::requests::{Conversions, Requests};
@@ -72,6 +74,9 @@ struct Provider<'a> {
     /// The latest request (kept in `requests`), for pi's warms: its model
     /// key, rules and time.
     latest: Option<(u64, Rules, f64)>,
+    /// The call whose warms have been sent (the gate's quotes send them
+    /// before the call is priced).
+    warmed: Option<usize>,
 }
 
 /// The prefix rule's state: the previous call's output length and time.
@@ -115,6 +120,7 @@ impl<'a> Pricer<'a> {
                 previous: HashMap::default(),
                 last_model: None,
                 latest: None,
+                warmed: None,
             })),
             CacheModel::Prefix(rule) => Model::Prefix(Prefix {
                 rule: *rule,
@@ -216,6 +222,61 @@ impl<'a> Pricer<'a> {
         Some((o, self.outcome_bill(k, &o, &rules)))
     }
 
+    /// The gate's inputs at call `k` (provider model): the release's render
+    /// `apply` and the hold `hold` quoted on the cache as it stands after
+    /// pi's warms, changing nothing else (the walk has found the context
+    /// warm: an append on the same model).
+    pub fn gate(
+        &mut self,
+        k: usize,
+        apply: &[Digest],
+        hold: &[Digest],
+        time: Option<f64>,
+        held_usd: f64,
+        learned_horizon: f64,
+    ) -> GateInputs {
+        self.warm(k);
+        let key = self.meta[k].model_key;
+        let rules = rules_for(&self.meta[k].model, self.long);
+        let tpc = self.tokens_per_char(key);
+        let preamble = self.preamble(k);
+        let same = apply == hold;
+        let p = self.provider_mut();
+        let now = time.unwrap_or_else(|| p.latest.as_ref().map_or(0.0, |l| l.2));
+        let hold_request = p.requests.preview(k, hold, &preamble, &rules);
+        let apply_request = if same {
+            None
+        } else {
+            Some(p.requests.preview(k, apply, &preamble, &rules))
+        };
+        let quote = |r: &Request| match self.quote(k, r, now) {
+            Some(q) => q,
+            None => unreachable!("the provider model quotes"),
+        };
+        let (held, hold_bill) = quote(&hold_request);
+        let apply_bill = apply_request.as_ref().map_or(hold_bill, |r| quote(r).1);
+        let tokens = |r: &Request| r.total_chars as f64 * tpc;
+        let hold_tokens = tokens(&hold_request);
+        let model = &self.meta[k].model;
+        let entry = self.catalog.get(&model.provider, &model.id);
+        let read = self.bill(k, (0.0, hold_tokens.max(1.0), 0.0), rules.write_premium);
+        GateInputs {
+            cold_context: false,
+            hold_reads_nothing: held.read_at.is_none_or(|at| at < hold_request.preamble),
+            same,
+            apply_usd: apply_bill.cost_usd,
+            hold_usd: hold_bill.cost_usd,
+            apply_tokens: apply_request.as_ref().map_or(hold_tokens, tokens),
+            hold_tokens,
+            read_usd_per_token: read.cost_usd / hold_tokens.max(1.0),
+            held_usd,
+            learned_horizon,
+            context_window: entry
+                .and_then(|e| e.context_window)
+                .unwrap_or(DEFAULT_CONTEXT_WINDOW),
+        }
+    }
+
     /// The size point of call `k` whose messages take `message_chars`:
     /// wire chars under the provider model, the rendered JSON's under the
     /// prefix rule (there only to judge whether the recorded usage
@@ -287,8 +348,14 @@ impl<'a> Pricer<'a> {
         }
     }
 
-    /// pi's warms before call `k`: the latest request sent again.
+    /// pi's warms before call `k`: the latest request sent again (once).
     fn warm(&mut self, k: usize) {
+        if let Model::Provider(p) = &mut self.model {
+            if p.warmed == Some(k) {
+                return;
+            }
+            p.warmed = Some(k);
+        }
         for &t in &self.meta[k].since.warms {
             let Model::Provider(p) = &mut self.model else {
                 return;

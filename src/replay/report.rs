@@ -22,12 +22,15 @@
 //!                prefix?: { inputTokens, cacheReadTokens, cacheWriteTokens,
 //!                           cacheReadChars, cacheWriteChars, cost,
 //!                           costVsNone },
+//!                gate?: { horizon ('auto' or calls), budget, applies, holds,
+//!                         reasons: { cold, budget, pays, same, waits } },
 //!                renders?: [{ charsBefore, charsAfter, messagesBefore,
 //!                             messagesAfter, breakIndex, prefixHash,
 //!                             outputHash, entryId, leafId, timestamp,
 //!                             stats, inputTokens, cacheReadTokens,
 //!                             cacheWriteTokens, costUsd, cacheReadMessages,
 //!                             callClass, rewriteCause,
+//!                             gate?: 'apply' | 'hold', gateReason?,
 //!                             prefix?: { cacheReadChars, cacheWriteChars,
 //!                                        cacheExpired } }] }] }
 //! ```
@@ -46,7 +49,10 @@
 //! a type pi does not write; blank lines aside) and lists the first five
 //! line numbers (1-based). `thinkingBoundary` is null
 //! for a policy that reads no 2.4.3 thinking boundary, else `{ rule:
-//! 'recorded' | 'config', reason }`.
+//! 'recorded' | 'config', reason }`. `gate` is present on the `+gate`
+//! policies only: the settings, the calls that sent the release's render
+//! (`applies`) and the previous request's messages (`holds`), and the calls
+//! per reason (`gate.rs`).
 
 // The writers shared with the tune's report, under short names.
 use crate::json::text::{write_key as field, write_str as string};
@@ -223,10 +229,42 @@ fn policy(out: &mut Vec<u8>, replay: &Replay, p: &PolicyReplay, renders: bool) {
             ],
         );
     }
+    if let Some(g) = &p.gate {
+        gate(out, g);
+    }
     if renders {
         field(out, "renders");
         list(out, &p.renders, |out, r| render(out, replay, p, r));
     }
+    out.push(b'}');
+}
+
+/// A gated policy's settings and decisions.
+fn gate(out: &mut Vec<u8>, g: &super::GateTotals) {
+    use super::gate::Reason;
+    field(out, "gate");
+    out.push(b'{');
+    let holds = g.count(Reason::Waits);
+    let applies: u64 = g.counts.iter().sum::<u64>() - holds;
+    field(out, "horizon");
+    match g.settings.horizon {
+        Some(h) => num(out, h),
+        None => string(out, "auto"),
+    }
+    nums(
+        out,
+        &[
+            ("budget", g.settings.budget),
+            ("applies", applies as f64),
+            ("holds", holds as f64),
+        ],
+    );
+    field(out, "reasons");
+    let reasons: Vec<(&str, f64)> = Reason::ALL
+        .iter()
+        .map(|&r| (r.name(), g.count(r) as f64))
+        .collect();
+    num_object(out, &reasons);
     out.push(b'}');
 }
 
@@ -296,6 +334,12 @@ fn render(out: &mut Vec<u8>, replay: &Replay, p: &PolicyReplay, r: &super::Rende
     );
     if let Some(pr) = &r.priced {
         priced(out, pr);
+    }
+    if let Some(reason) = r.gate {
+        field(out, "gate");
+        string(out, if reason.applies() { "apply" } else { "hold" });
+        field(out, "gateReason");
+        string(out, reason.name());
     }
     out.push(b'}');
 }

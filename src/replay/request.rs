@@ -192,7 +192,7 @@ impl<'a> WireSink<'a, Packed> for Builder<'_> {
 /// previous open turn, when a new user turn closed it and its thinking
 /// stopped being billed). A replay's calls mostly append, so a call costs
 /// the messages of its open turn rather than the whole conversation.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Incremental {
     /// What the kept request was built for: model key, preamble, rules.
     key: Option<(u64, Preamble, Rules)>,

@@ -119,6 +119,33 @@ impl<'a> Requests<'a> {
         self.converted.insert(key, packed);
     }
 
+    /// The request call `k` would send with output `out`, built on a copy:
+    /// the kept request stays the previous call's (the gate's quotes).
+    pub fn preview(
+        &mut self,
+        k: usize,
+        out: &[Digest],
+        preamble: &Preamble,
+        rules: &Rules,
+    ) -> Request {
+        let kept = (
+            self.incremental.clone(),
+            self.out.clone(),
+            self.messages.clone(),
+            self.messages_model,
+        );
+        self.first_of = None;
+        self.update(k, out, preamble, rules);
+        let request = std::mem::take(&mut self.incremental.request);
+        (
+            self.incremental,
+            self.out,
+            self.messages,
+            self.messages_model,
+        ) = kept;
+        request
+    }
+
     /// Brings the request of call `k` (output `out`, preamble `preamble`)
     /// up to date.
     pub fn update(

@@ -16,6 +16,7 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use super::cause::{policy_changes, Change, Current, Previous};
 use super::digest::{Digest, Digests};
+use super::gate::{decide, GateSettings, Horizon, Reason};
 use super::invariant::{self, Violation};
 use super::policy::Policy;
 use super::pricer::{Pricer, Sent};
@@ -38,6 +39,35 @@ struct Last {
     slots: Vec<Slot>,
     stats: Stats,
     inputs: usize,
+}
+
+/// A hold under construction: the previous request's slots and digests,
+/// then the appended messages; `next` is the first appended input not yet
+/// placed.
+struct Held {
+    slots: Vec<Slot>,
+    out: Vec<Digest>,
+    next: usize,
+}
+
+impl Held {
+    /// Appended inputs before `to` the release left out (folded into a
+    /// chain block further back), as they are.
+    fn raw_until(&mut self, lane: &mut Lane<'_>, at: &Call<'_, '_>, to: usize) {
+        for j in self.next..to {
+            let id = at.ids[j];
+            let d = lane.digests.kept(at.view, id);
+            if let Some(requests) = lane.pricer.requests() {
+                if requests.needs(at.k, &d) {
+                    let value = slot_value::message(&at.view.message(id).json);
+                    requests.convert(at.k, &d, &value);
+                }
+            }
+            self.slots.push(Slot::keep(j));
+            self.out.push(d);
+        }
+        self.next = self.next.max(to);
+    }
 }
 
 /// The first index where two renders differ (the shorter one's length
@@ -64,6 +94,14 @@ struct Lane<'p> {
     last: Last,
     /// This call's output.
     out: Vec<Digest>,
+    /// The cache-aware gate's settings, on a gated policy's lane.
+    gate: Option<GateSettings>,
+    /// What its holds since the last apply cost in extra reads.
+    held_usd: f64,
+    /// The release's previous render (what the gate did not necessarily
+    /// send), and the horizon learned from its rewrites.
+    release_last: Vec<Digest>,
+    horizon: Horizon,
     pricer: Pricer<'p>,
     result: PolicyReplay,
     /// The output's hashes as bytes, for the render's hashes.
@@ -76,6 +114,8 @@ struct Found {
     change: Change,
     violation: Option<Violation>,
     break_index: usize,
+    /// Why a gated lane sent what it sent.
+    gate: Option<Reason>,
 }
 
 /// The call every lane renders.
@@ -289,6 +329,10 @@ impl<'w, 'f> Walk<'w, 'f> {
             digests: Digests::default(),
             last: Last::default(),
             out: Vec::new(),
+            gate: policy.gated().then_some(p.options.gate),
+            held_usd: 0.0,
+            release_last: Vec::new(),
+            horizon: Horizon::default(),
             pricer: Pricer::new(
                 &p.options.cache_model,
                 &p.meta,
@@ -309,6 +353,9 @@ impl<'w, 'f> Walk<'w, 'f> {
                 points: Vec::new(),
                 priced: Vec::new(),
                 boundary: None,
+                gate: policy
+                    .gated()
+                    .then(|| super::GateTotals::new(p.options.gate)),
             },
             scratch: Vec::new(),
         })
@@ -556,6 +603,13 @@ impl<'w, 'f> Walk<'w, 'f> {
                 }
             }
         }
+        let (gate, held) = match lane.gate {
+            Some(settings) if at.pass == Pass::Price => {
+                let (reason, held) = self.gate(lane, at, &script, &settings);
+                (Some(reason), held)
+            }
+            _ => (None, None),
+        };
         let last = &lane.last;
         let break_index = first_difference(&last.digests, &lane.out);
         let stats = script.stats();
@@ -565,13 +619,18 @@ impl<'w, 'f> Walk<'w, 'f> {
             stats: last.stats,
         };
         let current = Current {
-            slots: script.slots(),
+            slots: held.as_deref().unwrap_or(script.slots()),
             stats,
             dialect: lane.result.policy.dialect(),
             final_answer_strip: &strip,
         };
         let mut change = self.change(at, last);
-        if k > 0 && !at.seek.rewound && at.seek.from >= last.inputs && !last.digests.is_empty() {
+        if held.is_none()
+            && k > 0
+            && !at.seek.rewound
+            && at.seek.from >= last.inputs
+            && !last.digests.is_empty()
+        {
             // The phase behind each earlier output message the policy
             // changed (the first few), for the pricer's causes.
             change.policy = policy_changes(
@@ -584,7 +643,9 @@ impl<'w, 'f> Walk<'w, 'f> {
             );
         }
         let mut violation = None;
-        if invariant::applies(k, at.flushed, at.seek.rewound, at.seek.from, last.inputs) {
+        if lane.gate.is_none()
+            && invariant::applies(k, at.flushed, at.seek.rewound, at.seek.from, last.inputs)
+        {
             lane.result.checked += 1;
             violation = invariant::check(k, break_index, last.digests.len(), &previous, &current);
         }
@@ -593,9 +654,102 @@ impl<'w, 'f> Walk<'w, 'f> {
             change,
             violation,
             break_index,
+            gate,
         };
         let slots = script.into_slots();
-        (found, std::mem::replace(&mut lane.last.slots, slots))
+        match held {
+            // The release's slots go back to the engine; the held ones are
+            // what was sent.
+            Some(held) => {
+                lane.last.slots = held;
+                (found, slots)
+            }
+            None => (found, std::mem::replace(&mut lane.last.slots, slots)),
+        }
+    }
+
+    /// A gated lane's choice at this call between the release's render
+    /// (`lane.out`) and the hold: the previous request's messages followed
+    /// by those appended since, each as the release renders it, or as it
+    /// is where the release folds it into a chain block further back (a
+    /// hold never loses a message). On a hold `lane.out` becomes the hold
+    /// and its slots are returned.
+    fn gate(
+        &self,
+        lane: &mut Lane<'_>,
+        at: &Call<'_, '_>,
+        script: &RenderedScript<'_>,
+        settings: &GateSettings,
+    ) -> (Reason, Option<Vec<Slot>>) {
+        let k = at.k;
+        let meta = &self.prepared.meta;
+        let since = &meta[k].since;
+        let last = &lane.last;
+        let cold_context = k == 0
+            || (last.inputs == 0 && last.digests.is_empty())
+            || meta[k - 1].model_key != meta[k].model_key
+            || at.seek.rewound
+            || at.seek.from < last.inputs
+            || since.compaction
+            || since.branch
+            || since.edit;
+        let rewrote = first_difference(&lane.release_last, &lane.out) < lane.release_last.len();
+        lane.release_last.clone_from(&lane.out);
+        if cold_context {
+            lane.held_usd = 0.0;
+            lane.horizon.reset();
+            return (Reason::Cold, None);
+        }
+        lane.horizon.observe(rewrote);
+        let appended_from = last.inputs;
+        let mut held = Held {
+            slots: last.slots.clone(),
+            out: last.digests.clone(),
+            next: appended_from,
+        };
+        let mut anchor = None;
+        for (i, slot) in script.slots().iter().enumerate() {
+            match slot.input() {
+                Some(input) => {
+                    anchor = Some(input);
+                    if input >= appended_from {
+                        held.raw_until(lane, at, input);
+                        held.slots.push(slot.clone());
+                        held.out.push(lane.out[i]);
+                        held.next = input + 1;
+                    }
+                }
+                // A chain block belongs where the release puts it: after
+                // the user message it follows.
+                None if anchor.is_some_and(|a| a >= appended_from) => {
+                    held.slots.push(slot.clone());
+                    held.out.push(lane.out[i]);
+                }
+                None => {}
+            }
+        }
+        held.raw_until(lane, at, at.ids.len());
+        let hold = held.out;
+        let slots = held.slots;
+        let time = self.prepared.infos[k].time;
+        let inputs = lane.pricer.gate(
+            k,
+            &lane.out,
+            &hold,
+            time,
+            lane.held_usd,
+            lane.horizon.calls(),
+        );
+        let reason = decide(&inputs, settings);
+        if reason.applies() {
+            lane.held_usd = 0.0;
+            (reason, None)
+        } else {
+            lane.held_usd +=
+                (inputs.hold_tokens - inputs.apply_tokens).max(0.0) * inputs.read_usd_per_token;
+            lane.out = hold;
+            (reason, Some(slots))
+        }
     }
 
     /// What changed in pi's context since the lane's previous render.
@@ -628,6 +782,7 @@ impl<'w, 'f> Walk<'w, 'f> {
             change: self.change(at, &lane.last),
             violation: None,
             break_index: first_difference(&lane.last.digests, &lane.out),
+            gate: None,
         }
     }
 
@@ -639,8 +794,12 @@ impl<'w, 'f> Walk<'w, 'f> {
             change,
             violation,
             break_index,
+            gate,
         } = found;
         let result = &mut lane.result;
+        if let (Some(totals), Some(reason)) = (result.gate.as_mut(), gate) {
+            totals.add(reason);
+        }
         if let Some(v) = violation {
             self.keep_violation(result, at, v);
         }
@@ -683,6 +842,7 @@ impl<'w, 'f> Walk<'w, 'f> {
                 output_hash: xxh3_64(scratch),
                 stats,
                 priced,
+                gate,
             });
         }
         // The output becomes the previous one (the next call refills `out`).

@@ -1,0 +1,361 @@
+//! The cache-aware gate (issue 31): at each model call the release renders
+//! R as always, and the gate sends either R (apply) or H (hold): every
+//! message the previous request sent, byte for byte, followed by the
+//! messages appended since, each as the release renders it (as it is, when
+//! the release folds it into a chain block further back, so that a hold
+//! never loses a message). Holding keeps the cached prefix warm; applying
+//! writes R from its first changed position and then reads the smaller R
+//! on every later call.
+//!
+//! [`decide`] is the rule, and the only copy of it: the replay and the tune
+//! call it per gated render (`walk.rs`, with the quotes of `pricer.rs`), and
+//! pi's extension through the binding. It applies when
+//! 1. the cache is cold: the first call, another model, a context that is
+//!    not an append of the previous one (compaction, branch, context
+//!    edit), or a hold that would read nothing past the tools and system
+//!    (the lifetime passed, pi's cache warms counted);
+//! 2. H would pass the budget: a share of the model's context window;
+//! 3. it pays: what R saves over H, read on each of the next `horizon`
+//!    calls, plus what the holds since the last apply have already cost in
+//!    extra reads, is more than applying costs now over holding. The
+//!    horizon is a setting or learned ([`Horizon`]); the holds' cost bounds
+//!    what waiting can lose (rent or buy).
+//!
+//! Only what is known at the call decides: no look-ahead.
+
+use crate::error::{PruneError, Result};
+use crate::json::Json;
+
+/// The gate's settings, as pi's `condenseNative.gate` and the replay's
+/// `gate` option spell them: `{horizon?, budget?}` (`enabled` is pi's
+/// switch; the replay gates the `+gate` policies).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GateSettings {
+    /// Calls over which a saving is counted; None: learned ([`Horizon`]).
+    pub horizon: Option<f64>,
+    /// Share of the model's context window a hold may fill.
+    pub budget: f64,
+}
+
+impl Default for GateSettings {
+    fn default() -> Self {
+        GateSettings {
+            horizon: None,
+            budget: 0.8,
+        }
+    }
+}
+
+/// The horizon learned from the session so far: the calls the release's
+/// render has stayed an append of its previous one, per rewrite of its own
+/// (plus the one to come). A release that rarely rewrites history gets a
+/// long horizon, so the gate applies its rare rewrites at once; one that
+/// rewrites at every flush (2.4.3's moving thinking boundary) a short one,
+/// so the gate gathers its rewrites into one.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Horizon {
+    calls: u32,
+    rewrites: u32,
+}
+
+impl Horizon {
+    /// One more call; `rewrote`: the release's render changed something
+    /// its previous render had sent.
+    pub fn observe(&mut self, rewrote: bool) {
+        self.calls += 1;
+        self.rewrites += u32::from(rewrote);
+    }
+
+    /// Back to nothing known (a cold start: another model, a compaction).
+    pub fn reset(&mut self) {
+        *self = Horizon::default();
+    }
+
+    /// The expected calls until the release rewrites again.
+    pub fn calls(&self) -> f64 {
+        f64::from(self.calls) / f64::from(self.rewrites + 1)
+    }
+}
+
+impl GateSettings {
+    /// From the settings object (null or absent: the defaults); `where_`
+    /// names it in errors.
+    pub fn from_json(v: Option<&Json>, where_: &str) -> Result<Self> {
+        let d = GateSettings::default();
+        let obj = match v {
+            None | Some(Json::Null) => return Ok(d),
+            Some(o @ Json::Obj(_)) => o,
+            Some(_) => {
+                return Err(PruneError::bad_argument(format!(
+                    "{where_} must be an object {{enabled?, horizon?, budget?}}"
+                )))
+            }
+        };
+        if let Json::Obj(entries) = obj {
+            for (k, _) in entries {
+                if !matches!(&**k, b"enabled" | b"horizon" | b"budget") {
+                    return Err(PruneError::bad_argument(format!(
+                        "{where_}.{} is not a gate setting (enabled, horizon, budget)",
+                        String::from_utf8_lossy(k)
+                    )));
+                }
+            }
+        }
+        let number = |name: &str, default: f64, ok: fn(f64) -> bool, want: &str| -> Result<f64> {
+            match obj.get(name) {
+                None | Some(Json::Null) => Ok(default),
+                Some(Json::Num(n)) if ok(*n) => Ok(*n),
+                Some(_) => Err(PruneError::bad_argument(format!(
+                    "{where_}.{name} must be {want}"
+                ))),
+            }
+        };
+        if !matches!(obj.get("enabled"), None | Some(Json::Null | Json::Bool(_))) {
+            return Err(PruneError::bad_argument(format!(
+                "{where_}.enabled must be a boolean"
+            )));
+        }
+        let horizon = match obj.get("horizon") {
+            None | Some(Json::Null) => None,
+            Some(Json::Str(t)) if &**t == b"auto" => None,
+            Some(_) => Some(number(
+                "horizon",
+                0.0,
+                |n| n.is_finite() && n >= 0.0,
+                "'auto' or a finite number of calls >= 0",
+            )?),
+        };
+        Ok(GateSettings {
+            horizon,
+            budget: number(
+                "budget",
+                d.budget,
+                |n| n > 0.0 && n <= 1.0,
+                "a share of the context window in (0, 1]",
+            )?,
+        })
+    }
+
+    /// As JSON: `{horizon, budget}` (`horizon` 'auto' when learned).
+    pub fn to_json(self) -> Json {
+        Json::Obj(vec![
+            (
+                b"horizon".as_slice().into(),
+                self.horizon.map_or_else(|| Json::str("auto"), Json::Num),
+            ),
+            (b"budget".as_slice().into(), Json::Num(self.budget)),
+        ])
+    }
+}
+
+/// Why a gated call sent what it sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Reason {
+    /// Applied: nothing warm to lose.
+    Cold,
+    /// Applied: the hold would pass the budget.
+    Budget,
+    /// Applied: the saving over the horizon beats the cost now.
+    Pays,
+    /// Applied: the release's render is the hold (it changed nothing the
+    /// previous request sent).
+    Same,
+    /// Held: applying would not pay yet.
+    Waits,
+}
+
+impl Reason {
+    pub const ALL: [Reason; 5] = [
+        Reason::Cold,
+        Reason::Budget,
+        Reason::Pays,
+        Reason::Same,
+        Reason::Waits,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Reason::Cold => "cold",
+            Reason::Budget => "budget",
+            Reason::Pays => "pays",
+            Reason::Same => "same",
+            Reason::Waits => "waits",
+        }
+    }
+
+    /// Whether the release's render is sent.
+    pub fn applies(self) -> bool {
+        self != Reason::Waits
+    }
+}
+
+/// What the rule reads at one call, priced by the replay's cost model.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GateInputs {
+    /// Cold by what the context says (first call, another model, not an
+    /// append).
+    pub cold_context: bool,
+    /// The hold would read nothing past the tools and system.
+    pub hold_reads_nothing: bool,
+    /// The release's render is the hold, byte for byte.
+    pub same: bool,
+    /// USD of sending R and of sending H now.
+    pub apply_usd: f64,
+    pub hold_usd: f64,
+    /// Prompt tokens of R and of H.
+    pub apply_tokens: f64,
+    pub hold_tokens: f64,
+    /// USD of reading one cached token on this model.
+    pub read_usd_per_token: f64,
+    /// What the holds since the last apply have cost over sending the
+    /// release's render: each held call's extra tokens read.
+    pub held_usd: f64,
+    /// The learned horizon (used when the settings fix none).
+    pub learned_horizon: f64,
+    /// The model's context window, in tokens.
+    pub context_window: f64,
+}
+
+/// The gate's rule (module doc).
+pub fn decide(i: &GateInputs, s: &GateSettings) -> Reason {
+    if i.cold_context || i.hold_reads_nothing {
+        Reason::Cold
+    } else if i.same {
+        Reason::Same
+    } else if i.hold_tokens > s.budget * i.context_window {
+        Reason::Budget
+    } else if pays(i, s) {
+        Reason::Pays
+    } else {
+        Reason::Waits
+    }
+}
+
+/// Whether R's saving over the horizon beats what applying costs now.
+fn pays(i: &GateInputs, s: &GateSettings) -> bool {
+    let extra_now = i.apply_usd - i.hold_usd;
+    let horizon = s.horizon.unwrap_or(i.learned_horizon);
+    let saved_later = (i.hold_tokens - i.apply_tokens) * i.read_usd_per_token * horizon;
+    i.held_usd + saved_later > extra_now
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn warm() -> GateInputs {
+        GateInputs {
+            cold_context: false,
+            hold_reads_nothing: false,
+            same: false,
+            apply_usd: 0.30,
+            hold_usd: 0.03,
+            apply_tokens: 90_000.0,
+            hold_tokens: 100_000.0,
+            read_usd_per_token: 0.3e-6,
+            held_usd: 0.0,
+            learned_horizon: 8.0,
+            context_window: 200_000.0,
+        }
+    }
+
+    #[test]
+    fn the_rule_in_its_order() {
+        let s = GateSettings::default();
+        // 10k tokens saved x $0.3/M x 8 calls = $0.024 < $0.27 more now.
+        assert_eq!(decide(&warm(), &s), Reason::Waits);
+        let long = GateSettings {
+            horizon: Some(100.0),
+            ..s
+        };
+        // x 100 calls = $0.30 > $0.27.
+        assert_eq!(decide(&warm(), &long), Reason::Pays);
+        // The holds so far count: $0.25 + $0.024 > $0.27.
+        let waited = GateInputs {
+            held_usd: 0.25,
+            ..warm()
+        };
+        assert_eq!(decide(&waited, &s), Reason::Pays);
+        // A learned horizon of 100 calls is the setting's 100.
+        let learned = GateInputs {
+            learned_horizon: 100.0,
+            ..warm()
+        };
+        assert_eq!(decide(&learned, &s), Reason::Pays);
+        let full = GateInputs {
+            hold_tokens: 170_000.0,
+            ..warm()
+        };
+        assert_eq!(decide(&full, &s), Reason::Budget);
+        let same = GateInputs { same: true, ..full };
+        assert_eq!(decide(&same, &s), Reason::Same);
+        for cold in [
+            GateInputs {
+                cold_context: true,
+                ..same
+            },
+            GateInputs {
+                hold_reads_nothing: true,
+                ..warm()
+            },
+        ] {
+            assert_eq!(decide(&cold, &s), Reason::Cold);
+        }
+        // A render that is cheaper now and no larger always applies.
+        let cheaper = GateInputs {
+            apply_usd: 0.02,
+            apply_tokens: 100_000.0,
+            ..warm()
+        };
+        let none = GateSettings {
+            horizon: Some(0.0),
+            ..s
+        };
+        assert_eq!(decide(&cheaper, &none), Reason::Pays);
+    }
+
+    #[test]
+    fn the_horizon_is_the_calls_per_rewrite() {
+        let mut h = Horizon::default();
+        assert_eq!(h.calls(), 0.0);
+        for n in 0..12 {
+            h.observe(n % 4 == 3);
+        }
+        // 12 calls, 3 rewrites (and the one to come).
+        assert_eq!(h.calls(), 3.0);
+        h.reset();
+        h.observe(false);
+        assert_eq!(h.calls(), 1.0);
+    }
+
+    #[test]
+    fn settings_are_checked_by_name() {
+        let parse = |t: &str| {
+            GateSettings::from_json(
+                Some(&crate::json::parse_value(t.as_bytes()).unwrap()),
+                "gate",
+            )
+        };
+        assert_eq!(parse("{}").unwrap(), GateSettings::default());
+        assert_eq!(
+            parse(r#"{"enabled":true,"horizon":20,"budget":0.5}"#).unwrap(),
+            GateSettings {
+                horizon: Some(20.0),
+                budget: 0.5
+            }
+        );
+        assert_eq!(parse(r#"{"horizon":"auto"}"#).unwrap().horizon, None);
+        for (bad, says) in [
+            (r#"{"horizon":-1}"#, "gate.horizon must be"),
+            (r#"{"horizon":"soon"}"#, "gate.horizon must be"),
+            (r#"{"budget":0}"#, "gate.budget must be"),
+            (r#"{"budget":"half"}"#, "gate.budget must be"),
+            (r#"{"enabled":"yes"}"#, "gate.enabled must be a boolean"),
+            (r#"{"horizn":3}"#, "gate.horizn is not a gate setting"),
+            ("[]", "gate must be an object"),
+        ] {
+            let e = parse(bad).unwrap_err();
+            assert!(e.message.contains(says), "{bad}: {}", e.message);
+        }
+    }
+}
