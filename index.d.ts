@@ -567,6 +567,17 @@ export interface ReplayOptions {
   thinkingBoundary?: 'auto' | 'recorded' | 'config' | null;
   /** The gate's settings for the `+gate` policies (default: `{horizon: 'auto', budget: 0.8}`). */
   gate?: GateSettings | null;
+  /**
+   * What was sent, exported: each render's `messages` is the array the
+   * context handler hands back to pi at that call (implies `renders`).
+   */
+  contexts?: boolean | null;
+  /**
+   * What was sent, streamed instead: `<contextsDir>/<policy>.jsonl`, a line
+   * per call `{k, timestamp, model, gate?, messages}` (for sessions whose
+   * contexts add up to gigabytes).
+   */
+  contextsDir?: string | null;
 }
 
 /** The thinking boundary rule a policy's renders followed, and why; null for a policy that reads none. */
@@ -640,6 +651,8 @@ export interface ReplayRender {
   gate?: 'apply' | 'hold';
   /** Why: `cold` (nothing warm to lose), `budget`, `pays`, `same` (the render was the hold), `waits` (a hold). */
   gateReason?: 'cold' | 'budget' | 'pays' | 'same' | 'waits';
+  /** With `contexts: true`: the messages sent at this call, as the context handler hands them back to pi. */
+  messages?: object[];
 }
 
 /** A render that changed history between two flushes. */

@@ -406,7 +406,7 @@ test('tune: a bad file is named and left out, the rest tuned, --json still print
   const table = cli(['tune', dir]);
   assert.equal(table.code, 2);
   assert.match(table.stdout, /^settings: /);
-  assert.match(table.stdout, /2 session files, 97 model calls, 121 configurations priced as the provider bills them; 1 file left out \(named on stderr\)/);
+  assert.match(table.stdout, /2 session files, 97 model calls, 241 configurations priced as the provider bills them; 1 file left out \(named on stderr\)/);
   assert.match(table.stdout, /^\d+\*? \(yours\)/m);
 });
 

@@ -8,12 +8,16 @@
 // messages byte for byte (its prefix hash is the previous output's hash)
 // followed by every appended message. With the budget or the horizon at
 // their extremes it is the release itself. The settings are checked by
-// name, in the API and the CLI.
+// name, in the API and the CLI. What was sent is exported, in the render
+// rows and streamed to files, and is what was priced.
 
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
+const { xxh3 } = require('@node-rs/xxhash');
 
 const { replay, gateSettings, backend } = require('..');
 const { tuneSession } = require('./helpers/tune-sessions.js');
@@ -124,4 +128,50 @@ test('gate settings are checked by name, in the API and the CLI', { skip }, () =
   const bad = cli('replay', '--policy', 'config+gate', '--gate', '{"budget":0}', 'missing.jsonl');
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /--gate\.budget must be a share of the context window/);
+});
+
+// The replay's hash definitions (docs/REPLAY.md, "prefixHash"), computed
+// here from the exported messages.
+const digest = (m) => xxh3.xxh64(Buffer.from(JSON.stringify(m), 'utf8'));
+function hashOf(messages) {
+  const bytes = Buffer.alloc(8 * messages.length);
+  messages.forEach((m, i) => bytes.writeBigUInt64LE(digest(m), 8 * i));
+  return xxh3.xxh64(bytes).toString(16).padStart(16, '0');
+}
+
+test('what was sent, exported: the messages priced, in the rows and in DIR/<policy>.jsonl', { skip }, () => {
+  const bytes = Buffer.from(tuneSession(3));
+  const policies = ['none', 'config', 'config+gate', '2.9.1+gate'];
+  const r = replay(bytes, { policies, contexts: true });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'condense-contexts-'));
+  try {
+    const streamed = replay(bytes, { policies, contextsDir: dir });
+    assert.equal(streamed.policies[0].renders, undefined, 'contextsDir alone adds no rows');
+    for (const p of r.policies) {
+      const lines = fs.readFileSync(path.join(dir, `${p.policy}.jsonl`), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+      assert.equal(lines.length, r.modelCalls, p.policy);
+      p.renders.forEach((x, k) => {
+        const what = `${p.policy} call ${k}`;
+        // The exported array is what the replay measured and priced.
+        assert.equal(JSON.stringify(x.messages).length, x.charsAfter, what);
+        assert.equal(x.messages.length, x.messagesAfter, what);
+        assert.equal(hashOf(x.messages), x.outputHash, what);
+        assert.equal(hashOf(x.messages.slice(0, x.breakIndex)), x.prefixHash, what);
+        if (x.gate === 'hold') assert.deepEqual(x.messages.slice(0, x.breakIndex), p.renders[k - 1].messages, what);
+        // The file holds the same, a line per call.
+        const line = lines[k];
+        assert.deepEqual(Object.keys(line), p.gate ? ['k', 'timestamp', 'model', 'gate', 'messages'] : ['k', 'timestamp', 'model', 'messages'], what);
+        assert.equal(line.k, k);
+        assert.equal(line.timestamp, x.timestamp);
+        assert.equal(line.model, 'anthropic/claude-sonnet-4-5');
+        if (p.gate) assert.equal(line.gate, x.gate, what);
+        assert.deepEqual(line.messages, x.messages, what);
+      });
+    }
+    // none sends the context as pi built it.
+    const none = r.policies.find((p) => p.policy === 'none');
+    none.renders.forEach((x) => assert.equal(x.charsAfter, x.charsBefore));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -47,7 +47,7 @@ function rowOf(t, release) {
   if (t.current.release === release) return t.current;
   const { thinkingStrip: _a, ...block } = t.current.contextPrune;
   return t.ranked.find((r) => {
-    if (r.release !== release) return false;
+    if (r.release !== release || r.gate !== null) return false;
     const { thinkingStrip: _b, ...other } = r.contextPrune;
     return JSON.stringify(other) === JSON.stringify(block);
   });

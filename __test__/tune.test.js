@@ -22,7 +22,8 @@ const skip = backend !== 'native' && 'the tune needs the native binding';
 const ROOT = path.join(__dirname, '..');
 const SAMPLE = path.join(ROOT, 'sample', 'session.jsonl');
 const POLICY = { '2.4.3': 'config', '2.9.1': '2.9.1', none: 'none' };
-const GRID = 121;
+// 121 configurations and a gated twin of each but no pruning.
+const GRID = 241;
 
 let dir = null;
 let files = [];
@@ -41,10 +42,11 @@ after(() => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const key = (c) => JSON.stringify([c.release, c.contextPrune]);
+const key = (c) => JSON.stringify([c.release, c.contextPrune, c.gate]);
 const sameConfig = (a, b, what) => {
   assert.equal(a.release, b.release, `${what}: release`);
   assert.deepEqual(a.contextPrune, b.contextPrune, `${what}: contextPrune`);
+  assert.deepEqual(a.gate, b.gate, `${what}: gate`);
 };
 const near = (got, want, what) => {
   const scale = Math.max(Math.abs(want), Math.abs(got), 1e-300);
@@ -59,8 +61,15 @@ function checkShape(r, nFiles) {
   assert.ok(inGrid || r.ranked.length === GRID + 1, `ranked.length ${r.ranked.length}`);
   assert.equal(new Set(r.ranked.map(key)).size, r.ranked.length, 'every configuration once');
   assert.equal(r.ranked.filter((c) => c.release === 'none').length, 1);
-  assert.equal(r.ranked.filter((c) => c.release === '2.4.3').length, 96 + (inGrid || r.current.release !== '2.4.3' ? 0 : 1));
-  assert.equal(r.ranked.filter((c) => c.release === '2.9.1').length, 24 + (inGrid || r.current.release !== '2.9.1' ? 0 : 1));
+  assert.equal(r.ranked.filter((c) => c.release === '2.4.3').length, 2 * 96 + (inGrid || r.current.release !== '2.4.3' ? 0 : 1));
+  assert.equal(r.ranked.filter((c) => c.release === '2.9.1').length, 2 * 24 + (inGrid || r.current.release !== '2.9.1' ? 0 : 1));
+  // Every gated twin has the tune's gate settings and its ungated sibling.
+  const twins = r.ranked.filter((c) => c.gate !== null);
+  assert.equal(twins.length, 120);
+  for (const c of twins) {
+    assert.deepEqual(c.gate, { horizon: 'auto', budget: 0.8 });
+    assert.ok(r.ranked.some((d) => d.gate === null && key({ ...d, gate: c.gate }) === key(c)), `${key(c)}: its sibling`);
+  }
   const cur = r.ranked.filter((c) => c.current);
   assert.equal(cur.length, 1, 'exactly one current configuration');
   sameConfig(cur[0], r.current, 'current');
@@ -93,9 +102,9 @@ function checkShape(r, nFiles) {
 /** Every ranked configuration equals a plain replay of `file` with it. */
 function checkAgainstReplay(r, file, options = {}) {
   for (const c of r.ranked) {
-    const policy = POLICY[c.release];
+    const policy = c.gate ? `${POLICY[c.release]}+gate` : POLICY[c.release];
     const config = { contextPrune: c.release === 'none' ? {} : c.contextPrune };
-    const rp = replay(file, { ...options, policies: [policy], config, thinkingBoundary: 'config' });
+    const rp = replay(file, { ...options, policies: [policy], config, thinkingBoundary: 'config', ...(c.gate ? { gate: c.gate } : {}) });
     const p = rp.policies.find((x) => x.policy === policy);
     assert.ok(p, `policy ${policy} in the replay`);
     const what = `${path.basename(file)} ${key(c)}`;

@@ -102,6 +102,14 @@ function makeReplayApi(native, { argumentError }) {
       if (typeof options.renders !== 'boolean') throw argumentError(`${where}: renders must be a boolean`);
       out.renders = options.renders;
     }
+    if (options.contexts !== undefined && options.contexts !== null) {
+      if (typeof options.contexts !== 'boolean') throw argumentError(`${where}: contexts must be a boolean`);
+      out.contexts = options.contexts;
+    }
+    if (options.contextsDir !== undefined && options.contextsDir !== null) {
+      if (typeof options.contextsDir !== 'string' || options.contextsDir === '') throw argumentError(`${where}: contextsDir must be a directory path`);
+      out.contextsDir = options.contextsDir;
+    }
     try {
       return JSON.stringify(out);
     } catch (cause) {

@@ -63,7 +63,10 @@ async function replayMain(run, ctx) {
     try {
       const onProgress = progress ? (done, total) => progress.update(i, files.length, name, done, total) : null;
       if (progress) progress.update(i, files.length, name, 0, 0);
-      const result = await replayAsync(file, { ...options, onProgress });
+      // --contexts DIR: DIR/<policy>.jsonl, under a folder per file when
+      // several are replayed.
+      const contextsDir = run.contexts === null ? undefined : files.length > 1 ? path.join(run.contexts, path.basename(file).replace(/\.jsonl$/, '')) : run.contexts;
+      const result = await replayAsync(file, { ...options, onProgress, contextsDir });
       if (progress) progress.clear();
       results.push({ file: name, result, synthetic: isSample(file, ctx.sample) });
       const skipped = skippedLine(name, result.skippedLines);

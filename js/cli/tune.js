@@ -19,12 +19,13 @@ function pct(x) {
 
 /** The render-time settings of a configuration, in a few words. */
 function describe(r) {
-  if (r.release === 'none') return ['none', '-', '-', '-', '-'];
+  if (r.release === 'none') return ['none', '-', '-', '-', '-', '-'];
   const b = r.contextPrune;
   const chain = b.chainCompression.enabled ? (b.chainCompression.stripFinalAssistantThinking ? 'on' : 'on, keep final') : 'off';
   const purge = b.purgeErrors.enabled ? `${b.purgeErrors.cooldownTurns} turns, ${b.purgeErrors.minArgChars}+ chars` : 'off';
   const strip = r.release === '2.9.1' ? '-' : b.thinkingStrip && b.thinkingStrip.enabled ? `keep ${b.thinkingStrip.keepLastTurns}` : 'off';
-  return [r.release, chain, purge, String(b.recoveryGraceTurns), strip];
+  const gate = r.gate ? (r.gate.horizon === 'auto' ? 'on' : `on, ${r.gate.horizon} calls`) : 'off';
+  return [r.release, chain, purge, String(b.recoveryGraceTurns), strip, gate];
 }
 
 
@@ -48,7 +49,7 @@ function tuneTable(t, { settings, cacheModel = 'provider', shown = 15 } = {}) {
     group(r.rewrites),
   ]);
   lines.push(
-    ...grid(['rank', 'release', 'chains', 'error purge', 'grace', 'thinking strip', 'USD', 'vs yours', 'chars sent', 'rewrites'], rows, [false, false, false, false, true, false, true, true, true, true]),
+    ...grid(['rank', 'release', 'chains', 'error purge', 'grace', 'thinking strip', 'gate', 'USD', 'vs yours', 'chars sent', 'rewrites'], rows, [false, false, false, false, true, false, false, true, true, true, true]),
   );
   const currentRank = t.ranked.findIndex((r) => r.current);
   if (currentRank >= shown) {
@@ -59,7 +60,7 @@ function tuneTable(t, { settings, cacheModel = 'provider', shown = 15 } = {}) {
   if (t.current.thinkingBoundary) lines.push(`Yours: thinking boundary ${t.current.thinkingBoundary.rule === 'recorded' ? 'as recorded' : "from the config's keepLastTurns"} (${t.current.thinkingBoundary.reason}); 'condense-native replay' prices it the same.`);
   const rec = t.recommended;
   const same = t.ranked.find((r) => r.current);
-  const keep = same && rec.release === same.release && JSON.stringify(rec.contextPrune) === JSON.stringify(same.contextPrune);
+  const keep = same && rec.release === same.release && JSON.stringify(rec.contextPrune) === JSON.stringify(same.contextPrune) && JSON.stringify(rec.gate) === JSON.stringify(same.gate);
   if (keep) {
     lines.push('Recommended: keep your settings.');
   } else {
@@ -84,7 +85,7 @@ function tuneTable(t, { settings, cacheModel = 'provider', shown = 15 } = {}) {
   }
   lines.push(`Held at what the sessions recorded (they act only at a flush): ${t.held.join(', ')}.`);
   if (!keep && rec.release !== 'none') {
-    lines.push('', `Paste into pi's settings.json (${settings && settings.file ? settings.file : '~/.pi/agent/settings.json'})${rec.release !== same?.release ? `, with pi-condense ${rec.release}` : ''}:`, JSON.stringify({ contextPrune: rec.contextPrune }, null, 2));
+    lines.push('', `Paste into pi's settings.json (${settings && settings.file ? settings.file : '~/.pi/agent/settings.json'})${rec.release !== same?.release ? `, with pi-condense ${rec.release}` : ''}:`, JSON.stringify({ contextPrune: rec.contextPrune, ...(rec.gate ? { condenseNative: { gate: { enabled: true, ...rec.gate } } } : {}) }, null, 2));
   } else if (!keep) {
     lines.push('', 'No pruning is cheapest: pi-condense costs more than it saves on these sessions.');
   }

@@ -119,6 +119,21 @@ pub struct ReplayOptions {
     pub thinking_boundary: BoundaryMode,
     /// The gate's settings, for the `+gate` policies.
     pub gate: gate::GateSettings,
+    /// Where each call's sent messages go.
+    pub contexts: Contexts,
+}
+
+/// What was sent, exported (`contexts`, `--contexts DIR`): per call the
+/// array the context handler hands back to pi.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Contexts {
+    #[default]
+    None,
+    /// In each render's row (`renders[k].messages`).
+    InRenders,
+    /// Streamed to `DIR/<policy>.jsonl`, a line per call: `{k, timestamp,
+    /// model, gate?, messages}`.
+    Dir(std::path::PathBuf),
 }
 
 /// `thinkingBoundary`: the 2.4.3 boundary a render uses.
@@ -175,6 +190,7 @@ impl Default for ReplayOptions {
             chars_per_token: None,
             thinking_boundary: BoundaryMode::Auto,
             gate: gate::GateSettings::default(),
+            contexts: Contexts::None,
         }
     }
 }
@@ -222,6 +238,8 @@ pub struct Render {
     pub priced: Option<Priced>,
     /// A gated policy's choice and why (`gate.rs`).
     pub gate: Option<gate::Reason>,
+    /// The sent messages as one JSON array (with `Contexts::InRenders`).
+    pub messages: Option<Vec<u8>>,
 }
 
 /// A gated policy's settings and how often each reason decided.
@@ -490,18 +508,17 @@ impl<'a> Prepared<'a> {
         self.walk(settings, progress).run(policy, walk::Pass::Price)
     }
 
-    /// One policy over every call, once per settings of `family`, which
-    /// differ at most in their thinking strip (they share every phase
-    /// before it).
+    /// One release over every call, once per member of `family` (the
+    /// release gated or not, with settings that differ at most in their
+    /// thinking strip: they share every phase before it).
     pub fn run_family(
         &self,
-        policy: Policy,
-        family: &[&Settings],
+        family: &[(Policy, &Settings)],
         progress: Option<&Progress>,
     ) -> Result<Vec<PolicyReplay>> {
-        let settings = family.first().copied().unwrap_or(&self.options.settings);
+        let settings = family.first().map_or(&self.options.settings, |m| m.1);
         self.walk(settings, progress)
-            .run_family(policy, family, walk::Pass::Price)
+            .run_family(family, walk::Pass::Price)
     }
 
     pub fn model_calls(&self) -> usize {

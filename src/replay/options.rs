@@ -2,7 +2,8 @@
 //! `{policies?, config?, renders?, charsPerToken?, inputPrice?,
 //! cacheWriteMultiplier?, cacheReadMultiplier?, cacheTtlSeconds?,
 //! cacheModel?, retention?, model?, recordedPolicy?, catalog?,
-//! thinkingBoundary?: 'auto' | 'recorded' | 'config', gate?}`.
+//! thinkingBoundary?: 'auto' | 'recorded' | 'config', gate?, contexts?,
+//! contextsDir?}`.
 //! Absent fields take the defaults of `ReplayOptions` and `PrefixRule`;
 //! anything else is a typed error naming the field.
 
@@ -12,7 +13,9 @@ use crate::json::Json;
 
 use super::gate::GateSettings;
 use super::wire::CallModel;
-use super::{BoundaryMode, CacheModel, Catalog, Policy, PrefixRule, ReplayOptions, Settings};
+use super::{
+    BoundaryMode, CacheModel, Catalog, Contexts, Policy, PrefixRule, ReplayOptions, Settings,
+};
 
 fn number(root: &Json, name: &str, default: f64, positive: bool) -> Result<f64> {
     match root.get(name) {
@@ -151,6 +154,17 @@ impl ReplayOptions {
             },
         };
         let gate = GateSettings::from_json(root.get("gate"), "gate")?;
+        let contexts = match (root.get("contexts"), text("contextsDir")?) {
+            (Some(Json::Bool(true)), Some(_)) => {
+                return Err(PruneError::bad_argument(
+                    "contexts and contextsDir: one or the other",
+                ))
+            }
+            (Some(Json::Bool(true)), None) => Contexts::InRenders,
+            (None | Some(Json::Null | Json::Bool(false)), None) => Contexts::None,
+            (None | Some(Json::Null | Json::Bool(false)), Some(dir)) => Contexts::Dir(dir.into()),
+            (Some(_), _) => return Err(PruneError::bad_argument("contexts must be a boolean")),
+        };
         if policies.iter().any(|p| p.gated()) && !cache_model.is_provider() {
             return Err(PruneError::bad_argument(
                 "the +gate policies decide on the provider's cache model: leave cacheModel out (or 'provider')",
@@ -168,7 +182,8 @@ impl ReplayOptions {
         Ok(ReplayOptions {
             policies,
             settings: Settings::new(root.get("config").cloned())?,
-            keep_renders,
+            // The sent messages live in the render rows.
+            keep_renders: keep_renders || contexts == Contexts::InRenders,
             cache_model,
             long_retention,
             model,
@@ -177,6 +192,7 @@ impl ReplayOptions {
             chars_per_token,
             thinking_boundary,
             gate,
+            contexts,
         })
     }
 }

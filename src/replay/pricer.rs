@@ -22,7 +22,7 @@ use super::digest::Digest;
 use super::gate::GateInputs;
 use super::prefix::{PrefixCall, PrefixRule, PrefixSums};
 use super::request::{Preamble, Request, Update};
-use super::requests::{Conversions, Requests};
+use super::requests::{Conversions, Draft, Requests};
 use crate::hash::HashMap;
 
 /// One priced call.
@@ -77,6 +77,8 @@ struct Provider<'a> {
     /// The call whose warms have been sent (the gate's quotes send them
     /// before the call is priced).
     warmed: Option<usize>,
+    /// The gate's other candidate (the release's render) while it decides.
+    draft: Option<Draft>,
 }
 
 /// The prefix rule's state: the previous call's output length and time.
@@ -121,6 +123,7 @@ impl<'a> Pricer<'a> {
                 last_model: None,
                 latest: None,
                 warmed: None,
+                draft: None,
             })),
             CacheModel::Prefix(rule) => Model::Prefix(Prefix {
                 rule: *rule,
@@ -224,8 +227,9 @@ impl<'a> Pricer<'a> {
 
     /// The gate's inputs at call `k` (provider model): the release's render
     /// `apply` and the hold `hold` quoted on the cache as it stands after
-    /// pi's warms, changing nothing else (the walk has found the context
-    /// warm: an append on the same model).
+    /// pi's warms (the walk has found the context warm: an append on the
+    /// same model). The kept request becomes the hold's; [`Pricer::settle`]
+    /// adopts the release's instead when the gate applies.
     pub fn gate(
         &mut self,
         k: usize,
@@ -243,20 +247,19 @@ impl<'a> Pricer<'a> {
         let same = apply == hold;
         let p = self.provider_mut();
         let now = time.unwrap_or_else(|| p.latest.as_ref().map_or(0.0, |l| l.2));
-        let hold_request = p.requests.preview(k, hold, &preamble, &rules);
-        let apply_request = if same {
-            None
-        } else {
-            Some(p.requests.preview(k, apply, &preamble, &rules))
-        };
+        p.draft = (!same).then(|| p.requests.draft(k, apply, &preamble, &rules));
+        p.requests.build(k, hold, &preamble, &rules);
+        let p = self.provider();
+        let hold_request = p.requests.request();
         let quote = |r: &Request| match self.quote(k, r, now) {
             Some(q) => q,
             None => unreachable!("the provider model quotes"),
         };
-        let (held, hold_bill) = quote(&hold_request);
-        let apply_bill = apply_request.as_ref().map_or(hold_bill, |r| quote(r).1);
+        let (held, hold_bill) = quote(hold_request);
+        let apply_request = p.draft.as_ref().map(Draft::request);
+        let apply_bill = apply_request.map_or(hold_bill, |r| quote(r).1);
         let tokens = |r: &Request| r.total_chars as f64 * tpc;
-        let hold_tokens = tokens(&hold_request);
+        let hold_tokens = tokens(hold_request);
         let model = &self.meta[k].model;
         let entry = self.catalog.get(&model.provider, &model.id);
         let read = self.bill(k, (0.0, hold_tokens.max(1.0), 0.0), rules.write_premium);
@@ -266,7 +269,7 @@ impl<'a> Pricer<'a> {
             same,
             apply_usd: apply_bill.cost_usd,
             hold_usd: hold_bill.cost_usd,
-            apply_tokens: apply_request.as_ref().map_or(hold_tokens, tokens),
+            apply_tokens: apply_request.map_or(hold_tokens, tokens),
             hold_tokens,
             read_usd_per_token: read.cost_usd / hold_tokens.max(1.0),
             held_usd,
@@ -274,6 +277,17 @@ impl<'a> Pricer<'a> {
             context_window: entry
                 .and_then(|e| e.context_window)
                 .unwrap_or(DEFAULT_CONTEXT_WINDOW),
+        }
+    }
+
+    /// The gate's decision at the call [`Pricer::gate`] quoted: `apply`
+    /// keeps the release's request for the call to be priced with.
+    pub fn settle(&mut self, apply: bool) {
+        let p = self.provider_mut();
+        if let Some(draft) = p.draft.take() {
+            if apply {
+                p.requests.adopt(draft);
+            }
         }
     }
 

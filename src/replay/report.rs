@@ -31,6 +31,7 @@
 //!                             cacheWriteTokens, costUsd, cacheReadMessages,
 //!                             callClass, rewriteCause,
 //!                             gate?: 'apply' | 'hold', gateReason?,
+//!                             messages?,
 //!                             prefix?: { cacheReadChars, cacheWriteChars,
 //!                                        cacheExpired } }] }] }
 //! ```
@@ -52,7 +53,9 @@
 //! 'recorded' | 'config', reason }`. `gate` is present on the `+gate`
 //! policies only: the settings, the calls that sent the release's render
 //! (`applies`) and the previous request's messages (`holds`), and the calls
-//! per reason (`gate.rs`).
+//! per reason (`gate.rs`). A render's `messages` (with `contexts: true`)
+//! is the array the context handler hands back to pi at that call: what
+//! was sent and priced.
 
 // The writers shared with the tune's report, under short names.
 use crate::json::text::{write_key as field, write_str as string};
@@ -340,6 +343,10 @@ fn render(out: &mut Vec<u8>, replay: &Replay, p: &PolicyReplay, r: &super::Rende
         string(out, if reason.applies() { "apply" } else { "hold" });
         field(out, "gateReason");
         string(out, reason.name());
+    }
+    if let Some(m) = &r.messages {
+        field(out, "messages");
+        out.extend_from_slice(m);
     }
     out.push(b'}');
 }

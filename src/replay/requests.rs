@@ -43,13 +43,36 @@ pub struct Requests<'a> {
     shared: &'a Conversions,
     /// The conversions this walk has used, without the shared map's lock.
     converted: HashMap<(u64, u64), Shared>,
+    kept: Kept,
+    /// `first_new` of the current call: (call, index).
+    first_of: Option<(usize, usize)>,
+    /// An update already made for a call (the gate's), which `update`
+    /// hands back instead of doing it again: (call, its update).
+    built: Option<(usize, Update)>,
+}
+
+/// The latest request and what it was built from.
+#[derive(Clone, Default)]
+struct Kept {
     incremental: Incremental,
     /// The previous call's output and its converted messages, by index.
     out: Vec<Digest>,
     messages: Vec<Shared>,
     messages_model: Option<u64>,
-    /// `first_new` of the current call: (call, index).
-    first_of: Option<(usize, usize)>,
+}
+
+/// A copy of the kept request brought to another output for the same call
+/// (the gate's other candidate), to quote and perhaps adopt.
+pub struct Draft {
+    call: usize,
+    kept: Kept,
+    update: Update,
+}
+
+impl Draft {
+    pub fn request(&self) -> &Request {
+        &self.kept.incremental.request
+    }
 }
 
 impl<'a> Requests<'a> {
@@ -58,17 +81,15 @@ impl<'a> Requests<'a> {
             meta,
             shared,
             converted: HashMap::default(),
-            incremental: Incremental::default(),
-            out: Vec::new(),
-            messages: Vec::new(),
-            messages_model: None,
+            kept: Kept::default(),
             first_of: None,
+            built: None,
         }
     }
 
     /// The latest request built.
     pub fn request(&self) -> &Request {
-        &self.incremental.request
+        &self.kept.incremental.request
     }
 
     /// The first output message of call `k` that differs from the
@@ -80,12 +101,13 @@ impl<'a> Requests<'a> {
                 return first;
             }
         }
-        let first = if self.messages_model != Some(self.meta[k].model_key) {
+        let kept = &self.kept;
+        let first = if kept.messages_model != Some(self.meta[k].model_key) {
             0
         } else {
-            let common = self.out.len().min(out.len());
+            let common = kept.out.len().min(out.len());
             (0..common)
-                .find(|&i| out[i] != self.out[i])
+                .find(|&i| out[i] != kept.out[i])
                 .unwrap_or(common)
         };
         // The walk asks before converting, `update` again after: the
@@ -119,31 +141,34 @@ impl<'a> Requests<'a> {
         self.converted.insert(key, packed);
     }
 
-    /// The request call `k` would send with output `out`, built on a copy:
-    /// the kept request stays the previous call's (the gate's quotes).
-    pub fn preview(
-        &mut self,
-        k: usize,
-        out: &[Digest],
-        preamble: &Preamble,
-        rules: &Rules,
-    ) -> Request {
-        let kept = (
-            self.incremental.clone(),
-            self.out.clone(),
-            self.messages.clone(),
-            self.messages_model,
-        );
+    /// A copy of the kept request brought to call `k`'s output `out`; the
+    /// kept one stays the previous call's. The gate's other candidate: one
+    /// copy per gated call, adopted when the gate sends it.
+    pub fn draft(&mut self, k: usize, out: &[Digest], preamble: &Preamble, rules: &Rules) -> Draft {
+        let previous = self.kept.clone();
         self.first_of = None;
-        self.update(k, out, preamble, rules);
-        let request = std::mem::take(&mut self.incremental.request);
-        (
-            self.incremental,
-            self.out,
-            self.messages,
-            self.messages_model,
-        ) = kept;
-        request
+        let update = self.update(k, out, preamble, rules);
+        Draft {
+            call: k,
+            kept: std::mem::replace(&mut self.kept, previous),
+            update,
+        }
+    }
+
+    /// Brings the kept request to call `k`'s `out` now; the `update` that
+    /// prices the call hands back this one's result.
+    pub fn build(&mut self, k: usize, out: &[Digest], preamble: &Preamble, rules: &Rules) {
+        self.first_of = None;
+        let update = self.update(k, out, preamble, rules);
+        self.built = Some((k, update));
+    }
+
+    /// Makes `draft` the kept request, as if its call's `update` had built
+    /// it.
+    pub fn adopt(&mut self, draft: Draft) {
+        self.kept = draft.kept;
+        self.built = Some((draft.call, draft.update));
+        self.first_of = None;
     }
 
     /// Brings the request of call `k` (output `out`, preamble `preamble`)
@@ -155,25 +180,31 @@ impl<'a> Requests<'a> {
         preamble: &Preamble,
         rules: &Rules,
     ) -> Update {
+        if let Some((at, update)) = self.built.take() {
+            if at == k && self.kept.out == out {
+                return update;
+            }
+        }
         let meta = &self.meta[k];
         let key = meta.model_key;
         let first = self.first_new(k, out);
-        self.messages.truncate(first);
+        let kept = &mut self.kept;
+        kept.messages.truncate(first);
         for d in &out[first..] {
-            self.messages.push(self.converted[&(d.hash, key)].clone());
+            kept.messages.push(self.converted[&(d.hash, key)].clone());
         }
-        self.out.truncate(first);
-        self.out.extend_from_slice(&out[first..]);
-        self.messages_model = Some(key);
+        kept.out.truncate(first);
+        kept.out.extend_from_slice(&out[first..]);
+        kept.messages_model = Some(key);
         self.first_of = None;
         let update =
-            self.incremental
-                .update(key, preamble, &self.messages, first, &meta.model, rules);
+            kept.incremental
+                .update(key, preamble, &kept.messages, first, &meta.model, rules);
         #[cfg(test)]
         {
-            let refs: Vec<&Converted<Packed>> = self.messages.iter().map(|m| &**m).collect();
+            let refs: Vec<&Converted<Packed>> = kept.messages.iter().map(|m| &**m).collect();
             let fresh = Request::build(preamble, &refs, &meta.model, rules);
-            assert_eq!(fresh, self.incremental.request, "call {k}");
+            assert_eq!(fresh, kept.incremental.request, "call {k}");
         }
         update
     }

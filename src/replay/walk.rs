@@ -21,7 +21,7 @@ use super::invariant::{self, Violation};
 use super::policy::Policy;
 use super::pricer::{Pricer, Sent};
 use super::settings::Settings;
-use super::{slot_value, BoundaryMode, BoundaryUsed, FrontierEntries, PolicyReplay};
+use super::{slot_value, BoundaryMode, BoundaryUsed, Contexts, FrontierEntries, PolicyReplay};
 use super::{Prepared, Progress, Render};
 use crate::engine::{Engine, RenderedScript};
 use crate::error::{PruneError, Result};
@@ -102,10 +102,57 @@ struct Lane<'p> {
     /// send), and the horizon learned from its rewrites.
     release_last: Vec<Digest>,
     horizon: Horizon,
+    /// What it sent, exported (`Contexts`).
+    sent: Option<SentTexts>,
     pricer: Pricer<'p>,
     result: PolicyReplay,
     /// The output's hashes as bytes, for the render's hashes.
     scratch: Vec<u8>,
+}
+
+/// What a lane exports of what it sent: the sent messages' JSON texts,
+/// kept from one call to the next (rewritten from the first that changed),
+/// and the policy's file under `Contexts::Dir`.
+struct SentTexts {
+    texts: Vec<Box<[u8]>>,
+    file: Option<std::io::BufWriter<std::fs::File>>,
+}
+
+impl SentTexts {
+    fn new(contexts: &Contexts, policy: Policy) -> Result<Option<Self>> {
+        let file = match contexts {
+            Contexts::None => return Ok(None),
+            Contexts::InRenders => None,
+            Contexts::Dir(dir) => {
+                let path = dir.join(format!("{}.jsonl", policy.name()));
+                let open = std::fs::create_dir_all(dir).and_then(|()| std::fs::File::create(&path));
+                Some(std::io::BufWriter::new(open.map_err(|e| {
+                    PruneError::new(
+                        crate::error::Code::Io,
+                        format!("contexts: cannot write {}: {e}", path.display()),
+                    )
+                })?))
+            }
+        };
+        Ok(Some(SentTexts {
+            texts: Vec::new(),
+            file,
+        }))
+    }
+
+    /// The sent array as JSON text.
+    fn array(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(2 + self.texts.iter().map(|t| t.len() + 1).sum::<usize>());
+        out.push(b'[');
+        for (i, t) in self.texts.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(t);
+        }
+        out.push(b']');
+        out
+    }
 }
 
 /// A lane's render, between finding its output and pricing it.
@@ -310,7 +357,7 @@ impl<'w, 'f> Walk<'w, 'f> {
     }
 
     pub fn run(&self, policy: Policy, pass: Pass) -> Result<PolicyReplay> {
-        let mut results = self.run_family(policy, &[self.settings], pass)?;
+        let mut results = self.run_family(&[(policy, self.settings)], pass)?;
         Ok(results.remove(0))
     }
 
@@ -333,6 +380,7 @@ impl<'w, 'f> Walk<'w, 'f> {
             held_usd: 0.0,
             release_last: Vec::new(),
             horizon: Horizon::default(),
+            sent: SentTexts::new(&p.options.contexts, policy)?,
             pricer: Pricer::new(
                 &p.options.cache_model,
                 &p.meta,
@@ -361,24 +409,26 @@ impl<'w, 'f> Walk<'w, 'f> {
         })
     }
 
-    /// One pass per settings of `family`, which differ at most in their
-    /// 2.4.3 thinking strip: the view, the state, the engine and every
-    /// phase before the strip are shared, and each settings' lane strips,
-    /// measures and prices its own copy of the render.
+    /// One pass per member of `family`: policies of one release, gated or
+    /// not (`Policy::base` the same), whose settings differ at most in
+    /// their 2.4.3 thinking strip. The view, the state, the engine and
+    /// every phase before the strip are shared, and each member's lane
+    /// strips, gates, measures and prices its own copy of the render.
     pub fn run_family(
         &self,
-        policy: Policy,
-        family: &[&Settings],
+        family: &[(Policy, &Settings)],
         pass: Pass,
     ) -> Result<Vec<PolicyReplay>> {
         let p = self.prepared;
+        let policy = family[0].0.base();
+        debug_assert!(family.iter().all(|(q, _)| q.base() == policy));
         let mut lanes = family
             .iter()
-            .map(|s| self.lane(policy, s))
+            .map(|&(q, s)| self.lane(q, s))
             .collect::<Result<Vec<_>>>()?;
         // The engine renders every phase but the strip, which each lane
         // applies with its own config and boundary.
-        let config = policy.config(family[0])?.map(|mut c| {
+        let config = policy.config(family[0].1)?.map(|mut c| {
             c.thinking = None;
             c
         });
@@ -522,7 +572,7 @@ impl<'w, 'f> Walk<'w, 'f> {
                 }
                 _ => self.lane_kept(lane, at),
             };
-            self.lane_measure(lane, at, found);
+            self.lane_measure(lane, at, found)?;
         }
         Ok(())
     }
@@ -612,6 +662,17 @@ impl<'w, 'f> Walk<'w, 'f> {
         };
         let last = &lane.last;
         let break_index = first_difference(&last.digests, &lane.out);
+        if let Some(sent) = lane.sent.as_mut() {
+            // A hold's slots from the break on are the appended ones, which
+            // the release's script shows.
+            let slots = held.as_deref().unwrap_or(script.slots());
+            sent.texts.truncate(break_index);
+            for slot in &slots[break_index..] {
+                let mut text = Vec::new();
+                script.write_slot(slot, &mut text);
+                sent.texts.push(text.into());
+            }
+        }
         let stats = script.stats();
         let strip = |i: usize| script.final_answer_strip(i);
         let previous = Previous {
@@ -741,6 +802,7 @@ impl<'w, 'f> Walk<'w, 'f> {
             lane.horizon.calls(),
         );
         let reason = decide(&inputs, settings);
+        lane.pricer.settle(reason.applies());
         if reason.applies() {
             lane.held_usd = 0.0;
             (reason, None)
@@ -777,17 +839,24 @@ impl<'w, 'f> Walk<'w, 'f> {
                 }
             }
         }
+        let break_index = first_difference(&lane.last.digests, &lane.out);
+        if let Some(sent) = lane.sent.as_mut() {
+            sent.texts.truncate(break_index);
+            for &id in &at.ids[break_index..] {
+                sent.texts.push(at.view.message(id).json.to_vec().into());
+            }
+        }
         Found {
             stats: Stats::default(),
             change: self.change(at, &lane.last),
             violation: None,
-            break_index: first_difference(&lane.last.digests, &lane.out),
+            break_index,
             gate: None,
         }
     }
 
     /// A lane's render measured, priced and kept as the previous one.
-    fn lane_measure(&self, lane: &mut Lane<'_>, at: &Call<'_, '_>, found: Found) {
+    fn lane_measure(&self, lane: &mut Lane<'_>, at: &Call<'_, '_>, found: Found) -> Result<()> {
         let k = at.k;
         let Found {
             stats,
@@ -825,6 +894,14 @@ impl<'w, 'f> Walk<'w, 'f> {
         if let Some(p) = priced {
             result.priced.push(p);
         }
+        let mut messages = None;
+        if let Some(sent) = lane.sent.as_mut() {
+            let array = sent.array();
+            match sent.file.as_mut() {
+                Some(file) => self.write_context(file, at, gate, &array)?,
+                None => messages = Some(array),
+            }
+        }
         if self.prepared.options.keep_renders {
             let scratch = &mut lane.scratch;
             scratch.clear();
@@ -843,6 +920,7 @@ impl<'w, 'f> Walk<'w, 'f> {
                 stats,
                 priced,
                 gate,
+                messages,
             });
         }
         // The output becomes the previous one (the next call refills `out`).
@@ -853,6 +931,56 @@ impl<'w, 'f> Walk<'w, 'f> {
         if let Some(p) = self.progress {
             p.advance();
         }
+        Ok(())
+    }
+
+    /// One line of a `Contexts::Dir` file: `{k, timestamp, model, gate?,
+    /// messages}`.
+    fn write_context(
+        &self,
+        file: &mut std::io::BufWriter<std::fs::File>,
+        at: &Call<'_, '_>,
+        gate: Option<Reason>,
+        messages: &[u8],
+    ) -> Result<()> {
+        use crate::json::text::{write_key, write_str};
+        use std::io::Write;
+        let k = at.k;
+        let model = &self.prepared.meta[k].model;
+        let mut line = Vec::with_capacity(messages.len() + 128);
+        line.push(b'{');
+        write_key(&mut line, "k");
+        crate::json::write_json_number(&mut line, k as f64);
+        write_key(&mut line, "timestamp");
+        match self.prepared.infos[k].time {
+            Some(t) => crate::json::write_json_number(&mut line, t),
+            None => line.extend_from_slice(b"null"),
+        }
+        write_key(&mut line, "model");
+        write_str(
+            &mut line,
+            &format!(
+                "{}/{}",
+                String::from_utf8_lossy(&model.provider),
+                String::from_utf8_lossy(&model.id)
+            ),
+        );
+        if let Some(reason) = gate {
+            write_key(&mut line, "gate");
+            write_str(&mut line, if reason.applies() { "apply" } else { "hold" });
+        }
+        write_key(&mut line, "messages");
+        line.extend_from_slice(messages);
+        line.extend_from_slice(b"}\n");
+        file.write_all(&line)
+            .and_then(|()| {
+                if k + 1 == self.prepared.calls.len() {
+                    file.flush()
+                } else {
+                    Ok(())
+                }
+            })
+            .map_err(|e| PruneError::new(crate::error::Code::Io, format!("contexts: {e}")))
     }
 
     /// Counts a violation and keeps the first ones, naming the entry.

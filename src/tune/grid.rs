@@ -7,8 +7,12 @@
 //! thinking; error purge off or at three strengths (cooldown and minimum
 //! argument size); recovery grace 1 or 3 turns; for 2.4.3 the thinking
 //! strip off or keeping 8, 16 or 32 turns; both releases; and no pruning.
+//! Each configuration but no pruning has a gated twin: the same release and
+//! block behind the cache-aware gate (`crate::replay::gate`), with the
+//! tune's gate settings.
 
 use crate::json::Json;
+use crate::replay::gate::GateSettings;
 use crate::replay::{Policy, Settings};
 
 /// Settings that act only at a flush: a replay cannot change what the
@@ -37,6 +41,25 @@ pub struct Candidate {
     pub block: Json,
     pub policy: Policy,
     pub settings: Settings,
+    /// The gate's settings, on a gated twin (pi's `condenseNative.gate`
+    /// to paste beside the block).
+    pub gate: Option<GateSettings>,
+}
+
+impl Candidate {
+    /// The same release and block behind the gate.
+    pub fn gated(&self, gate: GateSettings) -> Candidate {
+        let policy = match self.policy {
+            Policy::Config => Policy::ConfigGate,
+            Policy::V2_9 => Policy::V2_9Gate,
+            p => p,
+        };
+        Candidate {
+            policy,
+            gate: Some(gate),
+            ..self.clone()
+        }
+    }
 }
 
 fn key(k: &str) -> Box<[u8]> {
@@ -83,6 +106,7 @@ fn candidate(release: &'static str, block: Json) -> Candidate {
         block: if release == "none" { Json::Null } else { block },
         policy,
         settings,
+        gate: None,
     }
 }
 
@@ -115,12 +139,13 @@ pub fn distance(a: &Candidate, b: &Candidate) -> usize {
         + y.iter()
             .filter(|(k, _)| !x.iter().any(|(k2, _)| k == k2))
             .count();
-    differ + usize::from(a.release != b.release)
+    differ + usize::from(a.release != b.release) + usize::from(a.gate.is_some() != b.gate.is_some())
 }
 
 /// Every configuration of the grid over the user's block `base` (their
-/// `contextPrune`, merged over the release's defaults).
-pub fn grid(base: &Json) -> Vec<Candidate> {
+/// `contextPrune`, merged over the release's defaults), then each one's
+/// gated twin with `gate` (none without).
+pub fn grid(base: &Json, gate: Option<GateSettings>) -> Vec<Candidate> {
     let t = Json::Bool(true);
     let f = Json::Bool(false);
     let chains = [(true, true), (true, false), (false, true)];
@@ -190,6 +215,15 @@ pub fn grid(base: &Json) -> Vec<Candidate> {
             }
         }
     }
+    let twins: Vec<Candidate> = match gate {
+        Some(gate) => out
+            .iter()
+            .filter(|c| c.release != "none")
+            .map(|c| c.gated(gate))
+            .collect(),
+        None => Vec::new(),
+    };
+    out.extend(twins);
     out
 }
 
@@ -197,6 +231,7 @@ pub fn grid(base: &Json) -> Vec<Candidate> {
 /// config).
 pub fn same(a: &Candidate, b: &Candidate) -> bool {
     a.release == b.release
+        && a.gate.is_some() == b.gate.is_some()
         && (a.release == "none"
             || a.settings.render_config(a.policy.dialect())
                 == b.settings.render_config(b.policy.dialect()))

@@ -82,13 +82,14 @@ fn outcome(p: &crate::replay::PolicyReplay) -> Outcome {
     }
 }
 
-/// The candidates as families that differ only in 2.4.3's thinking strip
-/// (indices into `candidates`): a family is replayed in one walk that
-/// shares every phase before the strip.
+/// The candidates as families of one release, gated or not, that differ
+/// only in 2.4.3's thinking strip (indices into `candidates`): a family is
+/// replayed in one walk that shares every phase before the strip.
 fn families(candidates: &[Candidate]) -> Vec<Vec<usize>> {
-    let mut out: Vec<(Json, Vec<usize>)> = Vec::new();
+    let mut out: Vec<((Policy, Json), Vec<usize>)> = Vec::new();
     for (i, c) in candidates.iter().enumerate() {
-        let rest = match (&c.block, c.policy) {
+        let base = c.policy.base();
+        let rest = match (&c.block, base) {
             (Json::Obj(entries), Policy::Config) => Json::Obj(
                 entries
                     .iter()
@@ -96,17 +97,16 @@ fn families(candidates: &[Candidate]) -> Vec<Vec<usize>> {
                     .cloned()
                     .collect(),
             ),
+            (Json::Obj(_), Policy::V2_9) => c.block.clone(),
             _ => {
-                out.push((Json::Null, vec![i]));
+                out.push(((base, Json::Null), vec![i]));
                 continue;
             }
         };
-        match out
-            .iter_mut()
-            .find(|(r, f)| *r == rest && candidates[f[0]].policy == Policy::Config && !r.is_null())
-        {
+        let key = (base, rest);
+        match out.iter_mut().find(|(k, _)| *k == key) {
             Some((_, family)) => family.push(i),
-            None => out.push((rest, vec![i])),
+            None => out.push((key, vec![i])),
         }
     }
     // The largest first, so the last ones to run on the pool are short.
@@ -144,10 +144,11 @@ fn tune_file(
     let results: Vec<Result<Vec<(usize, Outcome)>>> = families
         .par_iter()
         .map(|family| {
-            let settings: Vec<&Settings> =
-                family.iter().map(|&c| &candidates[c].settings).collect();
-            let policy = candidates[family[0]].policy;
-            let replays = prepared.run_family(policy, &settings, progress)?;
+            let members: Vec<(Policy, &Settings)> = family
+                .iter()
+                .map(|&c| (candidates[c].policy, &candidates[c].settings))
+                .collect();
+            let replays = prepared.run_family(&members, progress)?;
             Ok(family
                 .iter()
                 .zip(&replays)
@@ -235,7 +236,10 @@ pub fn tune(
     progress: Option<&Progress>,
 ) -> Result<Tuned> {
     let base = options.replay.settings.context_prune();
-    let mut candidates = grid::grid(&base);
+    // The gate decides on the provider's cache model: under the prefix
+    // rule the grid has no gated twins.
+    let gate = (options.replay.cache_model.is_provider()).then_some(options.replay.gate);
+    let mut candidates = grid::grid(&base, gate);
     let current = grid::current(options.release, &base);
     let current_at = match candidates.iter().position(|c| grid::same(c, &current)) {
         Some(i) => i,

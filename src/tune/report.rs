@@ -3,23 +3,24 @@
 //!
 //! ```text
 //! { files, modelCalls, held,
-//!   current:     { release, contextPrune, costUsd, charsSent,
+//!   current:     { release, contextPrune, gate, costUsd, charsSent,
 //!                  thinkingBoundary: null | { rule, reason } },
-//!   recommended: { release, contextPrune, costUsd, charsSent, saving,
+//!   recommended: { release, contextPrune, gate, costUsd, charsSent, saving,
 //!                  savingSpread: { min, median, max } },
-//!   ranked: [{ release, contextPrune, costUsd, charsSent, rewrites,
+//!   ranked: [{ release, contextPrune, gate, costUsd, charsSent, rewrites,
 //!              front, current, perFileCostUsd: [..],
 //!              causes: [{ cause, calls, costUsd }] }],
 //!   perFile: [{ file, modelCalls, noneUsd, currentUsd, recommendedUsd,
 //!               skippedLines: { count, lines } }],
 //!   errors: [{ file, error: { code, message, line } }],
 //!   heldOut: null | { fitFiles, testFiles, chosen: { release,
-//!              contextPrune }, savingFit, savingTest, noise,
+//!              contextPrune, gate }, savingFit, savingTest, noise,
 //!              beatsNoise } }
 //! ```
 //!
 //! `contextPrune` is the block to paste into pi's settings.json (null for
-//! release `none`); savings are fractions of the current settings' USD.
+//! release `none`), `gate` the `condenseNative.gate` settings beside it
+//! (null: no gate; each configuration has a gated twin); savings are fractions of the current settings' USD.
 //! `files`, `perFile` and `perFileCostUsd` hold the files tuned, in order;
 //! a file that could not be read, parsed or replayed is left out and listed
 //! in `errors` (its message names no file; `line` is null when none).
@@ -39,8 +40,8 @@ fn sum(outcomes: &[Outcome]) -> (f64, u64) {
     )
 }
 
-fn head(out: &mut Vec<u8>, c: &Candidate, outcomes: &[Outcome]) {
-    let (cost, chars) = sum(outcomes);
+/// `release`, `contextPrune` and `gate`: what to paste.
+fn settings(out: &mut Vec<u8>, c: &Candidate) {
     field(out, "release");
     string(out, c.release);
     field(out, "contextPrune");
@@ -48,6 +49,16 @@ fn head(out: &mut Vec<u8>, c: &Candidate, outcomes: &[Outcome]) {
         Json::Null => out.extend_from_slice(b"null"),
         b => b.write_json(out),
     }
+    field(out, "gate");
+    match c.gate {
+        None => out.extend_from_slice(b"null"),
+        Some(g) => g.to_json().write_json(out),
+    }
+}
+
+fn head(out: &mut Vec<u8>, c: &Candidate, outcomes: &[Outcome]) {
+    let (cost, chars) = sum(outcomes);
+    settings(out, c);
     field(out, "costUsd");
     num(out, cost);
     field(out, "charsSent");
@@ -234,14 +245,7 @@ pub fn to_json(t: &Tuned) -> Vec<u8> {
             files(&mut out, t, &h.test);
             field(&mut out, "chosen");
             out.push(b'{');
-            let c = &t.candidates[h.chosen];
-            field(&mut out, "release");
-            string(&mut out, c.release);
-            field(&mut out, "contextPrune");
-            match &c.block {
-                Json::Null => out.extend_from_slice(b"null"),
-                b => b.write_json(&mut out),
-            }
+            settings(&mut out, &t.candidates[h.chosen]);
             out.push(b'}');
             field(&mut out, "savingFit");
             num(&mut out, h.saving_fit);
