@@ -861,3 +861,63 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod gate_tests {
+    use super::*;
+
+    /// Behind the gate every request the pricer builds step by step equals
+    /// one built afresh (`Requests::update` checks it under test), through
+    /// holds, drafts carried from call to call and adoptions; an applied
+    /// render is the release's own and a held one starts with the previous
+    /// request.
+    #[test]
+    fn gated_requests_equal_fresh_ones() {
+        let bytes = &include_bytes!("../../sample/session.jsonl")[..];
+        for horizon in [None, Some(0.0), Some(1e9)] {
+            let options = ReplayOptions {
+                policies: vec![
+                    Policy::Config,
+                    Policy::ConfigGate,
+                    Policy::V2_9,
+                    Policy::V2_9Gate,
+                ],
+                keep_renders: true,
+                gate: gate::GateSettings {
+                    horizon,
+                    ..Default::default()
+                },
+                ..ReplayOptions::default()
+            };
+            let r = replay(bytes, &options, None).unwrap();
+            let by = |p: Policy| r.policies.iter().find(|q| q.policy == p).unwrap();
+            for (plain, gated) in [
+                (Policy::Config, Policy::ConfigGate),
+                (Policy::V2_9, Policy::V2_9Gate),
+            ] {
+                let (a, g) = (by(plain), by(gated));
+                for (k, x) in g.renders.iter().enumerate() {
+                    let reason = x.gate.expect("a gated render has a reason");
+                    if reason.applies() {
+                        assert_eq!(
+                            x.output_hash, a.renders[k].output_hash,
+                            "{horizon:?} call {k}"
+                        );
+                    } else {
+                        let prev = &g.renders[k - 1];
+                        assert_eq!(x.break_index, prev.messages_after, "{horizon:?} call {k}");
+                        assert_eq!(x.prefix_hash, prev.output_hash, "{horizon:?} call {k}");
+                    }
+                }
+                let holds = g.gate.as_ref().unwrap().count(gate::Reason::Waits);
+                if horizon == Some(1e9) {
+                    assert_eq!(holds, 0);
+                    assert_eq!(g.bill.cost_usd, a.bill.cost_usd);
+                } else {
+                    // The sample holds: drafts are carried and adopted.
+                    assert!(holds > 0, "{horizon:?}");
+                }
+            }
+        }
+    }
+}

@@ -77,7 +77,8 @@ struct Provider<'a> {
     /// The call whose warms have been sent (the gate's quotes send them
     /// before the call is priced).
     warmed: Option<usize>,
-    /// The gate's other candidate (the release's render) while it decides.
+    /// The gate's other candidate (the release's request), kept while the
+    /// gate holds it back.
     draft: Option<Draft>,
 }
 
@@ -226,7 +227,9 @@ impl<'a> Pricer<'a> {
     }
 
     /// The gate's inputs at call `k` (provider model): the release's render
-    /// `apply` and the hold `hold` quoted on the cache as it stands after
+    /// `apply` and the hold (the previous request's output, which the kept
+    /// request was built from, and the appended messages) quoted on the
+    /// cache as it stands after
     /// pi's warms (the walk has found the context warm: an append on the
     /// same model). The kept request becomes the hold's; [`Pricer::settle`]
     /// adopts the release's instead when the gate applies.
@@ -234,7 +237,7 @@ impl<'a> Pricer<'a> {
         &mut self,
         k: usize,
         apply: &[Digest],
-        hold: &[Digest],
+        (sent, appended): (&[Digest], &[Digest]),
         time: Option<f64>,
         held_usd: f64,
         learned_horizon: f64,
@@ -244,11 +247,14 @@ impl<'a> Pricer<'a> {
         let rules = rules_for(&self.meta[k].model, self.long);
         let tpc = self.tokens_per_char(key);
         let preamble = self.preamble(k);
-        let same = apply == hold;
+        let same = apply.len() == sent.len() + appended.len()
+            && apply[..sent.len()] == *sent
+            && apply[sent.len()..] == *appended;
         let p = self.provider_mut();
         let now = time.unwrap_or_else(|| p.latest.as_ref().map_or(0.0, |l| l.2));
-        p.draft = (!same).then(|| p.requests.draft(k, apply, &preamble, &rules));
-        p.requests.build(k, hold, &preamble, &rules);
+        let previous = p.draft.take();
+        p.draft = (!same).then(|| p.requests.draft(previous, k, apply, &preamble, &rules));
+        p.requests.append(k, sent, appended, &preamble, &rules);
         let p = self.provider();
         let hold_request = p.requests.request();
         let quote = |r: &Request| match self.quote(k, r, now) {
@@ -281,13 +287,22 @@ impl<'a> Pricer<'a> {
     }
 
     /// The gate's decision at the call [`Pricer::gate`] quoted: `apply`
-    /// keeps the release's request for the call to be priced with.
+    /// keeps the release's request for the call to be priced with; a hold
+    /// keeps it aside for the next call's quote.
     pub fn settle(&mut self, apply: bool) {
         let p = self.provider_mut();
-        if let Some(draft) = p.draft.take() {
-            if apply {
+        if apply {
+            if let Some(draft) = p.draft.take() {
                 p.requests.adopt(draft);
             }
+        }
+    }
+
+    /// A call the gate did not quote (a cold one): the release's request
+    /// kept aside is stale.
+    pub fn forget_draft(&mut self) {
+        if let Model::Provider(p) = &mut self.model {
+            p.draft = None;
         }
     }
 

@@ -141,33 +141,73 @@ impl<'a> Requests<'a> {
         self.converted.insert(key, packed);
     }
 
-    /// A copy of the kept request brought to call `k`'s output `out`; the
-    /// kept one stays the previous call's. The gate's other candidate: one
-    /// copy per gated call, adopted when the gate sends it.
-    pub fn draft(&mut self, k: usize, out: &[Digest], preamble: &Preamble, rules: &Rules) -> Draft {
-        let previous = self.kept.clone();
+    /// The gate's other candidate: a request brought to call `k`'s output
+    /// `out` (the release's render) while the kept one stays the previous
+    /// call's. It starts from `previous`, the release's own request at the
+    /// previous call when the gate held it back (so a release that only
+    /// appended costs an append), else from a copy of the kept request.
+    pub fn draft(
+        &mut self,
+        previous: Option<Draft>,
+        k: usize,
+        out: &[Digest],
+        preamble: &Preamble,
+        rules: &Rules,
+    ) -> Draft {
+        let base = match previous {
+            Some(d) => d.kept,
+            None => self.kept.clone(),
+        };
+        let kept = std::mem::replace(&mut self.kept, base);
         self.first_of = None;
         let update = self.update(k, out, preamble, rules);
         Draft {
             call: k,
-            kept: std::mem::replace(&mut self.kept, previous),
+            kept: std::mem::replace(&mut self.kept, kept),
             update,
         }
     }
 
-    /// Brings the kept request to call `k`'s `out` now; the `update` that
-    /// prices the call hands back this one's result.
-    pub fn build(&mut self, k: usize, out: &[Digest], preamble: &Preamble, rules: &Rules) {
-        self.first_of = None;
-        let update = self.update(k, out, preamble, rules);
+    /// Brings the kept request, built from `sent`, to call `k`'s output
+    /// `sent` followed by `appended`, now; the `update` that prices the
+    /// call hands back this one's result.
+    pub fn append(
+        &mut self,
+        k: usize,
+        sent: &[Digest],
+        appended: &[Digest],
+        preamble: &Preamble,
+        rules: &Rules,
+    ) {
+        debug_assert!(
+            self.kept.out == sent,
+            "the kept request is the previous one's"
+        );
+        debug_assert_eq!(self.kept.messages_model, Some(self.meta[k].model_key));
+        let update = self.rebuild_from(k, sent.len(), appended, preamble, rules);
         self.built = Some((k, update));
     }
 
     /// Makes `draft` the kept request, as if its call's `update` had built
-    /// it.
+    /// it from the previous request: its divergence is where it first
+    /// differs from the hold built at the same call (which differs from the
+    /// previous request only where the hold's update says).
     pub fn adopt(&mut self, draft: Draft) {
+        let update = match self.built.take() {
+            Some((k, held)) if k == draft.call => {
+                let request = &self.kept.incremental.request;
+                let first = request
+                    .common_prefix(&draft.kept.incremental.request)
+                    .map_or(0, |i| i + 1);
+                Update {
+                    divergence: Some(held.divergence.map_or(first, |d| d.min(first))),
+                    turn_closed: held.turn_closed,
+                }
+            }
+            _ => draft.update,
+        };
         self.kept = draft.kept;
-        self.built = Some((draft.call, draft.update));
+        self.built = Some((draft.call, update));
         self.first_of = None;
     }
 
@@ -185,16 +225,29 @@ impl<'a> Requests<'a> {
                 return update;
             }
         }
+        let first = self.first_new(k, out);
+        self.rebuild_from(k, first, &out[first..], preamble, rules)
+    }
+
+    /// The kept request's output from `first` on replaced by `new`, and the
+    /// request rebuilt from there.
+    fn rebuild_from(
+        &mut self,
+        k: usize,
+        first: usize,
+        new: &[Digest],
+        preamble: &Preamble,
+        rules: &Rules,
+    ) -> Update {
         let meta = &self.meta[k];
         let key = meta.model_key;
-        let first = self.first_new(k, out);
         let kept = &mut self.kept;
         kept.messages.truncate(first);
-        for d in &out[first..] {
+        for d in new {
             kept.messages.push(self.converted[&(d.hash, key)].clone());
         }
         kept.out.truncate(first);
-        kept.out.extend_from_slice(&out[first..]);
+        kept.out.extend_from_slice(new);
         kept.messages_model = Some(key);
         self.first_of = None;
         let update =

@@ -663,11 +663,14 @@ impl<'w, 'f> Walk<'w, 'f> {
         let last = &lane.last;
         let break_index = first_difference(&last.digests, &lane.out);
         if let Some(sent) = lane.sent.as_mut() {
-            // A hold's slots from the break on are the appended ones, which
-            // the release's script shows.
-            let slots = held.as_deref().unwrap_or(script.slots());
+            // A hold sends the appended slots after the previous request's
+            // (its break), which the release's script shows.
+            let slots = match held.as_deref() {
+                Some(appended) => appended,
+                None => &script.slots()[break_index..],
+            };
             sent.texts.truncate(break_index);
-            for slot in &slots[break_index..] {
+            for slot in slots {
                 let mut text = Vec::new();
                 script.write_slot(slot, &mut text);
                 sent.texts.push(text.into());
@@ -679,8 +682,10 @@ impl<'w, 'f> Walk<'w, 'f> {
             slots: &last.slots,
             stats: last.stats,
         };
+        // On a hold the policy's changes are not looked for (the hold
+        // changed nothing sent) nor the invariant checked (gated).
         let current = Current {
-            slots: held.as_deref().unwrap_or(script.slots()),
+            slots: script.slots(),
             stats,
             dialect: lane.result.policy.dialect(),
             final_answer_strip: &strip,
@@ -721,8 +726,8 @@ impl<'w, 'f> Walk<'w, 'f> {
         match held {
             // The release's slots go back to the engine; the held ones are
             // what was sent.
-            Some(held) => {
-                lane.last.slots = held;
+            Some(appended) => {
+                lane.last.slots.extend(appended);
                 (found, slots)
             }
             None => (found, std::mem::replace(&mut lane.last.slots, slots)),
@@ -759,13 +764,14 @@ impl<'w, 'f> Walk<'w, 'f> {
         if cold_context {
             lane.held_usd = 0.0;
             lane.horizon.reset();
+            lane.pricer.forget_draft();
             return (Reason::Cold, None);
         }
         lane.horizon.observe(rewrote);
         let appended_from = last.inputs;
         let mut held = Held {
-            slots: last.slots.clone(),
-            out: last.digests.clone(),
+            slots: Vec::new(),
+            out: Vec::new(),
             next: appended_from,
         };
         let mut anchor = None;
@@ -790,13 +796,11 @@ impl<'w, 'f> Walk<'w, 'f> {
             }
         }
         held.raw_until(lane, at, at.ids.len());
-        let hold = held.out;
-        let slots = held.slots;
         let time = self.prepared.infos[k].time;
         let inputs = lane.pricer.gate(
             k,
             &lane.out,
-            &hold,
+            (&lane.last.digests, &held.out),
             time,
             lane.held_usd,
             lane.horizon.calls(),
@@ -809,8 +813,10 @@ impl<'w, 'f> Walk<'w, 'f> {
         } else {
             lane.held_usd +=
                 (inputs.hold_tokens - inputs.apply_tokens).max(0.0) * inputs.read_usd_per_token;
-            lane.out = hold;
-            (reason, Some(slots))
+            lane.out.clear();
+            lane.out.extend_from_slice(&lane.last.digests);
+            lane.out.extend_from_slice(&held.out);
+            (reason, Some(held.slots))
         }
     }
 
