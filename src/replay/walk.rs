@@ -539,15 +539,16 @@ impl<'w, 'f> Walk<'w, 'f> {
     ) -> Result<()> {
         let policy = at.policy;
         let mode = self.prepared.options.thinking_boundary;
-        let count = lanes.len();
-        for (n, lane) in lanes.iter_mut().enumerate() {
-            let boundary = if !policy.uses_boundary() {
+        let boundary_of = |lane: &Lane<'_>| {
+            if !policy.uses_boundary() {
                 None
             } else if mode.takes_config_boundary() {
                 lane.own_boundary
             } else {
                 at.recorded_boundary
-            };
+            }
+        };
+        for lane in lanes.iter_mut() {
             if policy.uses_boundary()
                 && mode == BoundaryMode::Auto
                 && lane.thinking.is_some()
@@ -555,24 +556,68 @@ impl<'w, 'f> Walk<'w, 'f> {
             {
                 lane.differs += 1;
             }
-            // The last lane takes the shared render itself.
-            let script = match (&mut base, n + 1 == count) {
+        }
+        let count = lanes.len();
+        let mut n = 0;
+        while n < count {
+            // Lanes next to each other with the same strip and boundary (a
+            // configuration and its gated twin) share one render.
+            let boundary = boundary_of(&lanes[n]);
+            let mut end = n + 1;
+            while end < count
+                && lanes[end].thinking == lanes[n].thinking
+                && same_boundary(boundary_of(&lanes[end]), boundary)
+            {
+                end += 1;
+            }
+            // The last group takes the shared render itself.
+            let script = match (&mut base, end == count) {
                 (Some(b), true) => Some(std::mem::take(b)),
                 (Some(b), false) => Some(b.clone()),
                 (None, _) => None,
             };
-            let found = match (engine.as_deref_mut(), script) {
+            match (engine.as_deref_mut(), script) {
                 (Some(engine), Some(script)) => {
                     let rendered = engine
-                        .with_strip(script, lane.thinking.as_ref(), boundary)
+                        .with_strip(script, lanes[n].thinking.as_ref(), boundary)
                         .map_err(|e| self.at_call(e, at))?;
-                    let (found, slots) = self.lane_rendered(lane, at, rendered);
-                    engine.recycle_slots(slots);
-                    found
+                    let mut shared = None;
+                    let share = end - n > 1;
+                    let mut spent = Vec::new();
+                    // Whether the group's last lane keeps the render's slots.
+                    let mut last_keeps = false;
+                    for (m, lane) in lanes[n..end].iter_mut().enumerate() {
+                        let (found, appended) =
+                            self.lane_rendered(lane, at, &rendered, share.then_some(&mut shared));
+                        match appended {
+                            // A hold: the render's slots were not sent.
+                            Some(appended) => lane.last.slots.extend(appended),
+                            None if n + m + 1 == end => last_keeps = true,
+                            None => {
+                                let slots = rendered.slots().to_vec();
+                                spent.push(std::mem::replace(&mut lane.last.slots, slots));
+                            }
+                        }
+                        self.lane_measure(lane, at, found)?;
+                    }
+                    let slots = rendered.into_slots();
+                    if last_keeps {
+                        spent.push(std::mem::replace(&mut lanes[end - 1].last.slots, slots));
+                    } else {
+                        spent.push(slots);
+                    }
+                    for slots in spent {
+                        engine.recycle_slots(slots);
+                    }
                 }
-                _ => self.lane_kept(lane, at),
-            };
-            self.lane_measure(lane, at, found)?;
+                _ => {
+                    for lane in &mut lanes[n..end] {
+                        let found = self.lane_kept(lane, at);
+                        self.lane_measure(lane, at, found)?;
+                    }
+                }
+            }
+            n = end;
         }
         Ok(())
     }
@@ -621,21 +666,33 @@ impl<'w, 'f> Walk<'w, 'f> {
         BoundaryUsed { rule, reason }
     }
 
-    /// A lane's output under an engine: digests, the wire conversions the
-    /// pricer needs, the invariant's check and the phase behind each
-    /// earlier message it changed. Hands back the previous render's slots,
-    /// for the engine to fill next time.
+    /// A lane's output under an engine: digests (those of `shared`, when
+    /// another lane of its group has digested the same render), the wire
+    /// conversions the pricer needs, the gate's choice, the invariant's
+    /// check and the phase behind each earlier message it changed. Hands
+    /// back the appended slots of a hold (else the render's slots are what
+    /// was sent).
     fn lane_rendered(
         &self,
         lane: &mut Lane<'_>,
         at: &Call<'_, '_>,
-        script: RenderedScript<'_>,
-    ) -> (Found, Vec<Slot>) {
+        script: &RenderedScript<'_>,
+        shared: Option<&mut Option<Vec<Digest>>>,
+    ) -> (Found, Option<Vec<Slot>>) {
         let k = at.k;
         lane.out.clear();
-        for slot in script.slots() {
-            let d = lane.digests.slot(at.view, at.ids, &script, slot);
-            lane.out.push(d);
+        match shared {
+            // Another lane of the group has digested this render.
+            Some(Some(out)) => lane.out.extend_from_slice(out),
+            share => {
+                for slot in script.slots() {
+                    let d = lane.digests.slot(at.view, at.ids, script, slot);
+                    lane.out.push(d);
+                }
+                if let Some(shared) = share {
+                    *shared = Some(lane.out.clone());
+                }
+            }
         }
         if let Some(requests) = lane.pricer.requests() {
             let first = requests.first_new(k, &lane.out);
@@ -655,7 +712,7 @@ impl<'w, 'f> Walk<'w, 'f> {
         }
         let (gate, held) = match lane.gate {
             Some(settings) if at.pass == Pass::Price => {
-                let (reason, held) = self.gate(lane, at, &script, &settings);
+                let (reason, held) = self.gate(lane, at, script, &settings);
                 (Some(reason), held)
             }
             _ => (None, None),
@@ -722,16 +779,9 @@ impl<'w, 'f> Walk<'w, 'f> {
             break_index,
             gate,
         };
-        let slots = script.into_slots();
-        match held {
-            // The release's slots go back to the engine; the held ones are
-            // what was sent.
-            Some(appended) => {
-                lane.last.slots.extend(appended);
-                (found, slots)
-            }
-            None => (found, std::mem::replace(&mut lane.last.slots, slots)),
-        }
+        // The caller keeps the sent slots: the render's, or on a hold the
+        // previous ones and the appended.
+        (found, held)
     }
 
     /// A gated lane's choice at this call between the release's render

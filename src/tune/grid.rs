@@ -215,16 +215,18 @@ pub fn grid(base: &Json, gate: Option<GateSettings>) -> Vec<Candidate> {
             }
         }
     }
-    let twins: Vec<Candidate> = match gate {
+    // Each twin right after its sibling: the family walk renders the two
+    // once (`walk.rs`, lanes next to each other).
+    match gate {
         Some(gate) => out
-            .iter()
-            .filter(|c| c.release != "none")
-            .map(|c| c.gated(gate))
+            .into_iter()
+            .flat_map(|c| {
+                let twin = (c.release != "none").then(|| c.gated(gate));
+                std::iter::once(c).chain(twin)
+            })
             .collect(),
-        None => Vec::new(),
-    };
-    out.extend(twins);
-    out
+        None => out,
+    }
 }
 
 /// Whether two candidates render the same (same release and render
