@@ -19,7 +19,7 @@ const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { xxh3 } = require('@node-rs/xxhash');
 
-const { replay, gateSettings, backend } = require('..');
+const { replay, tune, gateSettings, backend } = require('..');
 const { tuneSession } = require('./helpers/tune-sessions.js');
 
 const skip = backend === 'native' ? false : 'the replay needs the native binding';
@@ -120,6 +120,11 @@ test('gate settings are checked by name, in the API and the CLI', { skip }, () =
   assert.throws(
     () => replay(Buffer.from(tuneSession(1)), { policies: ['config+gate'], cacheModel: 'prefix' }),
     (e) => e.code === 'ERR_CONDENSE_INVALID_ARGUMENT' && e.message.includes("provider's cache model"),
+  );
+  // The tune reports totals: what was sent is the replay's to export.
+  assert.throws(
+    () => tune(path.join(__dirname, '..', 'sample', 'session.jsonl'), { contexts: true }),
+    (e) => e.code === 'ERR_CONDENSE_INVALID_ARGUMENT' && /contexts is the replay's/.test(e.message),
   );
   const cli = (...args) => spawnSync(process.execPath, [path.join(__dirname, '..', 'bin', 'condense-native.js'), ...args], { encoding: 'utf8' });
   const noPolicy = cli('replay', '--gate', '{"budget":0.5}', 'missing.jsonl');

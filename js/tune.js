@@ -38,6 +38,11 @@ function makeTuneApi(native, { argumentError, replayApi }) {
     if (release !== undefined && release !== null && !RELEASES.includes(release)) {
       throw argumentError(`${where}: release must be '2.4.3' or '2.9.1'`);
     }
+    for (const name of ['policies', 'renders', 'contexts', 'contextsDir']) {
+      if (options && options[name] !== undefined && options[name] !== null) {
+        throw argumentError(`${where}: ${name} is the replay's (tune ranks its own grid of configurations and reports totals per configuration)`);
+      }
+    }
     const { release: _r, onProgress: _p, ...rest } = options ?? {};
     const json = JSON.parse(replayApi.optionsJson(rest, where));
     if (release) json.release = release;

@@ -252,6 +252,7 @@ pub fn tune(
     // default `auto`, and `config`), or the recorded frontier.
     let mut replay_options = options.replay.clone();
     replay_options.keep_renders = false;
+    replay_options.contexts = crate::replay::Contexts::None;
     let families = families(&candidates);
     let mut per_file: Vec<Vec<Outcome>> = Vec::with_capacity(files.len());
     let mut infos: Vec<FileInfo> = Vec::with_capacity(files.len());
