@@ -28,6 +28,11 @@ function describe(r) {
   return [r.release, chain, purge, String(b.recoveryGraceTurns), strip, gate];
 }
 
+/** A configuration in a sentence: its settings, and the gate when it has one. */
+function sentence(r) {
+  const [gate, ...rest] = describe(r).reverse();
+  return [...rest.reverse(), ...(gate.startsWith('on') ? [`behind the cache-aware gate${gate === 'on' ? '' : ` (${gate.slice(4)})`}`] : [])].join(', ');
+}
 
 /** The human report of a tune. */
 function tuneTable(t, { settings, cacheModel = 'provider', shown = 15 } = {}) {
@@ -54,7 +59,7 @@ function tuneTable(t, { settings, cacheModel = 'provider', shown = 15 } = {}) {
   const currentRank = t.ranked.findIndex((r) => r.current);
   if (currentRank >= shown) {
     const r = t.ranked[currentRank];
-    lines.push(`${currentRank + 1} (yours): ${describe(r).join(', ')}: ${usd(r.costUsd)}`);
+    lines.push(`${currentRank + 1} (yours): ${sentence(r)}: ${usd(r.costUsd)}`);
   }
   lines.push('* on the front of cost against context size (no configuration is both cheaper and smaller)', '');
   if (t.current.thinkingBoundary) lines.push(`Yours: thinking boundary ${t.current.thinkingBoundary.rule === 'recorded' ? 'as recorded' : "from the config's keepLastTurns"} (${t.current.thinkingBoundary.reason}); 'condense-native replay' prices it the same.`);
@@ -64,7 +69,7 @@ function tuneTable(t, { settings, cacheModel = 'provider', shown = 15 } = {}) {
   if (keep) {
     lines.push('Recommended: keep your settings.');
   } else {
-    lines.push(`Recommended: ${describe({ ...rec }).join(', ')}: ${usd(rec.costUsd)}, ${pct(rec.saving)} less than yours (${usd(t.current.costUsd)}).`);
+    lines.push(`Recommended: ${sentence(rec)}: ${usd(rec.costUsd)}, ${pct(rec.saving)} less than yours (${usd(t.current.costUsd)}).`);
   }
   const s = rec.savingSpread;
   if (t.files.length > 1) lines.push(`Saving per session: min ${pct(s.min)}, median ${pct(s.median)}, max ${pct(s.max)}.`);
@@ -85,7 +90,17 @@ function tuneTable(t, { settings, cacheModel = 'provider', shown = 15 } = {}) {
   }
   lines.push(`Held at what the sessions recorded (they act only at a flush): ${t.held.join(', ')}.`);
   if (!keep && rec.release !== 'none') {
-    lines.push('', `Paste into pi's settings.json (${settings && settings.file ? settings.file : '~/.pi/agent/settings.json'})${rec.release !== same?.release ? `, with pi-condense ${rec.release}` : ''}:`, JSON.stringify({ contextPrune: rec.contextPrune, ...(rec.gate ? { condenseNative: { gate: { enabled: true, ...rec.gate } } } : {}) }, null, 2));
+    lines.push('', `Paste into pi's settings.json (${settings && settings.file ? settings.file : '~/.pi/agent/settings.json'})${rec.release !== same?.release ? `, with pi-condense ${rec.release}` : ''}:`, JSON.stringify({ contextPrune: rec.contextPrune }, null, 2));
+    if (rec.gate) {
+      // The gate is measured here but not run by pi yet: say what runs today.
+      const plain = t.ranked.find((r) => r.gate === null);
+      lines.push(
+        '',
+        `That figure is behind the cache-aware gate, which pi does not run yet (docs/GATE.md). ` +
+          `Without it the cheapest is ${sentence(plain)}: ${usd(plain.costUsd)}${cur > 0 ? ` (${pct(plain.costUsd / cur - 1)} vs yours)` : ''}` +
+          (plain.release === 'none' ? '.' : `; its block:\n${JSON.stringify({ contextPrune: plain.contextPrune }, null, 2)}`),
+      );
+    }
   } else if (!keep) {
     lines.push('', 'No pruning is cheapest: pi-condense costs more than it saves on these sessions.');
   }
