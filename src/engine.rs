@@ -202,13 +202,8 @@ impl Engine {
         }
     }
 
-    /// The phases over the kept messages, after dropping the decisions that
-    /// changed indexer answers made stale.
-    fn run_phases(&mut self) -> Result<EditScript> {
-        self.run_phases_upto(Upto::All)
-    }
-
-    /// The phases up to `upto`, after `forget_answered`.
+    /// The phases up to `upto` over the kept messages, after dropping the
+    /// decisions that changed indexer answers made stale.
     fn run_phases_upto(&mut self, upto: Upto) -> Result<EditScript> {
         self.forget_answered();
         let inputs = Inputs {
@@ -237,7 +232,7 @@ impl Engine {
 
     /// Prunes the kept messages.
     pub fn render(&mut self) -> Result<Rendered> {
-        let script = self.run_phases()?;
+        let script = self.run_phases_upto(Upto::All)?;
         let frontier = frontier_of(&self.log, &self.config, self.boundary, self.dialect);
         let mut out = Rendered {
             frontier,

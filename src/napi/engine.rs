@@ -11,16 +11,15 @@ use napi_derive::napi;
 
 use super::background::{BackgroundSyncs, SliceText};
 use super::{
-    boundary_from, diagnostics_json, dialect_of, js_error, nullable, utf16_to_utf8, NativeFrontier,
-    NativeStats, StringUnits,
+    boundary_from, config_of, diagnostics_json, dialect_of, js_error, nullable, state_of,
+    utf16_to_utf8, NativeFrontier, NativeStats, StringUnits,
 };
-use crate::config::Config;
 use crate::engine::{Engine, Rendered};
 use crate::error::PruneError;
 use crate::hash::HashMap;
 use crate::json::parse_value;
 use crate::json::Json;
-use crate::state::{Chains, State};
+use crate::state::Chains;
 
 #[napi]
 pub struct NativeEngine {
@@ -99,11 +98,7 @@ impl NativeEngine {
 
     #[napi(catch_unwind)]
     pub fn set_config(&mut self, env: Env, config_json: Option<String>) -> napi::Result<()> {
-        let config = Config::from_json(
-            config_json.as_deref().unwrap_or("null").as_bytes(),
-            self.inner.dialect(),
-        )
-        .map_err(|e| js_error(&env, e))?;
+        let config = config_of(config_json, self.inner.dialect()).map_err(|e| js_error(&env, e))?;
         self.inner.set_config(config);
         Ok(())
     }
@@ -111,11 +106,7 @@ impl NativeEngine {
     /// A whole state object (the addon's state shape) as JSON text.
     #[napi(catch_unwind)]
     pub fn set_state(&mut self, env: Env, state_json: Option<String>) -> napi::Result<()> {
-        let state = State::from_json(
-            state_json.as_deref().unwrap_or("null").as_bytes(),
-            self.inner.dialect(),
-        )
-        .map_err(|e| js_error(&env, e))?;
+        let state = state_of(state_json, self.inner.dialect()).map_err(|e| js_error(&env, e))?;
         self.inner.set_state(state);
         Ok(())
     }
@@ -208,9 +199,7 @@ impl NativeEngine {
         from: u32,
         #[napi(ts_arg_type = "string")] messages_json: StringUnits,
     ) -> napi::Result<()> {
-        self.background
-            .settle(&mut self.inner)
-            .map_err(|e| js_error(&env, e))?;
+        self.settle(&env)?;
         let bytes = utf16_to_utf8(&messages_json.0);
         let r = self.inner.sync(from as usize, &bytes, Source::Stringify);
         r.map_err(|e| js_error(&env, e))
@@ -248,9 +237,7 @@ impl NativeEngine {
 
     #[napi(catch_unwind)]
     pub fn render<'env>(&mut self, env: &'env Env) -> napi::Result<NativeRenderResult<'env>> {
-        self.background
-            .settle(&mut self.inner)
-            .map_err(|e| js_error(env, e))?;
+        self.settle(env)?;
         let r = self.inner.render().map_err(|e| js_error(env, e))?;
         render_result(env, r, self.inner.dialect())
     }
@@ -262,9 +249,7 @@ impl NativeEngine {
         env: Env,
         closing_json: Option<String>,
     ) -> napi::Result<Either<f64, Null>> {
-        self.background
-            .settle(&mut self.inner)
-            .map_err(|e| js_error(&env, e))?;
+        self.settle(&env)?;
         self.inner
             .flush(closing_json.as_deref().map(str::as_bytes))
             .map(nullable)
@@ -281,10 +266,17 @@ impl NativeEngine {
 
     #[napi(getter, catch_unwind)]
     pub fn length(&mut self, env: Env) -> napi::Result<u32> {
+        self.settle(&env)?;
+        Ok(self.inner.len() as u32)
+    }
+}
+
+impl NativeEngine {
+    /// Takes the background syncs in (see `background.rs`).
+    fn settle(&mut self, env: &Env) -> napi::Result<()> {
         self.background
             .settle(&mut self.inner)
-            .map_err(|e| js_error(&env, e))?;
-        Ok(self.inner.len() as u32)
+            .map_err(|e| js_error(env, e))
     }
 }
 
