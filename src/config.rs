@@ -174,8 +174,7 @@ impl Protection {
                     .iter()
                     .map(|p| match p {
                         Json::Str(t) => Pattern::Glob(Glob::new(t)),
-                        Json::Null => Pattern::Throws,
-                        Json::Arr(_) => Pattern::Throws,
+                        Json::Null | Json::Arr(_) => Pattern::Throws,
                         _ => Pattern::EmptyOnly,
                     })
                     .collect(),
@@ -228,15 +227,10 @@ impl Protection {
         let Some(patterns) = patterns else {
             return Err("protection.protectedPaths is not a list");
         };
+        // Backslashes as slashes.
         let units: Vec<u16> = crate::json::text::to_units(path)
             .into_iter()
-            .map(|u| {
-                if u == u16::from(b'\\') {
-                    u16::from(b'/')
-                } else {
-                    u
-                }
-            })
+            .map(|u| if u == 0x5c { 0x2f } else { u })
             .collect();
         for p in patterns {
             match p {

@@ -183,11 +183,14 @@ impl State {
         record: Option<Json>,
         short_ref: Option<Json>,
     ) -> bool {
-        let was = (
-            self.records.get(key).cloned(),
-            self.dedup_aliases.contains_key(key),
-            self.short_refs.get(key).cloned(),
-        );
+        let said = |s: &Self| {
+            (
+                s.records.get(key).cloned(),
+                s.dedup_aliases.contains_key(key),
+                s.short_refs.get(key).cloned(),
+            )
+        };
+        let was = said(self);
         self.records.remove(key);
         self.dedup_aliases.remove(key);
         self.short_refs.remove(key);
@@ -205,12 +208,7 @@ impl State {
         if let Some(r) = short_ref {
             self.short_refs.insert(key.into(), r);
         }
-        let now = (
-            self.records.get(key).cloned(),
-            self.dedup_aliases.contains_key(key),
-            self.short_refs.get(key).cloned(),
-        );
-        was != now
+        was != said(self)
     }
 
     /// Sets a host indexer's `hasLegacyBareRecord(id)`; whether it changed.

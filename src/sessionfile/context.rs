@@ -129,11 +129,9 @@ impl<'s> ContextView<'s> {
     }
 
     fn push_visible(&mut self, ids: Range<u32>) {
-        for id in ids {
-            if !self.table[id as usize].system {
-                self.view.push(id);
-            }
-        }
+        let table = &self.table;
+        self.view
+            .extend(ids.filter(|&id| !table[id as usize].system));
     }
 
     /// The cached messages of an entry.
