@@ -11,7 +11,9 @@ use crate::config::same_value_zero;
 use crate::dialect::Dialect;
 use crate::error::{PruneError, Result};
 use crate::hash::HashMap;
+use crate::json::lex::UnitOrChar;
 use crate::json::parse_value;
+use crate::json::text::escape_unit_or_char;
 use crate::json::value::write_joined;
 use crate::json::Json;
 
@@ -362,14 +364,7 @@ impl State {
                 char::decode_utf16(units.iter().copied())
                     .map(|c| {
                         let mut out = Vec::new();
-                        match c {
-                            Ok(c) => {
-                                crate::json::text::escape_str(&mut out, c.encode_utf8(&mut [0; 4]))
-                            }
-                            Err(e) => {
-                                crate::json::text::escape_units(&mut out, &[e.unpaired_surrogate()])
-                            }
-                        }
+                        escape_unit_or_char(&mut out, UnitOrChar::decoded(c));
                         Json::Str(out.into_boxed_slice())
                     })
                     .collect()
