@@ -8,6 +8,7 @@ use crate::dialect::Dialect;
 use crate::error::{PruneError, Result};
 use crate::glob::Glob;
 use crate::json::parse_value;
+use crate::json::value::write_value;
 use crate::json::Json;
 
 #[derive(Debug, Default, Clone)]
@@ -204,10 +205,7 @@ impl Protection {
             }
             Tools::Text(units) => {
                 let mut needle = Vec::new();
-                match tool_name {
-                    None => needle.extend_from_slice(b"undefined"),
-                    Some(n) => n.write_js_string(&mut needle),
-                }
+                write_value(&mut needle, tool_name);
                 let needle = crate::json::text::to_units(&needle);
                 if needle.is_empty() || units.windows(needle.len()).any(|w| w == needle.as_slice())
                 {

@@ -11,10 +11,8 @@ use crate::config::same_value_zero;
 use crate::dialect::Dialect;
 use crate::error::{PruneError, Result};
 use crate::hash::HashMap;
-use crate::json::lex::UnitOrChar;
 use crate::json::parse_value;
-use crate::json::text::escape_unit_or_char;
-use crate::json::value::write_joined;
+use crate::json::value::{characters, write_joined};
 use crate::json::Json;
 
 type Key = Box<[u8]>;
@@ -358,17 +356,8 @@ impl State {
                 ))
             }
             Some(Json::Arr(items)) => items.clone(),
-            Some(Json::Str(t)) => {
-                // `new Set("ab")`: the string's characters.
-                let units = crate::json::text::to_units(t);
-                char::decode_utf16(units.iter().copied())
-                    .map(|c| {
-                        let mut out = Vec::new();
-                        escape_unit_or_char(&mut out, UnitOrChar::decoded(c));
-                        Json::Str(out.into_boxed_slice())
-                    })
-                    .collect()
-            }
+            // `new Set("ab")`: the string's characters.
+            Some(Json::Str(t)) => characters(t),
             Some(v @ Json::Obj(_)) if matches!(v.get("length"), Some(Json::Num(n)) if *n == 0.0) => {
                 Vec::new()
             }

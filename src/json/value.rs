@@ -6,6 +6,7 @@
 //! messages never become one (see `record`). It is built from the reader's
 //! tape (`read.rs`, `view.rs`), so its rules are the session lines' rules.
 
+use super::lex::UnitOrChar;
 use super::number::{format_number, string_to_number, write_json_number};
 use super::read::{read, Input, ParseResult};
 use super::tape::Kind;
@@ -177,6 +178,26 @@ impl Json {
             _ => false,
         }
     }
+}
+
+/// `String(value)` of a property (None: absent, printed `undefined`).
+pub fn write_value(out: &mut Vec<u8>, v: Option<&Json>) {
+    match v {
+        None => out.extend_from_slice(b"undefined"),
+        Some(v) => v.write_js_string(out),
+    }
+}
+
+/// A string's characters as the string iterator yields them (code points;
+/// a lone surrogate alone), as for `new Set(string)`.
+pub fn characters(text: &[u8]) -> Vec<Json> {
+    char::decode_utf16(text::to_units(text))
+        .map(|c| {
+            let mut out = Vec::new();
+            text::escape_unit_or_char(&mut out, UnitOrChar::decoded(c));
+            Json::Str(out.into_boxed_slice())
+        })
+        .collect()
 }
 
 /// `Array.prototype.join`: `null` and `undefined` (None) print as nothing,

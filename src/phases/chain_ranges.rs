@@ -14,6 +14,7 @@ use super::Inputs;
 use crate::config::ChainConfig;
 use crate::error::{PruneError, Result};
 use crate::hash::HashSet;
+use crate::json::value::write_value;
 use crate::json::Json;
 use crate::record::{BlockType, Content, Kind, Role, Scalar};
 use crate::script::{Diagnostic, EditScript, Inserted, Op, Slot, Stats};
@@ -48,7 +49,9 @@ pub struct RangePlan {
 
 /// `String(value)` (absent: `undefined`) as canonical text.
 fn js_string(v: Option<&Json>) -> Vec<u8> {
-    v.map_or_else(|| b"undefined".to_vec(), Json::js_string)
+    let mut out = Vec::new();
+    write_value(&mut out, v);
+    out
 }
 
 /// Step 2: each entry's range, where exactly one user message carries its

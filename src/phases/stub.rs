@@ -5,11 +5,12 @@
 //! Rust; `stubText` in js/pure/rules.js is the JS oracle's copy.
 
 use super::keys::{message_key, MessageKey};
-use super::text::{write_or, write_scalar, write_value};
+use super::text::{write_or, write_scalar};
 use super::Inputs;
 use crate::dialect::Dialect;
 use crate::error::{PruneError, Result};
 use crate::hash::{HashMap, HashSet};
+use crate::json::value::write_value;
 use crate::json::Json;
 use crate::record::{Log, Role, Scalar};
 use crate::script::{EditScript, Stats};

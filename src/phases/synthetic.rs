@@ -12,8 +12,7 @@ use super::Inputs;
 use crate::error::{PruneError, Result};
 use crate::hash::{HashMap, HashSet};
 use crate::json::parse_value;
-use crate::json::text::{escape_str, escape_units, to_units};
-use crate::json::value::write_joined;
+use crate::json::value::{characters, write_joined, write_value};
 use crate::json::Json;
 use crate::record::{Content, Interner, Kind, Scalar};
 use crate::script::{Op, Slot};
@@ -245,21 +244,6 @@ pub fn iterate(value: Option<&Json>, what: &str) -> Result<Vec<Json>> {
     }
 }
 
-/// A string's characters as the string iterator yields them (code points;
-/// a lone surrogate alone).
-pub fn characters(text: &[u8]) -> Vec<Json> {
-    char::decode_utf16(to_units(text))
-        .map(|c| {
-            let mut out = Vec::new();
-            match c {
-                Ok(c) => escape_str(&mut out, c.encode_utf8(&mut [0; 4])),
-                Err(e) => escape_units(&mut out, &[e.unpaired_surrogate()]),
-            }
-            Json::Str(out.into_boxed_slice())
-        })
-        .collect()
-}
-
 /// A state value as a `Set`/`Map` key compared with message fields
 /// (SameValueZero): strings by their text, primitives by value; `undefined`
 /// is a key like any other. An array or object equals nothing.
@@ -363,7 +347,7 @@ pub fn synthetic_head(inputs: &Inputs<'_>, entry: &Json, summary: &Json) -> Resu
     let block_id = entry.get("blockId");
     let mut t = Vec::new();
     t.extend_from_slice(br#"<compressed-chain id=\""#);
-    write_value_or_undefined(&mut t, block_id);
+    write_value(&mut t, block_id);
     t.extend_from_slice(br#"\" tools=\""#);
     write_joined(&mut t, tool_refs.iter().map(Some), b",");
     t.extend_from_slice(br#"\">\n"#);
@@ -393,13 +377,6 @@ pub fn synthetic_text(
     }
     t.extend_from_slice(br#"\n</compressed-chain>"#);
     Ok(t)
-}
-
-fn write_value_or_undefined(out: &mut Vec<u8>, v: Option<&Json>) {
-    match v {
-        None => out.extend_from_slice(b"undefined"),
-        Some(v) => v.write_js_string(out),
-    }
 }
 
 /// One pass of `/\{b(\d+)\}/g` (ASCII digits): each reference to another
