@@ -521,6 +521,7 @@ impl SentEdits {
 /// - `[3, text]` or `[3, text, timestamp]`: a synthetic chain block.
 fn write_description(out: &mut Vec<u8>, memo: &Memo, script: &EditScript, slot: &Slot) {
     use crate::json::text::write_quoted;
+    use crate::json::value::write_list;
     out.push(b'[');
     out.extend_from_slice((slot.op as u8).to_string().as_bytes());
     match slot.op {
@@ -530,15 +531,11 @@ fn write_description(out: &mut Vec<u8>, memo: &Memo, script: &EditScript, slot: 
         }
         Op::Edit => {
             out.extend_from_slice(
-                format!(",{},{},[", slot.input, u8::from(slot.strip_thinking)).as_bytes(),
+                format!(",{},{},", slot.input, u8::from(slot.strip_thinking)).as_bytes(),
             );
-            for (n, (j, size)) in slot.purged.iter().enumerate() {
-                if n > 0 {
-                    out.push(b',');
-                }
-                out.extend_from_slice(format!("[{j},{size}]").as_bytes());
-            }
-            out.push(b']');
+            write_list(out, b"[]", &slot.purged, |out, (j, size)| {
+                out.extend_from_slice(format!("[{j},{size}]").as_bytes())
+            });
         }
         Op::Insert => {
             let b = &script.blocks[slot.input as usize];
