@@ -8,6 +8,7 @@
 
 use super::keys::{bare, message_key, occurrence_key, MessageKey};
 use super::log_index::LogIndex;
+use super::put;
 use super::synthetic::{has_thinking, iterate, protected_output, BlockKey, ChainCaches, Pools};
 use super::text::{same, write_scalar};
 use super::Inputs;
@@ -416,10 +417,7 @@ impl RangePlan {
             return Ok(*hit);
         }
         let hit = cites_dropped(inputs, i, &self.dropped_keys, &self.dropped_ids)?;
-        if self.cites.len() <= i {
-            self.cites.resize(i + 1, None);
-        }
-        self.cites[i] = Some(hit);
+        put(&mut self.cites, i, hit);
         Ok(hit)
     }
 }

@@ -125,6 +125,14 @@ fn objects(i: usize, blocks: &[Block]) -> impl Iterator<Item = Result<(usize, &B
         })
 }
 
+/// Sets entry `i` of a per-message (or per-entry) cache, growing it.
+pub(crate) fn put<T: Clone>(cache: &mut Vec<Option<T>>, i: usize, value: T) {
+    if cache.len() <= i {
+        cache.resize(i + 1, None);
+    }
+    cache[i] = Some(value);
+}
+
 /// Runs the phases of `inputs.dialect` and returns the output as a script;
 /// `memo` keeps per-message decisions for the next render (a fresh one for
 /// a stateless call).

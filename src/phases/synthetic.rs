@@ -6,6 +6,7 @@
 //! `substituteBlockRefs`, `hasThinking`).
 
 use super::log_index::LogIndex;
+use super::put;
 use super::stub::StubCache;
 use super::text::write_scalar;
 use super::Inputs;
@@ -78,10 +79,7 @@ impl SyntheticCache {
         let summary = self.entry_summary(inputs.state, n)?;
         let entries = inputs.state.chain_entries();
         let head: Rc<[u8]> = synthetic_head(inputs, entries[n], &summary)?.into();
-        if self.heads.len() <= n {
-            self.heads.resize(n + 1, None);
-        }
-        self.heads[n] = Some(head.clone());
+        put(&mut self.heads, n, head.clone());
         Ok(head)
     }
 
@@ -101,10 +99,7 @@ impl SyntheticCache {
         }
         let head = self.head(inputs, n)?;
         let text: Rc<[u8]> = synthetic_text(inputs, stubs, &head, outputs)?.into();
-        if self.texts.len() <= n {
-            self.texts.resize(n + 1, None);
-        }
-        self.texts[n] = Some((outputs.to_vec(), text.clone()));
+        put(&mut self.texts, n, (outputs.to_vec(), text.clone()));
         Ok(text)
     }
 }
