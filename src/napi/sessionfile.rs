@@ -11,7 +11,8 @@ use napi::{Env, Task};
 use napi_derive::napi;
 
 use super::{utf8_string, TaskInput};
-use crate::sessionfile::{load, load_path, Dialect, ErrorKind, LoadOptions, Loaded, SessionError};
+use crate::error::Code;
+use crate::sessionfile::{load, load_path, Dialect, LoadOptions, Loaded, SessionError};
 
 /// A load's outcome: the three JSON texts, or the error fields.
 #[napi(object)]
@@ -38,7 +39,7 @@ fn options(
         dialect: match dialect {
             None => Dialect::default(),
             Some(d) => Dialect::parse(&d)
-                .map_err(|e| SessionError::new(ErrorKind::InvalidArgument, e.message))?,
+                .map_err(|e| SessionError::new(Code::InvalidArgument, e.message))?,
         },
     })
 }
@@ -70,7 +71,7 @@ fn result(outcome: Result<Loaded, SessionError>) -> NativeLoadResult {
 fn guarded(run: impl FnOnce() -> Result<Loaded, SessionError>) -> Result<Loaded, SessionError> {
     catch_unwind(AssertUnwindSafe(run)).unwrap_or_else(|_| {
         Err(SessionError::new(
-            ErrorKind::InvalidSession,
+            Code::InvalidSession,
             "internal error while loading the session (a bug: please report it with the file)",
         ))
     })
@@ -119,7 +120,7 @@ impl Task for LoadTask {
                 Some(TaskInput::Path(p)) => load_path(p.as_ref(), &options),
                 Some(TaskInput::Bytes(b)) => load(b, &options),
                 None => Err(SessionError::new(
-                    ErrorKind::InvalidArgument,
+                    Code::InvalidArgument,
                     "the task ran twice",
                 )),
             }

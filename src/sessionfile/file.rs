@@ -6,9 +6,10 @@
 
 use std::borrow::Cow;
 
-use super::error::{ErrorKind, Result, SessionError};
+use super::error::{Result, SessionError};
 use super::key::JsKey;
 use super::lines::{read_lines, EntryKind, Head, Line, ABSENT};
+use crate::error::Code;
 use crate::hash::HashMap;
 use crate::json::string_to_number;
 use crate::json::tape::Kind;
@@ -168,7 +169,7 @@ impl<'a> SessionFile<'a> {
                 return Ok(file);
             }
             return Err(SessionError::new(
-                ErrorKind::InvalidSession,
+                Code::InvalidSession,
                 "not a pi session: no line holds a JSON value",
             ));
         }
