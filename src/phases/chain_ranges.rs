@@ -8,16 +8,16 @@
 
 use super::keys::{bare, message_key, occurrence_key, MessageKey};
 use super::log_index::LogIndex;
-use super::put;
 use super::synthetic::{has_thinking, iterate, protected_output, BlockKey, ChainCaches, Pools};
 use super::text::{same, write_scalar};
 use super::Inputs;
+use super::{no_null_block, put};
 use crate::config::ChainConfig;
 use crate::error::{PruneError, Result};
 use crate::hash::HashSet;
 use crate::json::value::write_value;
 use crate::json::Json;
-use crate::record::{BlockType, Content, Kind, Role, Scalar};
+use crate::record::{BlockType, Content, Role, Scalar};
 use crate::script::{Diagnostic, EditScript, Inserted, Op, Slot, Stats};
 
 /// An accepted range: entry `n` of `chainEntries()` keeps its start
@@ -369,13 +369,7 @@ fn emit(
                     "is not an array (the reference filters out its thinking)",
                 ));
             }
-            if let Some(j) = log.blocks(i).iter().position(|b| b.kind == Kind::Null) {
-                return Err(PruneError::bad_message(
-                    i,
-                    &format!("content[{j}]"),
-                    "is null",
-                ));
-            }
+            no_null_block(log, i)?;
             // Without thinking the copy equals the message: keep the
             // caller's own.
             if has_thinking(log.blocks(i)) {
