@@ -205,6 +205,7 @@ impl napi::bindgen_prelude::FromNapiValue for StringUnits {
         env: napi::sys::napi_env,
         value: napi::sys::napi_value,
     ) -> napi::Result<Self> {
+        let not_a_string = || napi::Error::new(napi::Status::StringExpected, "expected a string");
         let mut len = 0usize;
         // SAFETY: env and value come from the N-API call; a null buffer asks
         // for the length.
@@ -212,10 +213,7 @@ impl napi::bindgen_prelude::FromNapiValue for StringUnits {
             napi::sys::napi_get_value_string_utf16(env, value, std::ptr::null_mut(), 0, &mut len)
         };
         if status != napi::sys::Status::napi_ok {
-            return Err(napi::Error::new(
-                napi::Status::StringExpected,
-                "expected a string",
-            ));
+            return Err(not_a_string());
         }
         // One more unit for the terminator N-API writes.
         let mut units: Vec<u16> = Vec::with_capacity(len + 1);
@@ -232,10 +230,7 @@ impl napi::bindgen_prelude::FromNapiValue for StringUnits {
             )
         };
         if status != napi::sys::Status::napi_ok || written > len {
-            return Err(napi::Error::new(
-                napi::Status::StringExpected,
-                "expected a string",
-            ));
+            return Err(not_a_string());
         }
         // SAFETY: the first `written` units were initialized by N-API.
         unsafe { units.set_len(written) };
