@@ -155,20 +155,11 @@ impl NativeEngine {
     pub fn set_chains(&mut self, env: Env, chains_json: String) -> napi::Result<()> {
         let run = || -> Result<Chains, PruneError> {
             let c = parse_json(&chains_json, "chains")?;
-            let entries = c
-                .get("entries")
-                .and_then(Json::as_array)
-                .unwrap_or(&[])
-                .to_vec();
-            let summaries = c
-                .get("summaries")
-                .and_then(Json::as_array)
-                .unwrap_or(&[])
-                .iter()
-                .map(outcome)
-                .collect();
+            let list = |key: &str| c.get(key).and_then(Json::as_array).unwrap_or(&[]);
+            let entries = list("entries").to_vec();
+            let summaries = list("summaries").iter().map(outcome).collect();
             let mut lookups = HashMap::default();
-            for l in c.get("lookups").and_then(Json::as_array).unwrap_or(&[]) {
+            for l in list("lookups") {
                 let pair = l.as_array().unwrap_or(&[]);
                 if let (Some(id), Some(v)) = (pair.first().and_then(Json::as_text), pair.get(1)) {
                     let value = match v.get("none") {
