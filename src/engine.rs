@@ -233,13 +233,12 @@ impl Engine {
     /// Prunes the kept messages.
     pub fn render(&mut self) -> Result<Rendered> {
         let script = self.run_phases_upto(Upto::All)?;
-        let frontier = frontier_of(&self.log, &self.config, self.boundary, self.dialect);
         let mut out = Rendered {
-            frontier,
+            frontier: frontier_of(&self.log, &self.config, self.boundary, self.dialect),
             stats: script.stats,
+            diagnostics: script.diagnostics.clone(),
             ..Rendered::default()
         };
-        out.diagnostics = script.diagnostics.clone();
         if !script.changed {
             out.evicted = self.sent.take_forgotten();
             return Ok(out);
@@ -261,11 +260,7 @@ impl Engine {
         let mut stamps = assistant_timestamps(&self.log);
         if let Some(c) = closing {
             let mut one = Log::default();
-            let mut wrapped = Vec::with_capacity(c.len() + 2);
-            wrapped.push(b'[');
-            wrapped.extend_from_slice(c);
-            wrapped.push(b']');
-            scan_array(&wrapped, &mut one, 0, Source::Bytes)?;
+            scan_array(&[b"[", c, b"]"].concat(), &mut one, 0, Source::Bytes)?;
             stamps.extend(assistant_timestamps(&one));
         }
         let next = compute_thinking_boundary(&stamps, thinking.keep_last_turns, self.boundary);
