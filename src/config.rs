@@ -8,6 +8,7 @@ use crate::dialect::Dialect;
 use crate::error::{PruneError, Result};
 use crate::glob::Glob;
 use crate::json::parse_value;
+use crate::json::value::write_value;
 use crate::json::Json;
 
 #[derive(Debug, Default, Clone)]
@@ -174,8 +175,7 @@ impl Protection {
                     .iter()
                     .map(|p| match p {
                         Json::Str(t) => Pattern::Glob(Glob::new(t)),
-                        Json::Null => Pattern::Throws,
-                        Json::Arr(_) => Pattern::Throws,
+                        Json::Null | Json::Arr(_) => Pattern::Throws,
                         _ => Pattern::EmptyOnly,
                     })
                     .collect(),
@@ -205,10 +205,7 @@ impl Protection {
             }
             Tools::Text(units) => {
                 let mut needle = Vec::new();
-                match tool_name {
-                    None => needle.extend_from_slice(b"undefined"),
-                    Some(n) => n.write_js_string(&mut needle),
-                }
+                write_value(&mut needle, tool_name);
                 let needle = crate::json::text::to_units(&needle);
                 if needle.is_empty() || units.windows(needle.len()).any(|w| w == needle.as_slice())
                 {
@@ -228,15 +225,10 @@ impl Protection {
         let Some(patterns) = patterns else {
             return Err("protection.protectedPaths is not a list");
         };
+        // Backslashes as slashes.
         let units: Vec<u16> = crate::json::text::to_units(path)
             .into_iter()
-            .map(|u| {
-                if u == u16::from(b'\\') {
-                    u16::from(b'/')
-                } else {
-                    u
-                }
-            })
+            .map(|u| if u == 0x5c { 0x2f } else { u })
             .collect();
         for p in patterns {
             match p {

@@ -202,13 +202,8 @@ impl Engine {
         }
     }
 
-    /// The phases over the kept messages, after dropping the decisions that
-    /// changed indexer answers made stale.
-    fn run_phases(&mut self) -> Result<EditScript> {
-        self.run_phases_upto(Upto::All)
-    }
-
-    /// The phases up to `upto`, after `forget_answered`.
+    /// The phases up to `upto` over the kept messages, after dropping the
+    /// decisions that changed indexer answers made stale.
     fn run_phases_upto(&mut self, upto: Upto) -> Result<EditScript> {
         self.forget_answered();
         let inputs = Inputs {
@@ -237,14 +232,13 @@ impl Engine {
 
     /// Prunes the kept messages.
     pub fn render(&mut self) -> Result<Rendered> {
-        let script = self.run_phases()?;
-        let frontier = frontier_of(&self.log, &self.config, self.boundary, self.dialect);
+        let script = self.run_phases_upto(Upto::All)?;
         let mut out = Rendered {
-            frontier,
+            frontier: frontier_of(&self.log, &self.config, self.boundary, self.dialect),
             stats: script.stats,
+            diagnostics: script.diagnostics.clone(),
             ..Rendered::default()
         };
-        out.diagnostics = script.diagnostics.clone();
         if !script.changed {
             out.evicted = self.sent.take_forgotten();
             return Ok(out);
@@ -266,11 +260,7 @@ impl Engine {
         let mut stamps = assistant_timestamps(&self.log);
         if let Some(c) = closing {
             let mut one = Log::default();
-            let mut wrapped = Vec::with_capacity(c.len() + 2);
-            wrapped.push(b'[');
-            wrapped.extend_from_slice(c);
-            wrapped.push(b']');
-            scan_array(&wrapped, &mut one, 0, Source::Bytes)?;
+            scan_array(&[b"[", c, b"]"].concat(), &mut one, 0, Source::Bytes)?;
             stamps.extend(assistant_timestamps(&one));
         }
         let next = compute_thinking_boundary(&stamps, thinking.keep_last_turns, self.boundary);
@@ -526,6 +516,7 @@ impl SentEdits {
 /// - `[3, text]` or `[3, text, timestamp]`: a synthetic chain block.
 fn write_description(out: &mut Vec<u8>, memo: &Memo, script: &EditScript, slot: &Slot) {
     use crate::json::text::write_quoted;
+    use crate::json::value::write_list;
     out.push(b'[');
     out.extend_from_slice((slot.op as u8).to_string().as_bytes());
     match slot.op {
@@ -535,15 +526,11 @@ fn write_description(out: &mut Vec<u8>, memo: &Memo, script: &EditScript, slot: 
         }
         Op::Edit => {
             out.extend_from_slice(
-                format!(",{},{},[", slot.input, u8::from(slot.strip_thinking)).as_bytes(),
+                format!(",{},{},", slot.input, u8::from(slot.strip_thinking)).as_bytes(),
             );
-            for (n, (j, size)) in slot.purged.iter().enumerate() {
-                if n > 0 {
-                    out.push(b',');
-                }
-                out.extend_from_slice(format!("[{j},{size}]").as_bytes());
-            }
-            out.push(b']');
+            write_list(out, b"[]", &slot.purged, |out, (j, size)| {
+                out.extend_from_slice(format!("[{j},{size}]").as_bytes())
+            });
         }
         Op::Insert => {
             let b = &script.blocks[slot.input as usize];

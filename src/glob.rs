@@ -24,6 +24,10 @@ pub struct Glob {
     toks: Vec<Tok>,
 }
 
+const STAR: u16 = b'*' as u16;
+const SLASH: u16 = b'/' as u16;
+const QUESTION: u16 = b'?' as u16;
+
 fn is_line_terminator(u: u16) -> bool {
     matches!(u, 0x0a | 0x0d | 0x2028 | 0x2029)
 }
@@ -33,27 +37,17 @@ impl Glob {
     pub fn new(pattern: &[u8]) -> Self {
         let units = to_units(pattern);
         let mut toks = Vec::new();
-        let mut i = 0;
-        while i < units.len() {
-            let u = units[i];
-            if u == u16::from(b'*') && units.get(i + 1) == Some(&u16::from(b'*')) {
-                if units.get(i + 2) == Some(&u16::from(b'/')) {
-                    toks.push(Tok::Dirs);
-                    i += 3;
-                } else {
-                    toks.push(Tok::RunAny);
-                    i += 2;
-                }
-            } else if u == u16::from(b'*') {
-                toks.push(Tok::RunNotSlash);
-                i += 1;
-            } else if u == u16::from(b'?') {
-                toks.push(Tok::OneNotSlash);
-                i += 1;
-            } else {
-                toks.push(Tok::Unit(u));
-                i += 1;
-            }
+        let mut rest = &units[..];
+        while let [u, ..] = rest {
+            let (tok, len) = match rest {
+                [STAR, STAR, SLASH, ..] => (Tok::Dirs, 3),
+                [STAR, STAR, ..] => (Tok::RunAny, 2),
+                [STAR, ..] => (Tok::RunNotSlash, 1),
+                [QUESTION, ..] => (Tok::OneNotSlash, 1),
+                _ => (Tok::Unit(*u), 1),
+            };
+            toks.push(tok);
+            rest = &rest[len..];
         }
         Self { toks }
     }
@@ -75,10 +69,10 @@ impl Glob {
                 }
                 Tok::OneNotSlash => {
                     for j in 0..n {
-                        next[j + 1] = ok[j] && t[j] != u16::from(b'/');
+                        next[j + 1] = ok[j] && t[j] != SLASH;
                     }
                 }
-                Tok::RunNotSlash => run(&ok, &mut next, t, |u| u != u16::from(b'/')),
+                Tok::RunNotSlash => run(&ok, &mut next, t, |u| u != SLASH),
                 Tok::RunAny => run(&ok, &mut next, t, |u| !is_line_terminator(u)),
                 Tok::Dirs => {
                     // `(?:[^/]*/)*`: nothing, or any run (line terminators
@@ -86,7 +80,7 @@ impl Glob {
                     let mut any = vec![false; n + 1];
                     run(&ok, &mut any, t, |_| true);
                     for j in 0..=n {
-                        next[j] = ok[j] || (j > 0 && any[j - 1] && t[j - 1] == u16::from(b'/'));
+                        next[j] = ok[j] || (j > 0 && any[j - 1] && t[j - 1] == SLASH);
                     }
                 }
             }

@@ -64,27 +64,22 @@ pub fn prune_bytes_into<B: AsMut<[u8]>>(
     };
     let mut memo = Memo::default();
     let script = phases::run(&inputs, &mut memo)?;
-    let frontier = frontier_of(&log, config, boundary, dialect);
-    if !script.changed {
-        return Ok(Pruned {
-            pruned: false,
-            before_chars: 0,
-            after_chars: 0,
-            messages: None,
-            frontier,
-            stats: script.stats,
-            diagnostics: script.diagnostics,
-        });
-    }
-    let plan = OutputPlan::new(&inputs, &memo, &script);
-    let mut out = make(plan.len())?;
-    plan.write(&inputs, out.as_mut());
+    // Unchanged: the caller keeps its own array, and the sizes are 0/0.
+    let (messages, before_chars, after_chars) = if script.changed {
+        let plan = OutputPlan::new(&inputs, &memo, &script);
+        let mut out = make(plan.len())?;
+        plan.write(&inputs, out.as_mut());
+        let after = output_len(&inputs, &memo, &script);
+        (Some(out), log.array_len(), after)
+    } else {
+        (None, 0, 0)
+    };
     Ok(Pruned {
-        pruned: true,
-        before_chars: log.array_len(),
-        after_chars: output_len(&inputs, &memo, &script),
-        messages: Some(out),
-        frontier,
+        pruned: script.changed,
+        before_chars,
+        after_chars,
+        messages,
+        frontier: frontier_of(&log, config, boundary, dialect),
         stats: script.stats,
         diagnostics: script.diagnostics,
     })

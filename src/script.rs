@@ -171,24 +171,18 @@ pub fn purge_marker(len: u32) -> Vec<u8> {
 /// JSON length of the purge marker object.
 pub fn purge_marker_len(len: u32) -> usize {
     // {"_purged":"<purged-errored-args size=\"N\"/>"}
-    46 + decimal_digits(len)
-}
-
-fn decimal_digits(mut n: u32) -> usize {
-    let mut d = 1;
-    while n >= 10 {
-        n /= 10;
-        d += 1;
-    }
-    d
+    // Its decimal digits.
+    46 + len.checked_ilog10().map_or(1, |d| d as usize + 1)
 }
 
 /// Appends a message property `,"key":value`, or nothing for an absent one.
-fn write_scalar_property(out: &mut Vec<u8>, key: &[u8], value: &[u8]) {
-    out.push(b',');
-    write_quoted(out, key);
-    out.push(b':');
-    out.extend_from_slice(value);
+fn write_property(out: &mut Vec<u8>, key: &[u8], s: &Scalar, syms: &crate::record::Interner) {
+    if let Some(value) = scalar_json(s, syms) {
+        out.push(b',');
+        write_quoted(out, key);
+        out.push(b':');
+        out.extend_from_slice(&value);
+    }
 }
 
 /// The JSON text of a scalar the phases read (None: absent).
@@ -216,18 +210,12 @@ pub fn write_stub(
     syms: &crate::record::Interner,
 ) {
     out.extend_from_slice(br#"{"role":"toolResult""#);
-    if let Some(v) = scalar_json(&rec.tool_call_id, syms) {
-        write_scalar_property(out, b"toolCallId", &v);
-    }
-    if let Some(v) = scalar_json(&rec.tool_name, syms) {
-        write_scalar_property(out, b"toolName", &v);
-    }
+    write_property(out, b"toolCallId", &rec.tool_call_id, syms);
+    write_property(out, b"toolName", &rec.tool_name, syms);
     out.extend_from_slice(br#","content":[{"type":"text","text":"#);
     write_quoted(out, text);
     out.extend_from_slice(br#"}],"isError":false"#);
-    if let Some(v) = scalar_json(&rec.timestamp, syms) {
-        write_scalar_property(out, b"timestamp", &v);
-    }
+    write_property(out, b"timestamp", &rec.timestamp, syms);
     out.push(b'}');
 }
 

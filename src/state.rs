@@ -12,7 +12,7 @@ use crate::dialect::Dialect;
 use crate::error::{PruneError, Result};
 use crate::hash::HashMap;
 use crate::json::parse_value;
-use crate::json::value::write_joined;
+use crate::json::value::{characters, write_joined};
 use crate::json::Json;
 
 type Key = Box<[u8]>;
@@ -183,11 +183,14 @@ impl State {
         record: Option<Json>,
         short_ref: Option<Json>,
     ) -> bool {
-        let was = (
-            self.records.get(key).cloned(),
-            self.dedup_aliases.contains_key(key),
-            self.short_refs.get(key).cloned(),
-        );
+        let said = |s: &Self| {
+            (
+                s.records.get(key).cloned(),
+                s.dedup_aliases.contains_key(key),
+                s.short_refs.get(key).cloned(),
+            )
+        };
+        let was = said(self);
         self.records.remove(key);
         self.dedup_aliases.remove(key);
         self.short_refs.remove(key);
@@ -205,12 +208,7 @@ impl State {
         if let Some(r) = short_ref {
             self.short_refs.insert(key.into(), r);
         }
-        let now = (
-            self.records.get(key).cloned(),
-            self.dedup_aliases.contains_key(key),
-            self.short_refs.get(key).cloned(),
-        );
-        was != now
+        was != said(self)
     }
 
     /// Sets a host indexer's `hasLegacyBareRecord(id)`; whether it changed.
@@ -358,24 +356,8 @@ impl State {
                 ))
             }
             Some(Json::Arr(items)) => items.clone(),
-            Some(Json::Str(t)) => {
-                // `new Set("ab")`: the string's characters.
-                let units = crate::json::text::to_units(t);
-                char::decode_utf16(units.iter().copied())
-                    .map(|c| {
-                        let mut out = Vec::new();
-                        match c {
-                            Ok(c) => {
-                                crate::json::text::escape_str(&mut out, c.encode_utf8(&mut [0; 4]))
-                            }
-                            Err(e) => {
-                                crate::json::text::escape_units(&mut out, &[e.unpaired_surrogate()])
-                            }
-                        }
-                        Json::Str(out.into_boxed_slice())
-                    })
-                    .collect()
-            }
+            // `new Set("ab")`: the string's characters.
+            Some(Json::Str(t)) => characters(t),
             Some(v @ Json::Obj(_)) if matches!(v.get("length"), Some(Json::Num(n)) if *n == 0.0) => {
                 Vec::new()
             }

@@ -26,7 +26,7 @@ impl Engine {
     /// script itself (the JS applier's bookkeeping is left untouched).
     #[cfg(test)]
     pub(crate) fn render_script(&mut self) -> Result<RenderedScript<'_>> {
-        let script = self.run_phases()?;
+        let script = self.run_phases_upto(super::Upto::All)?;
         Ok(RenderedScript {
             inputs: self.view(),
             memo: &self.memo,

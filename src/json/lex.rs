@@ -81,6 +81,16 @@ pub enum UnitOrChar {
     Lone(u16),
 }
 
+impl UnitOrChar {
+    /// What `char::decode_utf16` yields, as a character or a lone surrogate.
+    pub fn decoded(r: Result<char, std::char::DecodeUtf16Error>) -> Self {
+        r.map_or_else(
+            |e| UnitOrChar::Lone(e.unpaired_surrogate()),
+            UnitOrChar::Char,
+        )
+    }
+}
+
 /// One escape sequence of a string, read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Escape {

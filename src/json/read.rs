@@ -89,13 +89,17 @@ impl Input {
 /// Reads a whole JSON text (white space around the value allowed).
 pub fn read(b: &[u8], input: Input) -> ParseResult<Tape> {
     let mut nodes = Vec::new();
-    let (canonical, depth) = Reader::new(b, input, &mut nodes).run(true)?.1;
-    Ok(Tape {
+    let verdicts = Reader::new(b, input, &mut nodes).run(true)?.1;
+    Ok(tape(nodes, verdicts))
+}
+
+fn tape(nodes: Vec<Node>, (canonical, depth): (bool, u32)) -> Tape {
+    Tape {
         nodes,
         canonical,
         depth,
         ordinal: 0,
-    })
+    }
 }
 
 /// [`read`] growing its nodes in `scratch` (left empty after), so that a
@@ -104,28 +108,17 @@ pub fn read(b: &[u8], input: Input) -> ParseResult<Tape> {
 pub fn read_reusing(b: &[u8], input: Input, scratch: &mut Vec<Node>) -> ParseResult<Tape> {
     scratch.clear();
     let out = Reader::new(b, input, scratch).run(true);
-    let tape = out.map(|(_, (canonical, depth))| Tape {
-        nodes: scratch.as_slice().to_vec(),
-        canonical,
-        depth,
-        ordinal: 0,
-    });
+    let read = out.map(|(_, verdicts)| tape(scratch.as_slice().to_vec(), verdicts));
     scratch.clear();
-    tape
+    read
 }
 
 /// Reads one value at the start of `b` (no white space before it) and says
 /// where it ends; what follows is not looked at.
 pub fn read_value(b: &[u8], input: Input) -> ParseResult<(Tape, usize)> {
     let mut nodes = Vec::new();
-    let (end, (canonical, depth)) = Reader::new(b, input, &mut nodes).run(false)?;
-    let tape = Tape {
-        nodes,
-        canonical,
-        depth,
-        ordinal: 0,
-    };
-    Ok((tape, end))
+    let (end, verdicts) = Reader::new(b, input, &mut nodes).run(false)?;
+    Ok((tape(nodes, verdicts), end))
 }
 
 struct Reader<'t> {

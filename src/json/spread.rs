@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use super::stringify::to_json;
-use super::text::{is_text_of, write_quoted, write_str};
+use super::text::{is_text_of, text_of, write_quoted};
 use super::view::{js_members, Value};
 
 /// A replacement for one key of a spread object.
@@ -21,6 +21,14 @@ pub enum Override<'x> {
 pub fn write_spread(out: &mut Vec<u8>, v: Value<'_>, overrides: &[(&str, Override<'_>)]) {
     let mut used = vec![false; overrides.len()];
     let mut first = true;
+    let mut member = |out: &mut Vec<u8>, key: &[u8], text: &[u8]| {
+        if !std::mem::take(&mut first) {
+            out.push(b',');
+        }
+        write_quoted(out, key);
+        out.push(b':');
+        out.extend_from_slice(text);
+    };
     out.push(b'{');
     for (k, val) in js_members(v) {
         let replaced = overrides.iter().position(|(name, _)| is_text_of(&k, name));
@@ -35,24 +43,12 @@ pub fn write_spread(out: &mut Vec<u8>, v: Value<'_>, overrides: &[(&str, Overrid
             None => Some(Cow::Owned(to_json(val))),
         };
         if let Some(text) = text {
-            if !first {
-                out.push(b',');
-            }
-            first = false;
-            write_quoted(out, &k);
-            out.push(b':');
-            out.extend_from_slice(&text);
+            member(out, &k, &text);
         }
     }
     for ((name, o), used) in overrides.iter().zip(used) {
         if let (false, Override::Json(t)) = (used, o) {
-            if !first {
-                out.push(b',');
-            }
-            first = false;
-            write_str(out, name);
-            out.push(b':');
-            out.extend_from_slice(t);
+            member(out, &text_of(name), t);
         }
     }
     out.push(b'}');

@@ -164,11 +164,10 @@ pub fn escape_utf16le(out: &mut Vec<u8>, bytes: &[u8]) {
         // One character (a surrogate pair takes the next unit) or a lone
         // surrogate, as std decodes UTF-16.
         let pair = (i + 1 < n).then(|| unit(i + 1));
-        let c = match char::decode_utf16(std::iter::once(unit(i)).chain(pair)).next() {
-            Some(Ok(c)) => UnitOrChar::Char(c),
-            Some(Err(e)) => UnitOrChar::Lone(e.unpaired_surrogate()),
-            None => break,
+        let Some(c) = char::decode_utf16(std::iter::once(unit(i)).chain(pair)).next() else {
+            break;
         };
+        let c = UnitOrChar::decoded(c);
         escape_unit_or_char(out, c);
         i += match c {
             UnitOrChar::Char(c) => c.len_utf16(),
@@ -208,10 +207,7 @@ pub fn escape_unit_or_char(out: &mut Vec<u8>, c: UnitOrChar) {
 /// Appends the canonical text of a sequence of UTF-16 code units.
 pub fn escape_units(out: &mut Vec<u8>, units: &[u16]) {
     for c in char::decode_utf16(units.iter().copied()) {
-        match c {
-            Ok(c) => escape_unit_or_char(out, UnitOrChar::Char(c)),
-            Err(e) => escape_unit_or_char(out, UnitOrChar::Lone(e.unpaired_surrogate())),
-        }
+        escape_unit_or_char(out, UnitOrChar::decoded(c));
     }
 }
 
@@ -273,34 +269,29 @@ impl Iterator for Units<'_> {
         }
         let t = self.text;
         let b = *t.get(self.at)?;
-        if b == b'\\' {
+        let c = if b == b'\\' {
             let Ok(e) = lex::escape(t, self.at) else {
                 self.at += 1;
                 return Some(u16::from(b'\\'));
             };
             self.at += e.len;
-            let c = match e.what {
+            match e.what {
                 UnitOrChar::Lone(unit) => return Some(unit),
                 UnitOrChar::Char(c) => c,
-            };
-            let mut buf = [0u16; 2];
-            let enc = c.encode_utf16(&mut buf);
-            if enc.len() == 2 {
-                self.pending = Some(enc[1]);
             }
-            return Some(enc[0]);
-        }
-        // One UTF-8 sequence (the text is valid UTF-8).
-        let len = match b {
-            0x00..=0x7f => 1,
-            0xc0..=0xdf => 2,
-            0xe0..=0xef => 3,
-            _ => 4,
+        } else {
+            // One UTF-8 sequence (the text is valid UTF-8).
+            let len = match b {
+                0x00..=0x7f => 1,
+                0xc0..=0xdf => 2,
+                0xe0..=0xef => 3,
+                _ => 4,
+            };
+            let s = std::str::from_utf8(&t[self.at..(self.at + len).min(t.len())])
+                .unwrap_or("\u{fffd}");
+            self.at += len;
+            s.chars().next().unwrap_or('\u{fffd}')
         };
-        let s =
-            std::str::from_utf8(&t[self.at..(self.at + len).min(t.len())]).unwrap_or("\u{fffd}");
-        self.at += len;
-        let c = s.chars().next().unwrap_or('\u{fffd}');
         let mut buf = [0u16; 2];
         let enc = c.encode_utf16(&mut buf);
         if enc.len() == 2 {

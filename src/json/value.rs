@@ -6,6 +6,7 @@
 //! messages never become one (see `record`). It is built from the reader's
 //! tape (`read.rs`, `view.rs`), so its rules are the session lines' rules.
 
+use super::lex::UnitOrChar;
 use super::number::{format_number, string_to_number, write_json_number};
 use super::read::{read, Input, ParseResult};
 use super::tape::Kind;
@@ -137,28 +138,12 @@ impl Json {
             Json::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
             Json::Num(n) => write_json_number(out, *n),
             Json::Str(t) => write_quoted(out, t),
-            Json::Arr(items) => {
-                out.push(b'[');
-                for (i, v) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    v.write_json(out);
-                }
-                out.push(b']');
-            }
-            Json::Obj(entries) => {
-                out.push(b'{');
-                for (i, (k, v)) in entries.iter().enumerate() {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    write_quoted(out, k);
-                    out.push(b':');
-                    v.write_json(out);
-                }
-                out.push(b'}');
-            }
+            Json::Arr(items) => write_list(out, b"[]", items, |out, v| v.write_json(out)),
+            Json::Obj(entries) => write_list(out, b"{}", entries, |out, (k, v)| {
+                write_quoted(out, k);
+                out.push(b':');
+                v.write_json(out);
+            }),
         }
     }
 
@@ -177,6 +162,44 @@ impl Json {
             _ => false,
         }
     }
+}
+
+/// Appends `items` between `brackets` (`b"[]"` or `b"{}"`), separated by
+/// commas, each written by `each`.
+pub fn write_list<T>(
+    out: &mut Vec<u8>,
+    brackets: &[u8; 2],
+    items: impl IntoIterator<Item = T>,
+    mut each: impl FnMut(&mut Vec<u8>, T),
+) {
+    out.push(brackets[0]);
+    for (i, item) in items.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        each(out, item);
+    }
+    out.push(brackets[1]);
+}
+
+/// `String(value)` of a property (None: absent, printed `undefined`).
+pub fn write_value(out: &mut Vec<u8>, v: Option<&Json>) {
+    match v {
+        None => out.extend_from_slice(b"undefined"),
+        Some(v) => v.write_js_string(out),
+    }
+}
+
+/// A string's characters as the string iterator yields them (code points;
+/// a lone surrogate alone), as for `new Set(string)`.
+pub fn characters(text: &[u8]) -> Vec<Json> {
+    char::decode_utf16(text::to_units(text))
+        .map(|c| {
+            let mut out = Vec::new();
+            text::escape_unit_or_char(&mut out, UnitOrChar::decoded(c));
+            Json::Str(out.into_boxed_slice())
+        })
+        .collect()
 }
 
 /// `Array.prototype.join`: `null` and `undefined` (None) print as nothing,

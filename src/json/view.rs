@@ -144,25 +144,10 @@ impl<'a> Value<'a> {
         deepest
     }
 
-    /// Members in document order, duplicates included.
-    pub fn members(&self) -> Members<'a> {
+    /// The child nodes when this is a `kind` container (none otherwise).
+    fn children(&self, kind: Kind) -> Elements<'a> {
         let n = self.node();
-        let (next, end) = if n.kind == Kind::Object {
-            (self.at + 1, n.next)
-        } else {
-            (0, 0)
-        };
-        Members {
-            v: *self,
-            next,
-            end,
-        }
-    }
-
-    /// Elements of an array (none for other kinds).
-    pub fn elements(&self) -> Elements<'a> {
-        let n = self.node();
-        let (next, end) = if n.kind == Kind::Array {
+        let (next, end) = if n.kind == kind {
             (self.at + 1, n.next)
         } else {
             (0, 0)
@@ -172,6 +157,16 @@ impl<'a> Value<'a> {
             next,
             end,
         }
+    }
+
+    /// Members in document order, duplicates included.
+    pub fn members(&self) -> Members<'a> {
+        Members(self.children(Kind::Object))
+    }
+
+    /// Elements of an array (none for other kinds).
+    pub fn elements(&self) -> Elements<'a> {
+        self.children(Kind::Array)
     }
 
     /// Property access on a parsed object: the last member with that key.
@@ -270,26 +265,19 @@ pub fn js_members(v: Value<'_>) -> Vec<(Cow<'_, [u8]>, Value<'_>)> {
     list
 }
 
-pub struct Members<'a> {
-    v: Value<'a>,
-    next: u32,
-    end: u32,
-}
+/// An object's children taken two by two: a key node, then its value.
+pub struct Members<'a>(Elements<'a>);
 
 impl<'a> Iterator for Members<'a> {
     type Item = (Value<'a>, Value<'a>);
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.next >= self.end {
-            return None;
-        }
-        let key = self.v.at(self.next);
-        let value = self.v.at(self.next + 1);
-        self.next = value.node().next;
-        Some((key, value))
+        let key = self.0.next()?;
+        Some((key, self.0.next()?))
     }
 }
 
+/// A container's child nodes in order (see `Value::children`).
 pub struct Elements<'a> {
     v: Value<'a>,
     next: u32,

@@ -11,16 +11,15 @@ use napi_derive::napi;
 
 use super::background::{BackgroundSyncs, SliceText};
 use super::{
-    boundary_from, diagnostics_json, dialect_of, js_error, nullable, utf16_to_utf8, NativeFrontier,
-    NativeStats, StringUnits,
+    boundary_from, config_of, diagnostics_json, dialect_of, js_error, nullable, state_of,
+    utf16_to_utf8, NativeFrontier, NativeStats, StringUnits,
 };
-use crate::config::Config;
 use crate::engine::{Engine, Rendered};
 use crate::error::PruneError;
 use crate::hash::HashMap;
 use crate::json::parse_value;
 use crate::json::Json;
-use crate::state::{Chains, State};
+use crate::state::Chains;
 
 #[napi]
 pub struct NativeEngine {
@@ -99,11 +98,7 @@ impl NativeEngine {
 
     #[napi(catch_unwind)]
     pub fn set_config(&mut self, env: Env, config_json: Option<String>) -> napi::Result<()> {
-        let config = Config::from_json(
-            config_json.as_deref().unwrap_or("null").as_bytes(),
-            self.inner.dialect(),
-        )
-        .map_err(|e| js_error(&env, e))?;
+        let config = config_of(config_json, self.inner.dialect()).map_err(|e| js_error(&env, e))?;
         self.inner.set_config(config);
         Ok(())
     }
@@ -111,11 +106,7 @@ impl NativeEngine {
     /// A whole state object (the addon's state shape) as JSON text.
     #[napi(catch_unwind)]
     pub fn set_state(&mut self, env: Env, state_json: Option<String>) -> napi::Result<()> {
-        let state = State::from_json(
-            state_json.as_deref().unwrap_or("null").as_bytes(),
-            self.inner.dialect(),
-        )
-        .map_err(|e| js_error(&env, e))?;
+        let state = state_of(state_json, self.inner.dialect()).map_err(|e| js_error(&env, e))?;
         self.inner.set_state(state);
         Ok(())
     }
@@ -164,20 +155,11 @@ impl NativeEngine {
     pub fn set_chains(&mut self, env: Env, chains_json: String) -> napi::Result<()> {
         let run = || -> Result<Chains, PruneError> {
             let c = parse_json(&chains_json, "chains")?;
-            let entries = c
-                .get("entries")
-                .and_then(Json::as_array)
-                .unwrap_or(&[])
-                .to_vec();
-            let summaries = c
-                .get("summaries")
-                .and_then(Json::as_array)
-                .unwrap_or(&[])
-                .iter()
-                .map(outcome)
-                .collect();
+            let list = |key: &str| c.get(key).and_then(Json::as_array).unwrap_or(&[]);
+            let entries = list("entries").to_vec();
+            let summaries = list("summaries").iter().map(outcome).collect();
             let mut lookups = HashMap::default();
-            for l in c.get("lookups").and_then(Json::as_array).unwrap_or(&[]) {
+            for l in list("lookups") {
                 let pair = l.as_array().unwrap_or(&[]);
                 if let (Some(id), Some(v)) = (pair.first().and_then(Json::as_text), pair.get(1)) {
                     let value = match v.get("none") {
@@ -208,9 +190,7 @@ impl NativeEngine {
         from: u32,
         #[napi(ts_arg_type = "string")] messages_json: StringUnits,
     ) -> napi::Result<()> {
-        self.background
-            .settle(&mut self.inner)
-            .map_err(|e| js_error(&env, e))?;
+        self.settle(&env)?;
         let bytes = utf16_to_utf8(&messages_json.0);
         let r = self.inner.sync(from as usize, &bytes, Source::Stringify);
         r.map_err(|e| js_error(&env, e))
@@ -248,9 +228,7 @@ impl NativeEngine {
 
     #[napi(catch_unwind)]
     pub fn render<'env>(&mut self, env: &'env Env) -> napi::Result<NativeRenderResult<'env>> {
-        self.background
-            .settle(&mut self.inner)
-            .map_err(|e| js_error(env, e))?;
+        self.settle(env)?;
         let r = self.inner.render().map_err(|e| js_error(env, e))?;
         render_result(env, r, self.inner.dialect())
     }
@@ -262,9 +240,7 @@ impl NativeEngine {
         env: Env,
         closing_json: Option<String>,
     ) -> napi::Result<Either<f64, Null>> {
-        self.background
-            .settle(&mut self.inner)
-            .map_err(|e| js_error(&env, e))?;
+        self.settle(&env)?;
         self.inner
             .flush(closing_json.as_deref().map(str::as_bytes))
             .map(nullable)
@@ -281,10 +257,17 @@ impl NativeEngine {
 
     #[napi(getter, catch_unwind)]
     pub fn length(&mut self, env: Env) -> napi::Result<u32> {
+        self.settle(&env)?;
+        Ok(self.inner.len() as u32)
+    }
+}
+
+impl NativeEngine {
+    /// Takes the background syncs in (see `background.rs`).
+    fn settle(&mut self, env: &Env) -> napi::Result<()> {
         self.background
             .settle(&mut self.inner)
-            .map_err(|e| js_error(&env, e))?;
-        Ok(self.inner.len() as u32)
+            .map_err(|e| js_error(env, e))
     }
 }
 

@@ -17,12 +17,14 @@ use napi::bindgen_prelude::{Either, JsObjectValue, Null};
 use napi::{Env, Status};
 use napi_derive::napi;
 
+use crate::config::Config;
 use crate::dialect::Dialect;
-use crate::error::PruneError;
+use crate::error::{Code, PruneError};
 use crate::frontier::Frontier;
 use crate::json::text::to_string_lossy;
 use crate::json::Json;
 use crate::script::{Diagnostic, Stats};
+use crate::state::State;
 
 /// Throws a JS Error for `e` and tells napi-rs an exception is pending.
 pub(crate) fn js_error(env: &Env, e: PruneError) -> napi::Error {
@@ -57,6 +59,52 @@ pub fn debug_panic() {
 
 pub(crate) fn dialect_of(name: Option<String>) -> Result<Dialect, PruneError> {
     name.map_or(Ok(Dialect::V2_4), |n| Dialect::parse(&n))
+}
+
+/// A state object's JSON text (absent: `null`).
+pub(crate) fn state_of(json: Option<String>, dialect: Dialect) -> Result<State, PruneError> {
+    State::from_json(json.as_deref().unwrap_or("null").as_bytes(), dialect)
+}
+
+/// A config object's JSON text (absent: `null`).
+pub(crate) fn config_of(json: Option<String>, dialect: Dialect) -> Result<Config, PruneError> {
+    Config::from_json(json.as_deref().unwrap_or("null").as_bytes(), dialect)
+}
+
+/// Text the crate's writers made: UTF-8 (lone surrogates stay escapes).
+pub(crate) fn utf8_string(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// A file's bytes, or an `Io` error.
+pub(crate) fn read_file(path: &str) -> Result<Vec<u8>, PruneError> {
+    std::fs::read(path).map_err(|e| PruneError::new(Code::Io, format!("cannot read the file: {e}")))
+}
+
+/// Runs `run`, a panic turned into an `InvalidSession` error saying
+/// `message`.
+pub(crate) fn guarded<T>(
+    message: &str,
+    run: impl FnOnce() -> Result<T, PruneError>,
+) -> Result<T, PruneError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(run))
+        .unwrap_or_else(|_| Err(PruneError::new(Code::InvalidSession, message)))
+}
+
+/// Where an async task's session comes from: a path, or a copy of the
+/// caller's bytes taken at the call (so the caller may reuse its buffer).
+pub enum TaskInput {
+    Path(String),
+    Bytes(Vec<u8>),
+}
+
+impl From<Either<String, napi::bindgen_prelude::Uint8Array>> for TaskInput {
+    fn from(input: Either<String, napi::bindgen_prelude::Uint8Array>) -> Self {
+        match input {
+            Either::A(path) => TaskInput::Path(path),
+            Either::B(bytes) => TaskInput::Bytes(bytes.to_vec()),
+        }
+    }
 }
 
 pub(crate) fn boundary_from(b: Option<f64>) -> Result<Option<f64>, PruneError> {
@@ -157,6 +205,7 @@ impl napi::bindgen_prelude::FromNapiValue for StringUnits {
         env: napi::sys::napi_env,
         value: napi::sys::napi_value,
     ) -> napi::Result<Self> {
+        let not_a_string = || napi::Error::new(napi::Status::StringExpected, "expected a string");
         let mut len = 0usize;
         // SAFETY: env and value come from the N-API call; a null buffer asks
         // for the length.
@@ -164,10 +213,7 @@ impl napi::bindgen_prelude::FromNapiValue for StringUnits {
             napi::sys::napi_get_value_string_utf16(env, value, std::ptr::null_mut(), 0, &mut len)
         };
         if status != napi::sys::Status::napi_ok {
-            return Err(napi::Error::new(
-                napi::Status::StringExpected,
-                "expected a string",
-            ));
+            return Err(not_a_string());
         }
         // One more unit for the terminator N-API writes.
         let mut units: Vec<u16> = Vec::with_capacity(len + 1);
@@ -184,10 +230,7 @@ impl napi::bindgen_prelude::FromNapiValue for StringUnits {
             )
         };
         if status != napi::sys::Status::napi_ok || written > len {
-            return Err(napi::Error::new(
-                napi::Status::StringExpected,
-                "expected a string",
-            ));
+            return Err(not_a_string());
         }
         // SAFETY: the first `written` units were initialized by N-API.
         unsafe { units.set_len(written) };

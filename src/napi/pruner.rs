@@ -6,7 +6,7 @@ use napi::Env;
 use napi_derive::napi;
 
 use super::stateless::{prune_into, prune_result, NativePruneResult};
-use super::{boundary_from, dialect_of, js_error};
+use super::{boundary_from, config_of, dialect_of, js_error, state_of};
 use crate::config::Config;
 use crate::dialect::Dialect;
 use crate::json::Json;
@@ -34,21 +34,13 @@ impl NativePruner {
 
     #[napi(catch_unwind)]
     pub fn set_state(&mut self, env: Env, state_json: Option<String>) -> napi::Result<()> {
-        self.state = State::from_json(
-            state_json.as_deref().unwrap_or("null").as_bytes(),
-            self.dialect,
-        )
-        .map_err(|e| js_error(&env, e))?;
+        self.state = state_of(state_json, self.dialect).map_err(|e| js_error(&env, e))?;
         Ok(())
     }
 
     #[napi(catch_unwind)]
     pub fn set_config(&mut self, env: Env, config_json: Option<String>) -> napi::Result<()> {
-        self.config = Config::from_json(
-            config_json.as_deref().unwrap_or("null").as_bytes(),
-            self.dialect,
-        )
-        .map_err(|e| js_error(&env, e))?;
+        self.config = config_of(config_json, self.dialect).map_err(|e| js_error(&env, e))?;
         Ok(())
     }
 

@@ -6,7 +6,6 @@
 //! parse; failures come back as data (code, message, line) so the sync and
 //! async paths build one error type. Panics never cross.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -14,7 +13,8 @@ use napi::bindgen_prelude::{AsyncTask, Either, Uint8Array};
 use napi::{Env, Task};
 use napi_derive::napi;
 
-use crate::error::{Code, PruneError};
+use super::{guarded, read_file, utf8_string, TaskInput};
+use crate::error::PruneError;
 use crate::replay::{replay, to_json, Progress, ReplayOptions};
 
 /// A replay's outcome: its JSON text, or the error fields.
@@ -60,6 +60,11 @@ impl Default for NativeReplayProgress {
     }
 }
 
+/// The counter an async task counts into: the caller's, or one of its own.
+pub(super) fn progress_of(p: Option<&NativeReplayProgress>) -> Arc<Progress> {
+    p.map_or_else(|| Arc::new(Progress::default()), |p| p.inner.clone())
+}
+
 pub(super) fn result(outcome: Result<String, PruneError>) -> NativeReplayResult {
     match outcome {
         Ok(json) => NativeReplayResult {
@@ -89,29 +94,22 @@ fn run(
     options_json: &str,
     progress: Option<&Progress>,
 ) -> Result<String, PruneError> {
-    catch_unwind(AssertUnwindSafe(|| {
-        let options = ReplayOptions::from_json(options_json.as_bytes())?;
-        let read;
-        let bytes = match source {
-            Source::Bytes(b) => b,
-            Source::Path(p) => {
-                read = std::fs::read(p)
-                    .map_err(|e| PruneError::new(Code::Io, format!("cannot read the file: {e}")))?;
-                &read[..]
-            }
-        };
-        let r = replay(bytes, &options, progress)?;
-        let json = to_json(&r, options.keep_renders);
-        // The writer emits UTF-8 (lone surrogates stay escapes).
-        Ok(String::from_utf8(json)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
-    }))
-    .unwrap_or_else(|_| {
-        Err(PruneError::new(
-            Code::InvalidSession,
-            "internal error while replaying the session (a bug: please report it with the file)",
-        ))
-    })
+    guarded(
+        "internal error while replaying the session (a bug: please report it with the file)",
+        || {
+            let options = ReplayOptions::from_json(options_json.as_bytes())?;
+            let read;
+            let bytes = match source {
+                Source::Bytes(b) => b,
+                Source::Path(p) => {
+                    read = read_file(p)?;
+                    &read[..]
+                }
+            };
+            let r = replay(bytes, &options, progress)?;
+            Ok(utf8_string(to_json(&r, options.keep_renders)))
+        },
+    )
 }
 
 /// Replays a session from bytes the caller holds (read in place), on the
@@ -127,13 +125,8 @@ pub fn replay_file(path: String, options_json: String) -> NativeReplayResult {
     result(run(Source::Path(&path), &options_json, None))
 }
 
-pub enum ReplayInput {
-    Path(String),
-    Bytes(Vec<u8>),
-}
-
 pub struct ReplayTask {
-    input: Option<ReplayInput>,
+    input: Option<TaskInput>,
     options_json: String,
     progress: Arc<Progress>,
 }
@@ -145,8 +138,8 @@ impl Task for ReplayTask {
     fn compute(&mut self) -> napi::Result<Self::Output> {
         let progress = Some(&*self.progress);
         Ok(match self.input.take() {
-            Some(ReplayInput::Path(p)) => run(Source::Path(&p), &self.options_json, progress),
-            Some(ReplayInput::Bytes(b)) => run(Source::Bytes(&b), &self.options_json, progress),
+            Some(TaskInput::Path(p)) => run(Source::Path(&p), &self.options_json, progress),
+            Some(TaskInput::Bytes(b)) => run(Source::Bytes(&b), &self.options_json, progress),
             None => Err(PruneError::bad_argument("the task ran twice")),
         })
     }
@@ -166,14 +159,10 @@ pub fn replay_async(
     options_json: String,
     progress: Option<&NativeReplayProgress>,
 ) -> AsyncTask<ReplayTask> {
-    let input = match input {
-        Either::A(path) => ReplayInput::Path(path),
-        Either::B(bytes) => ReplayInput::Bytes(bytes.to_vec()),
-    };
     AsyncTask::new(ReplayTask {
-        input: Some(input),
+        input: Some(input.into()),
         options_json,
-        progress: progress.map_or_else(|| Arc::new(Progress::default()), |p| p.inner.clone()),
+        progress: progress_of(progress),
     })
 }
 
@@ -196,8 +185,7 @@ pub fn replay_wire_payload(messages_json: String, model_json: String, retention:
         return "error: model must be JSON".into();
     };
     let model = CallModel::from_json(&model);
-    let out = payload(&messages, &model, &retention).to_json();
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    utf8_string(payload(&messages, &model, &retention).to_json())
 }
 
 /// The cache-aware gate's settings (`{enabled?, horizon?, budget?}` as

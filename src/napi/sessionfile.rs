@@ -10,7 +10,9 @@ use napi::bindgen_prelude::{AsyncTask, Either, Uint8Array};
 use napi::{Env, Task};
 use napi_derive::napi;
 
-use crate::sessionfile::{load, load_path, Dialect, ErrorKind, LoadOptions, Loaded, SessionError};
+use super::{utf8_string, TaskInput};
+use crate::error::Code;
+use crate::sessionfile::{load, load_path, Dialect, LoadOptions, Loaded, SessionError};
 
 /// A load's outcome: the three JSON texts, or the error fields.
 #[napi(object)]
@@ -37,23 +39,18 @@ fn options(
         dialect: match dialect {
             None => Dialect::default(),
             Some(d) => Dialect::parse(&d)
-                .map_err(|e| SessionError::new(ErrorKind::InvalidArgument, e.message))?,
+                .map_err(|e| SessionError::new(Code::InvalidArgument, e.message))?,
         },
     })
-}
-
-fn text(bytes: Vec<u8>) -> String {
-    // The loader writes UTF-8 (lone surrogates as escapes).
-    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 fn result(outcome: Result<Loaded, SessionError>) -> NativeLoadResult {
     match outcome {
         Ok(l) => NativeLoadResult {
-            messages: Some(text(l.messages)),
+            messages: Some(utf8_string(l.messages)),
             message_count: l.message_count as u32,
-            state: Some(text(l.state)),
-            frontier: Some(text(l.frontier)),
+            state: Some(utf8_string(l.state)),
+            frontier: Some(utf8_string(l.frontier)),
             error_code: None,
             error_message: None,
             error_line: None,
@@ -74,7 +71,7 @@ fn result(outcome: Result<Loaded, SessionError>) -> NativeLoadResult {
 fn guarded(run: impl FnOnce() -> Result<Loaded, SessionError>) -> Result<Loaded, SessionError> {
     catch_unwind(AssertUnwindSafe(run)).unwrap_or_else(|_| {
         Err(SessionError::new(
-            ErrorKind::InvalidSession,
+            Code::InvalidSession,
             "internal error while loading the session (a bug: please report it with the file)",
         ))
     })
@@ -103,13 +100,8 @@ pub fn load_session_file(
     }))
 }
 
-pub enum LoadInput {
-    Path(String),
-    Bytes(Vec<u8>),
-}
-
 pub struct LoadTask {
-    input: Option<LoadInput>,
+    input: Option<TaskInput>,
     leaf_id: Option<String>,
     dialect: Option<String>,
 }
@@ -125,10 +117,10 @@ impl Task for LoadTask {
         Ok(guarded(move || {
             let options = options(leaf_id, dialect)?;
             match input {
-                Some(LoadInput::Path(p)) => load_path(p.as_ref(), &options),
-                Some(LoadInput::Bytes(b)) => load(b, &options),
+                Some(TaskInput::Path(p)) => load_path(p.as_ref(), &options),
+                Some(TaskInput::Bytes(b)) => load(b, &options),
                 None => Err(SessionError::new(
-                    ErrorKind::InvalidArgument,
+                    Code::InvalidArgument,
                     "the task ran twice",
                 )),
             }
@@ -149,12 +141,8 @@ pub fn load_session_async(
     leaf_id: Option<String>,
     dialect: Option<String>,
 ) -> AsyncTask<LoadTask> {
-    let input = match input {
-        Either::A(path) => LoadInput::Path(path),
-        Either::B(bytes) => LoadInput::Bytes(bytes.to_vec()),
-    };
     AsyncTask::new(LoadTask {
-        input: Some(input),
+        input: Some(input.into()),
         leaf_id,
         dialect,
     })

@@ -6,7 +6,8 @@ use napi::Env;
 use napi_derive::napi;
 
 use super::{
-    boundary_from, diagnostics_json, dialect_of, js_error, nullable, NativeFrontier, NativeStats,
+    boundary_from, config_of, diagnostics_json, dialect_of, js_error, nullable, NativeFrontier,
+    NativeStats,
 };
 use crate::config::Config;
 use crate::dialect::Dialect;
@@ -136,8 +137,7 @@ pub fn prune_bytes(
         let state = state_json.map_or(Ok(State::answers(dialect)), |j| {
             State::from_json(j.as_bytes(), dialect)
         })?;
-        let config =
-            Config::from_json(config_json.as_deref().unwrap_or("null").as_bytes(), dialect)?;
+        let config = config_of(config_json, dialect)?;
         let boundary = boundary_from(thinking_strip_boundary_timestamp)?;
         prune_into(env, &messages, &state, &config, boundary, dialect)
     };

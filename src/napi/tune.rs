@@ -4,15 +4,15 @@
 //! is the tune's JSON text (`tune::to_json`) or the error fields, as for
 //! the replay; panics never cross.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use napi::bindgen_prelude::AsyncTask;
 use napi::{Env, Task};
 use napi_derive::napi;
 
-use super::replay::{result, NativeReplayProgress, NativeReplayResult};
-use crate::error::{Code, PruneError};
+use super::replay::{progress_of, result, NativeReplayProgress, NativeReplayResult};
+use super::{guarded, read_file, utf8_string};
+use crate::error::PruneError;
 use crate::json::parse_value;
 use crate::json::Json;
 use crate::replay::{Progress, ReplayOptions};
@@ -23,41 +23,31 @@ fn run(
     options_json: &str,
     progress: Option<&Progress>,
 ) -> Result<String, PruneError> {
-    catch_unwind(AssertUnwindSafe(|| {
-        let replay = ReplayOptions::from_json(options_json.as_bytes())?;
-        let release = match parse_value(options_json.as_bytes())
-            .ok()
-            .and_then(|o| o.get("release").cloned())
-        {
-            None | Some(Json::Null) => "2.4.3",
-            Some(r) if r.is_str("2.4.3") => "2.4.3",
-            Some(r) if r.is_str("2.9.1") => "2.9.1",
-            Some(_) => {
-                return Err(PruneError::bad_argument(
-                    "release must be '2.4.3' or '2.9.1'",
-                ))
-            }
-        };
-        // A file that cannot be read is left out of the tune, as one that
-        // cannot be parsed (`tune` lists both in `errors`).
-        let files: Vec<(String, Result<Vec<u8>, PruneError>)> = paths
-            .iter()
-            .map(|p| {
-                let bytes = std::fs::read(p)
-                    .map_err(|e| PruneError::new(Code::Io, format!("cannot read the file: {e}")));
-                (p.clone(), bytes)
-            })
-            .collect();
-        let t = tune(&files, &TuneOptions { replay, release }, progress)?;
-        Ok(String::from_utf8(to_json(&t))
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
-    }))
-    .unwrap_or_else(|_| {
-        Err(PruneError::new(
-            Code::InvalidSession,
-            "internal error while tuning (a bug: please report it with the files)",
-        ))
-    })
+    guarded(
+        "internal error while tuning (a bug: please report it with the files)",
+        || {
+            let replay = ReplayOptions::from_json(options_json.as_bytes())?;
+            let release = match parse_value(options_json.as_bytes())
+                .ok()
+                .and_then(|o| o.get("release").cloned())
+            {
+                None | Some(Json::Null) => "2.4.3",
+                Some(r) if r.is_str("2.4.3") => "2.4.3",
+                Some(r) if r.is_str("2.9.1") => "2.9.1",
+                Some(_) => {
+                    return Err(PruneError::bad_argument(
+                        "release must be '2.4.3' or '2.9.1'",
+                    ))
+                }
+            };
+            // A file that cannot be read is left out of the tune, as one that
+            // cannot be parsed (`tune` lists both in `errors`).
+            let files: Vec<(String, Result<Vec<u8>, PruneError>)> =
+                paths.iter().map(|p| (p.clone(), read_file(p))).collect();
+            let t = tune(&files, &TuneOptions { replay, release }, progress)?;
+            Ok(utf8_string(to_json(&t)))
+        },
+    )
 }
 
 /// Tunes over session files on the calling thread (configurations spread
@@ -96,6 +86,6 @@ pub fn tune_async(
     AsyncTask::new(TuneTask {
         paths,
         options_json,
-        progress: progress.map_or_else(|| Arc::new(Progress::default()), |p| p.inner.clone()),
+        progress: progress_of(progress),
     })
 }

@@ -11,6 +11,7 @@
 //! once per state and message (`ChainIdsCache`); a render then walks the
 //! facts.
 
+use super::put;
 use super::synthetic::{
     iterate, protected_output, BlockKey, ChainCaches, Pools, ValueMap, ValueSet,
 };
@@ -64,13 +65,6 @@ impl ChainIdsCache {
 
     pub fn fact(&self, i: usize) -> Option<ChainFact> {
         self.facts.get(i).copied().flatten()
-    }
-
-    fn set_fact(&mut self, i: usize, f: ChainFact) {
-        if self.facts.len() <= i {
-            self.facts.resize(i + 1, None);
-        }
-        self.facts[i] = Some(f);
     }
 }
 
@@ -171,7 +165,7 @@ pub fn run(
             None => {
                 let sets = cache.sets.as_ref().expect("built above");
                 let f = fact(inputs, sets, i)?;
-                cache.set_fact(i, f);
+                put(&mut cache.facts, i, f);
                 f
             }
         };

@@ -11,11 +11,13 @@ use super::log_index::LogIndex;
 use super::synthetic::{has_thinking, iterate, protected_output, BlockKey, ChainCaches, Pools};
 use super::text::{same, write_scalar};
 use super::Inputs;
+use super::{no_null_block, put};
 use crate::config::ChainConfig;
 use crate::error::{PruneError, Result};
 use crate::hash::HashSet;
+use crate::json::value::write_value;
 use crate::json::Json;
-use crate::record::{BlockType, Content, Kind, Role, Scalar};
+use crate::record::{BlockType, Content, Role, Scalar};
 use crate::script::{Diagnostic, EditScript, Inserted, Op, Slot, Stats};
 
 /// An accepted range: entry `n` of `chainEntries()` keeps its start
@@ -46,9 +48,11 @@ pub struct RangePlan {
     cites: Vec<Option<bool>>,
 }
 
-/// `String(value)` (absent: `undefined`) as canonical text.
-fn js_string(v: Option<&Json>) -> Vec<u8> {
-    v.map_or_else(|| b"undefined".to_vec(), Json::js_string)
+/// `String(value)` (absent: `undefined`) as canonical text, after `prefix`.
+fn js_string(prefix: &[u8], v: Option<&Json>) -> Vec<u8> {
+    let mut out = prefix.to_vec();
+    write_value(&mut out, v);
+    out
 }
 
 /// Step 2: each entry's range, where exactly one user message carries its
@@ -152,12 +156,9 @@ fn plan(
     let mut diagnostics = Vec::new();
     for (e, r) in entries.iter().zip(&resolution) {
         if r.is_none() {
-            let mut detail = b"blockId=".to_vec();
-            detail.extend(js_string(e.get("blockId")));
-            detail.extend_from_slice(b" start=");
-            detail.extend(js_string(e.get("startUserTimestamp")));
-            detail.extend_from_slice(b" final=");
-            detail.extend(js_string(e.get("finalAssistantTimestamp")));
+            let mut detail = js_string(b"blockId=", e.get("blockId"));
+            detail.extend(js_string(b" start=", e.get("startUserTimestamp")));
+            detail.extend(js_string(b" final=", e.get("finalAssistantTimestamp")));
             diagnostics.push(Diagnostic {
                 kind: "unresolved-range",
                 key: e.get("blockId").cloned(),
@@ -179,21 +180,17 @@ fn plan(
             .iter()
             .find(|&&(o, s, f)| o != n && start > s && start < f);
         if loser.is_some() || claimed.contains(&start) {
-            let block = js_string(entries[n].get("blockId"));
-            let mut key = b"overlap:".to_vec();
-            key.extend_from_slice(&block);
-            let mut detail = b"blockId=".to_vec();
-            detail.extend_from_slice(&block);
+            let key = js_string(b"overlap:", entries[n].get("blockId"));
+            let mut detail = js_string(b"blockId=", entries[n].get("blockId"));
             match loser {
-                Some(&(o, _, _)) => {
-                    detail.extend_from_slice(b" skipped: range nests inside blockId=");
-                    detail.extend(js_string(entries[o].get("blockId")));
-                }
-                None => {
-                    detail.extend_from_slice(b" skipped: range duplicates startIndex=");
-                    detail.extend_from_slice(start.to_string().as_bytes());
-                    detail.extend_from_slice(b" already claimed");
-                }
+                Some(&(o, _, _)) => detail.extend(js_string(
+                    b" skipped: range nests inside blockId=",
+                    entries[o].get("blockId"),
+                )),
+                None => detail.extend_from_slice(
+                    format!(" skipped: range duplicates startIndex={start} already claimed")
+                        .as_bytes(),
+                ),
             }
             diagnostics.push(Diagnostic {
                 kind: "unresolved-range",
@@ -302,8 +299,7 @@ fn plan(
                 .any(|a| matches!(a, Scalar::Str(s) if syms.text(*s) == b))
         };
         if recorded.len() != actual.len() || recorded.iter().any(|b| !in_actual(b)) {
-            let mut detail = b"blockId=".to_vec();
-            detail.extend(js_string(block_id));
+            let mut detail = js_string(b"blockId=", block_id);
             detail.extend_from_slice(
                 format!(" recorded={} actual={}", recorded.len(), actual.len()).as_bytes(),
             );
@@ -365,13 +361,7 @@ fn emit(
                     "is not an array (the reference filters out its thinking)",
                 ));
             }
-            if let Some(j) = log.blocks(i).iter().position(|b| b.kind == Kind::Null) {
-                return Err(PruneError::bad_message(
-                    i,
-                    &format!("content[{j}]"),
-                    "is null",
-                ));
-            }
+            no_null_block(log, i)?;
             // Without thinking the copy equals the message: keep the
             // caller's own.
             if has_thinking(log.blocks(i)) {
@@ -413,10 +403,7 @@ impl RangePlan {
             return Ok(*hit);
         }
         let hit = cites_dropped(inputs, i, &self.dropped_keys, &self.dropped_ids)?;
-        if self.cites.len() <= i {
-            self.cites.resize(i + 1, None);
-        }
-        self.cites[i] = Some(hit);
+        put(&mut self.cites, i, hit);
         Ok(hit)
     }
 }

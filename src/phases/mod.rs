@@ -98,15 +98,25 @@ impl<'a> Inputs<'a> {
         };
         Ok(refs.iter().enumerate().map(move |(j, r)| {
             if r.kind == Kind::Null {
-                Err(PruneError::bad_message(
-                    i,
-                    &format!("details.toolCallRefs[{j}]"),
-                    "is null",
-                ))
+                Err(null_at(i, &format!("details.toolCallRefs[{j}]")))
             } else {
                 Ok((j, r))
             }
         }))
+    }
+}
+
+/// `field is null` in message `i`: the reference throws reading a property
+/// of it.
+fn null_at(i: usize, field: &str) -> PruneError {
+    PruneError::bad_message(i, field, "is null")
+}
+
+/// The error at message `i`'s first null content block, if it has one.
+pub fn no_null_block(log: &Log, i: usize) -> Result<()> {
+    match log.blocks(i).iter().position(|b| b.kind == Kind::Null) {
+        Some(j) => Err(null_at(i, &format!("content[{j}]"))),
+        None => Ok(()),
     }
 }
 
@@ -115,14 +125,18 @@ fn objects(i: usize, blocks: &[Block]) -> impl Iterator<Item = Result<(usize, &B
         .iter()
         .enumerate()
         .filter_map(move |(j, b)| match b.kind {
-            Kind::Null => Some(Err(PruneError::bad_message(
-                i,
-                &format!("content[{j}]"),
-                "is null",
-            ))),
+            Kind::Null => Some(Err(null_at(i, &format!("content[{j}]")))),
             Kind::NonObject => None,
             Kind::Object => Some(Ok((j, b))),
         })
+}
+
+/// Sets entry `i` of a per-message (or per-entry) cache, growing it.
+pub(crate) fn put<T: Clone>(cache: &mut Vec<Option<T>>, i: usize, value: T) {
+    if cache.len() <= i {
+        cache.resize(i + 1, None);
+    }
+    cache[i] = Some(value);
 }
 
 /// Runs the phases of `inputs.dialect` and returns the output as a script;

@@ -187,11 +187,7 @@ pub fn run(
     let mut changed = false;
     for (i, j, len) in hits {
         let Some(len) = len else {
-            return Err(PruneError::bad_message(
-                i as usize,
-                &format!("content[{j}].arguments"),
-                "is missing (the reference measures JSON.stringify of it)",
-            ));
+            return Err(missing_arguments(i as usize, j as usize));
         };
         if f64::from(len) < purge.min_arg_chars {
             continue;
@@ -201,6 +197,14 @@ pub fn run(
         changed = true;
     }
     Ok(changed)
+}
+
+fn missing_arguments(i: usize, j: usize) -> PruneError {
+    PruneError::bad_message(
+        i,
+        &format!("content[{j}].arguments"),
+        "is missing (the reference measures JSON.stringify of it)",
+    )
 }
 
 /// The phase over every message, in order (what `run` does through its
@@ -256,11 +260,7 @@ fn run_every_message(
                 continue;
             }
             let Some(args) = block.args else {
-                return Err(PruneError::bad_message(
-                    i,
-                    &format!("content[{j}].arguments"),
-                    "is missing (the reference measures JSON.stringify of it)",
-                ));
+                return Err(missing_arguments(i, j));
             };
             if f64::from(args.len) < purge.min_arg_chars {
                 continue;

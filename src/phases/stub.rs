@@ -5,11 +5,13 @@
 //! Rust; `stubText` in js/pure/rules.js is the JS oracle's copy.
 
 use super::keys::{message_key, MessageKey};
-use super::text::{write_or, write_scalar, write_value};
+use super::put;
+use super::text::{write_or, write_scalar};
 use super::Inputs;
 use crate::dialect::Dialect;
 use crate::error::{PruneError, Result};
 use crate::hash::{HashMap, HashSet};
+use crate::json::value::write_value;
 use crate::json::Json;
 use crate::record::{Log, Role, Scalar};
 use crate::script::{EditScript, Stats};
@@ -100,13 +102,6 @@ impl StubCache {
         }
     }
 
-    pub fn set(&mut self, i: usize, d: StubDecision) {
-        if self.stubs.len() <= i {
-            self.stubs.resize(i + 1, None);
-        }
-        self.stubs[i] = Some(d);
-    }
-
     /// The id of a stub text, the same for the same text.
     pub fn text_id(&mut self, text: Vec<u8>) -> TextId {
         if let Some(&id) = self.text_ids.get(text.as_slice()) {
@@ -160,7 +155,7 @@ pub fn run(
             Some(d) => d,
             None => {
                 let d = decide(inputs, cache, i)?;
-                cache.set(i, d);
+                put(&mut cache.stubs, i, d);
                 d
             }
         };

@@ -59,22 +59,19 @@ pub fn run(
         .collect();
     diagnostics.push(report(inputs, &ids));
     stats.orphans_swept += orphans.len() as u32;
+    // `orphans` is ascending: slot positions in order.
     let mut k = 0;
-    let mut next = orphans.iter().peekable();
     script.slots.retain(|_| {
-        let swept = next.peek() == Some(&&k);
-        if swept {
-            next.next();
-        }
         k += 1;
-        !swept
+        orphans.binary_search(&(k - 1)).is_err()
     });
     Ok(true)
 }
 
 /// An orphan's id for the report: its sort key (None: `undefined`, sorted
-/// last), the text `String()` gives, and whether it is null or undefined.
-type SortedId = (Option<Vec<u16>>, Vec<u8>, bool);
+/// last) and its text in a join (`String()`'s, empty for null and
+/// undefined, which `Array#join` prints as nothing).
+type SortedId = (Option<Vec<u16>>, Vec<u8>);
 
 /// The `orphan-sweep` report: the ids sorted as JS's default sort does
 /// (by their string forms in UTF-16 units, stable, `undefined` last); the
@@ -87,27 +84,16 @@ fn report(inputs: &Inputs<'_>, ids: &[Scalar]) -> Diagnostic {
             let mut text = Vec::new();
             write_scalar(&mut text, id, syms);
             let key = (!id.is_absent()).then(|| to_units(&text));
-            (key, text, id.is_nullish())
+            if id.is_nullish() {
+                text.clear();
+            }
+            (key, text)
         })
         .collect();
-    sorted.sort_by(|a, b| match (&a.0, &b.0) {
-        (Some(x), Some(y)) => x.cmp(y),
-        (Some(_), None) => std::cmp::Ordering::Less,
-        (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => std::cmp::Ordering::Equal,
-    });
-    // Array#join: null and undefined print as nothing.
+    sorted.sort_by(|a, b| (a.0.is_none(), &a.0).cmp(&(b.0.is_none(), &b.0)));
     let join = |items: &[SortedId], sep: &[u8]| {
-        let mut out = Vec::new();
-        for (n, (_, text, nullish)) in items.iter().enumerate() {
-            if n > 0 {
-                out.extend_from_slice(sep);
-            }
-            if !nullish {
-                out.extend_from_slice(text);
-            }
-        }
-        out
+        let texts: Vec<&[u8]> = items.iter().map(|(_, text)| &text[..]).collect();
+        texts.join(sep)
     };
     let digest = Sha1::digest(to_string_lossy(&join(&sorted, b",")).as_bytes());
     let key: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();

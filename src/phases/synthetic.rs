@@ -6,14 +6,14 @@
 //! `substituteBlockRefs`, `hasThinking`).
 
 use super::log_index::LogIndex;
+use super::put;
 use super::stub::StubCache;
 use super::text::write_scalar;
 use super::Inputs;
 use crate::error::{PruneError, Result};
 use crate::hash::{HashMap, HashSet};
 use crate::json::parse_value;
-use crate::json::text::{escape_str, escape_units, to_units};
-use crate::json::value::write_joined;
+use crate::json::value::{characters, write_joined, write_value};
 use crate::json::Json;
 use crate::record::{Content, Interner, Kind, Scalar};
 use crate::script::{Op, Slot};
@@ -79,10 +79,7 @@ impl SyntheticCache {
         let summary = self.entry_summary(inputs.state, n)?;
         let entries = inputs.state.chain_entries();
         let head: Rc<[u8]> = synthetic_head(inputs, entries[n], &summary)?.into();
-        if self.heads.len() <= n {
-            self.heads.resize(n + 1, None);
-        }
-        self.heads[n] = Some(head.clone());
+        put(&mut self.heads, n, head.clone());
         Ok(head)
     }
 
@@ -102,10 +99,7 @@ impl SyntheticCache {
         }
         let head = self.head(inputs, n)?;
         let text: Rc<[u8]> = synthetic_text(inputs, stubs, &head, outputs)?.into();
-        if self.texts.len() <= n {
-            self.texts.resize(n + 1, None);
-        }
-        self.texts[n] = Some((outputs.to_vec(), text.clone()));
+        put(&mut self.texts, n, (outputs.to_vec(), text.clone()));
         Ok(text)
     }
 }
@@ -245,21 +239,6 @@ pub fn iterate(value: Option<&Json>, what: &str) -> Result<Vec<Json>> {
     }
 }
 
-/// A string's characters as the string iterator yields them (code points;
-/// a lone surrogate alone).
-pub fn characters(text: &[u8]) -> Vec<Json> {
-    char::decode_utf16(to_units(text))
-        .map(|c| {
-            let mut out = Vec::new();
-            match c {
-                Ok(c) => escape_str(&mut out, c.encode_utf8(&mut [0; 4])),
-                Err(e) => escape_units(&mut out, &[e.unpaired_surrogate()]),
-            }
-            Json::Str(out.into_boxed_slice())
-        })
-        .collect()
-}
-
 /// A state value as a `Set`/`Map` key compared with message fields
 /// (SameValueZero): strings by their text, primitives by value; `undefined`
 /// is a key like any other. An array or object equals nothing.
@@ -363,7 +342,7 @@ pub fn synthetic_head(inputs: &Inputs<'_>, entry: &Json, summary: &Json) -> Resu
     let block_id = entry.get("blockId");
     let mut t = Vec::new();
     t.extend_from_slice(br#"<compressed-chain id=\""#);
-    write_value_or_undefined(&mut t, block_id);
+    write_value(&mut t, block_id);
     t.extend_from_slice(br#"\" tools=\""#);
     write_joined(&mut t, tool_refs.iter().map(Some), b",");
     t.extend_from_slice(br#"\">\n"#);
@@ -393,13 +372,6 @@ pub fn synthetic_text(
     }
     t.extend_from_slice(br#"\n</compressed-chain>"#);
     Ok(t)
-}
-
-fn write_value_or_undefined(out: &mut Vec<u8>, v: Option<&Json>) {
-    match v {
-        None => out.extend_from_slice(b"undefined"),
-        Some(v) => v.write_js_string(out),
-    }
 }
 
 /// One pass of `/\{b(\d+)\}/g` (ASCII digits): each reference to another

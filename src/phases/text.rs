@@ -21,14 +21,6 @@ pub fn write_scalar(out: &mut Vec<u8>, s: &Scalar, syms: &Interner) {
     }
 }
 
-/// `String(value)` of a state field (None: absent, printed `undefined`).
-pub fn write_value(out: &mut Vec<u8>, v: Option<&Json>) {
-    match v {
-        None => out.extend_from_slice(b"undefined"),
-        Some(v) => v.write_js_string(out),
-    }
-}
-
 /// `${value ?? fallback}`.
 pub fn write_or(out: &mut Vec<u8>, v: Option<&Json>, fallback: &[u8]) {
     match v {

@@ -5,11 +5,11 @@
 //! oracle's copy is `thinkingStrip` in js/pure/v2.4.js.
 
 use super::text::to_number;
-use super::Inputs;
+use super::{no_null_block, Inputs};
 use crate::config::ThinkingConfig;
-use crate::error::{PruneError, Result};
+use crate::error::Result;
 use crate::frontier::js_max;
-use crate::record::{Content, Kind, Role};
+use crate::record::{Content, Role};
 use crate::script::{EditScript, Op, Stats};
 
 pub fn run(
@@ -59,16 +59,7 @@ pub fn run(
         // reads every block: a null block throws either way. The record
         // says whether its blocks hold either (`record::scan`).
         if rec.has_null_block {
-            let j = log
-                .blocks(i)
-                .iter()
-                .position(|b| b.kind == Kind::Null)
-                .unwrap_or_default();
-            return Err(PruneError::bad_message(
-                i,
-                &format!("content[{j}]"),
-                "is null",
-            ));
+            no_null_block(log, i)?;
         }
         if rec.has_thinking {
             script.slots[k].strip_thinking();

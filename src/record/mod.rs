@@ -21,8 +21,9 @@ pub use intern::{Interner, Sym};
 /// A property value as the phases see it: absent (`undefined`), a JSON
 /// primitive, an interned string, or an array/object (interned as its JSON
 /// text; never equal to anything, as JS objects are compared by identity).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub enum Scalar {
+    #[default]
     Absent,
     Null,
     Bool(bool),
@@ -62,27 +63,30 @@ impl Scalar {
 }
 
 /// What an element of the messages array is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Kind {
     Null,
     /// A number, string, boolean or array: no properties the phases read.
     NonObject,
+    #[default]
     Object,
 }
 
 /// `msg.role`, when it is one of the four the phases treat specially.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Role {
     User,
     Assistant,
     ToolResult,
     Custom,
+    #[default]
     Other,
 }
 
 /// The shape of `msg.content`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Content {
+    #[default]
     Absent,
     Null,
     Str,
@@ -95,16 +99,17 @@ pub enum Content {
 }
 
 /// `block.type`, for the three types the phases act on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum BlockType {
     Text,
     Thinking,
     ToolCall,
+    #[default]
     Other,
 }
 
 /// A value's span inside its message text, with its JSON length.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ValueSpan {
     pub start: u32,
     pub end: u32,
@@ -119,7 +124,7 @@ impl ValueSpan {
 }
 
 /// One element of an array `content`.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Block {
     /// The element's span inside its message text (its JSON length is
     /// `span.len`).
@@ -135,7 +140,7 @@ pub struct Block {
 }
 
 /// One element of a summary message's `details.toolCallRefs`.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct SummaryRef {
     pub kind: Kind,
     pub tool_call_id: Scalar,
@@ -143,9 +148,10 @@ pub struct SummaryRef {
 }
 
 /// `details?.toolCallRefs ?? []` of a summary message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Refs {
     /// Null, absent, or `details` itself nullish or not an object: no refs.
+    #[default]
     None,
     /// An array: its elements are `Log::refs[refs]`.
     Array,
@@ -153,8 +159,8 @@ pub enum Refs {
     Invalid,
 }
 
-/// One message.
-#[derive(Debug, Clone, PartialEq)]
+/// One message (the default: an object with none of the fields read).
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct MessageRecord {
     /// Where its canonical JSON text is (see `Log::text`).
     pub text: TextSpan,
@@ -183,7 +189,7 @@ pub struct MessageRecord {
 
 /// Where a message's text lives: in the caller's input, or in the log's own
 /// bytes (a message that had to be re-serialized, or a kept one).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TextSpan {
     pub owned: bool,
     pub start: u32,

@@ -249,32 +249,6 @@ struct Fast<'a, const TRUSTED: bool> {
     keys: Vec<(u32, u32)>,
 }
 
-/// A record under construction.
-fn empty_record() -> MessageRecord {
-    MessageRecord {
-        text: TextSpan {
-            owned: false,
-            start: 0,
-            end: 0,
-        },
-        len: 0,
-        kind: Kind::Object,
-        role: Role::Other,
-        timestamp: Scalar::Absent,
-        tool_call_id: Scalar::Absent,
-        tool_name: Scalar::Absent,
-        is_error: false,
-        summary: false,
-        content: Content::Absent,
-        blocks: 0..0,
-        refs_kind: Refs::None,
-        refs: 0..0,
-        chain_block: None,
-        has_thinking: false,
-        has_null_block: false,
-    }
-}
-
 const CHAIN_PREFIX: &[u8] = b"<compressed-chain id=\\\"";
 
 impl<const TRUSTED: bool> Fast<'_, TRUSTED> {
@@ -287,21 +261,45 @@ impl<const TRUSTED: bool> Fast<'_, TRUSTED> {
     }
 
     fn message(&mut self, log: &mut Log) -> Option<MessageRecord> {
-        let mut rec = empty_record();
-        match self.peek()? {
-            b'{' => self.message_object(log, &mut rec)?,
+        let mut rec = MessageRecord::default();
+        // The message is level 1 (`lex::MAX_DEPTH`'s base), as an object
+        // message is.
+        rec.kind = self.element(0, |f| f.message_object(log, &mut rec))?;
+        Some(rec)
+    }
+
+    /// An array element the phases read: an object (read by `object`),
+    /// `null`, or any other value.
+    fn element(
+        &mut self,
+        depth: usize,
+        object: impl FnOnce(&mut Self) -> Option<()>,
+    ) -> Option<Kind> {
+        Some(match self.peek()? {
+            b'{' => {
+                object(self)?;
+                Kind::Object
+            }
             b'n' => {
                 self.literal(b"null")?;
-                rec.kind = Kind::Null;
+                Kind::Null
             }
             _ => {
-                // The message is level 1 (`lex::MAX_DEPTH`'s base), as an
-                // object message is.
-                self.value(0)?;
-                rec.kind = Kind::NonObject;
+                self.value(depth)?;
+                Kind::NonObject
             }
-        }
-        Some(rec)
+        })
+    }
+
+    /// Skips a value and returns its span (`len` measured later).
+    fn span(&mut self, depth: usize) -> Option<ValueSpan> {
+        let start = self.at as u32;
+        self.value(depth)?;
+        Some(ValueSpan {
+            start,
+            end: self.at as u32,
+            len: 0,
+        })
     }
 
     fn message_object(&mut self, log: &mut Log, rec: &mut MessageRecord) -> Option<()> {
@@ -329,9 +327,8 @@ impl<const TRUSTED: bool> Fast<'_, TRUSTED> {
                     f.value(depth)?;
                 }
                 b"customType" => {
-                    let start = f.at;
-                    f.value(depth)?;
-                    custom_type_summary = &f.b[start..f.at] == b"\"context-prune-summary\"";
+                    let s = f.span(depth)?;
+                    custom_type_summary = &f.b[s.range()] == b"\"context-prune-summary\"";
                 }
                 b"content" => f.content(log, rec, depth, &mut first_text)?,
                 b"details" => f.details(log, rec, depth)?,
@@ -396,67 +393,33 @@ impl<const TRUSTED: bool> Fast<'_, TRUSTED> {
     /// One element of `content`; its spans are absolute until `fast` makes
     /// them relative to the message.
     fn block(&mut self, log: &mut Log, depth: usize) -> Option<Block> {
-        let start = self.at;
-        let mut block = Block {
-            span: ValueSpan {
-                start: start as u32,
-                end: 0,
-                len: 0,
-            },
-            kind: Kind::Object,
-            ty: BlockType::Other,
-            id: Scalar::Absent,
-            args: None,
-            text: None,
-        };
-        match self.peek()? {
-            b'{' => {
-                self.object(depth + 1, |f, key, depth| {
-                    match key {
-                        b"type" => {
-                            let s = f.at;
-                            f.value(depth)?;
-                            block.ty = match &f.b[s..f.at] {
-                                b"\"text\"" => BlockType::Text,
-                                b"\"thinking\"" => BlockType::Thinking,
-                                b"\"toolCall\"" => BlockType::ToolCall,
-                                _ => BlockType::Other,
-                            };
-                        }
-                        b"id" => block.id = f.scalar(log, depth)?,
-                        b"arguments" => {
-                            let s = f.at;
-                            f.value(depth)?;
-                            block.args = Some(ValueSpan {
-                                start: s as u32,
-                                end: f.at as u32,
-                                len: 0,
-                            });
-                        }
-                        b"text" => {
-                            let s = f.at;
-                            f.value(depth)?;
-                            block.text = Some(ValueSpan {
-                                start: s as u32,
-                                end: f.at as u32,
-                                len: 0,
-                            });
-                        }
-                        _ => f.value(depth)?,
+        let start = self.at as u32;
+        let mut block = Block::default();
+        block.kind = self.element(depth, |f| {
+            f.object(depth + 1, |f, key, depth| {
+                match key {
+                    b"type" => {
+                        let s = f.span(depth)?;
+                        block.ty = match &f.b[s.range()] {
+                            b"\"text\"" => BlockType::Text,
+                            b"\"thinking\"" => BlockType::Thinking,
+                            b"\"toolCall\"" => BlockType::ToolCall,
+                            _ => BlockType::Other,
+                        };
                     }
-                    Some(())
-                })?;
-            }
-            b'n' => {
-                self.literal(b"null")?;
-                block.kind = Kind::Null;
-            }
-            _ => {
-                self.value(depth)?;
-                block.kind = Kind::NonObject;
-            }
-        }
-        block.span.end = self.at as u32;
+                    b"id" => block.id = f.scalar(log, depth)?,
+                    b"arguments" => block.args = Some(f.span(depth)?),
+                    b"text" => block.text = Some(f.span(depth)?),
+                    _ => f.value(depth)?,
+                }
+                Some(())
+            })
+        })?;
+        block.span = ValueSpan {
+            start,
+            end: self.at as u32,
+            len: 0,
+        };
         Some(block)
     }
 
@@ -496,29 +459,17 @@ impl<const TRUSTED: bool> Fast<'_, TRUSTED> {
     }
 
     fn summary_ref(&mut self, log: &mut Log, depth: usize) -> Option<SummaryRef> {
-        let mut r = SummaryRef {
-            kind: Kind::Object,
-            tool_call_id: Scalar::Absent,
-            result_timestamp: Scalar::Absent,
-        };
-        match self.peek()? {
-            b'{' => self.object(depth + 1, |f, key, depth| {
+        let mut r = SummaryRef::default();
+        r.kind = self.element(depth, |f| {
+            f.object(depth + 1, |f, key, depth| {
                 match key {
                     b"toolCallId" => r.tool_call_id = f.scalar(log, depth)?,
                     b"resultTimestamp" => r.result_timestamp = f.scalar(log, depth)?,
                     _ => f.value(depth)?,
                 }
                 Some(())
-            })?,
-            b'n' => {
-                self.literal(b"null")?;
-                r.kind = Kind::Null;
-            }
-            _ => {
-                self.value(depth)?;
-                r.kind = Kind::NonObject;
-            }
-        }
+            })
+        })?;
         Some(r)
     }
 

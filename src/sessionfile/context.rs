@@ -15,6 +15,7 @@ use super::file::{Entry, SessionFile};
 use super::key::JsKey;
 use super::project::{missing_message, project, Projected};
 use crate::hash::HashMap;
+use crate::json::value::write_list;
 
 /// The handler view along one path.
 pub struct ContextView<'s> {
@@ -129,11 +130,9 @@ impl<'s> ContextView<'s> {
     }
 
     fn push_visible(&mut self, ids: Range<u32>) {
-        for id in ids {
-            if !self.table[id as usize].system {
-                self.view.push(id);
-            }
-        }
+        let table = &self.table;
+        self.view
+            .extend(ids.filter(|&id| !table[id as usize].system));
     }
 
     /// The cached messages of an entry.
@@ -213,14 +212,9 @@ impl<'s> ContextView<'s> {
             .map(|&id| self.table[id as usize].json.len() + 1)
             .sum();
         let mut out = Vec::with_capacity(total + 2);
-        out.push(b'[');
-        for (i, &id) in self.view.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            out.extend_from_slice(&self.table[id as usize].json);
-        }
-        out.push(b']');
+        write_list(&mut out, b"[]", &self.view, |out, &id| {
+            out.extend_from_slice(&self.table[id as usize].json)
+        });
         out
     }
 }

@@ -314,6 +314,13 @@ impl<'u> Scanner<'u> {
         t
     }
 
+    /// The next token when it is two digits whose value passes `ok`.
+    fn two_digits(&mut self, ok: impl Fn(i32) -> bool) -> Option<i32> {
+        let n = self.next.number_of_length(2).filter(|&n| ok(n))?;
+        self.take();
+        Some(n)
+    }
+
     fn skip_symbol(&mut self, c: u8) -> bool {
         if self.next == Token::Symbol(u16::from(c)) {
             self.next = self.scan();
@@ -505,21 +512,15 @@ fn es5(
         return Es5::Continue(sc.take());
     }
     if sc.skip_symbol(b'-') {
-        match sc.peek().number_of_length(2) {
-            Some(m) if between(m, 1, 12) => {
-                sc.take();
-                day.add(m);
-            }
-            _ => return Es5::Continue(sc.take()),
-        }
+        let Some(m) = sc.two_digits(|m| between(m, 1, 12)) else {
+            return Es5::Continue(sc.take());
+        };
+        day.add(m);
         if sc.skip_symbol(b'-') {
-            match sc.peek().number_of_length(2) {
-                Some(d) if between(d, 1, 31) => {
-                    sc.take();
-                    day.add(d);
-                }
-                _ => return Es5::Continue(sc.take()),
-            }
+            let Some(d) = sc.two_digits(|d| between(d, 1, 31)) else {
+                return Es5::Continue(sc.take());
+            };
+            day.add(d);
         }
     }
     if !matches!(sc.peek(), Token::Word(WordKind::TimeSeparator, _, _)) {
@@ -528,33 +529,24 @@ fn es5(
         }
     } else {
         sc.take();
-        let Some(hour) = sc.peek().number_of_length(2).filter(|&h| between(h, 0, 24)) else {
+        let Some(hour) = sc.two_digits(|h| between(h, 0, 24)) else {
             return Es5::Invalid;
         };
         let hour_24 = hour == 24;
-        sc.take();
         time.add(hour);
+        // Minutes and seconds: 00 to 59, only 00 after hour 24.
+        let sixty = |n: i32| between(n, 0, 59) && !(hour_24 && n > 0);
         if !sc.skip_symbol(b':') {
             return Es5::Invalid;
         }
-        let Some(minute) = sc
-            .peek()
-            .number_of_length(2)
-            .filter(|&m| between(m, 0, 59) && !(hour_24 && m > 0))
-        else {
+        let Some(minute) = sc.two_digits(sixty) else {
             return Es5::Invalid;
         };
-        sc.take();
         time.add(minute);
         if sc.skip_symbol(b':') {
-            let Some(second) = sc
-                .peek()
-                .number_of_length(2)
-                .filter(|&s| between(s, 0, 59) && !(hour_24 && s > 0))
-            else {
+            let Some(second) = sc.two_digits(sixty) else {
                 return Es5::Invalid;
             };
-            sc.take();
             time.add(second);
             if sc.skip_symbol(b'.') {
                 match sc.peek() {
@@ -580,18 +572,16 @@ fn es5(
                 zone.hour = Some(h);
                 zone.minute = Some(m);
             } else {
-                let Some(h) = sc.peek().number_of_length(2).filter(|&h| between(h, 0, 23)) else {
+                let Some(h) = sc.two_digits(|h| between(h, 0, 23)) else {
                     return Es5::Invalid;
                 };
-                sc.take();
                 zone.hour = Some(h);
                 if !sc.skip_symbol(b':') {
                     return Es5::Invalid;
                 }
-                let Some(m) = sc.peek().number_of_length(2).filter(|&m| between(m, 0, 59)) else {
+                let Some(m) = sc.two_digits(|m| between(m, 0, 59)) else {
                     return Es5::Invalid;
                 };
-                sc.take();
                 zone.minute = Some(m);
             }
         }

@@ -8,34 +8,13 @@ use std::fmt;
 
 use crate::error::Code;
 
-/// The kinds of failure; each maps to a stable code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ErrorKind {
-    /// Content pi cannot use or that the loader refuses to guess about.
-    InvalidSession,
-    /// A line nested deeper than the render path accepts.
-    TooDeep,
-    /// A bad argument (an unknown leaf id, a bad dialect).
-    InvalidArgument,
-    /// The file could not be read.
-    Io,
-}
-
-impl ErrorKind {
-    pub fn code(self) -> Code {
-        match self {
-            ErrorKind::InvalidSession => Code::InvalidSession,
-            ErrorKind::TooDeep => Code::TooDeep,
-            ErrorKind::InvalidArgument => Code::InvalidArgument,
-            ErrorKind::Io => Code::Io,
-        }
-    }
-}
-
 /// A typed failure: `line` is the 1-based line of the file it concerns.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SessionError {
-    pub kind: ErrorKind,
+    /// `InvalidSession` (content pi cannot use or that the loader refuses
+    /// to guess about), `TooDeep`, `InvalidArgument` (an unknown leaf id, a
+    /// bad dialect) or `Io`.
+    pub kind: Code,
     pub line: Option<u32>,
     pub message: String,
 }
@@ -43,13 +22,13 @@ pub struct SessionError {
 impl SessionError {
     pub fn at(line: u32, message: impl Into<String>) -> Self {
         SessionError {
-            kind: ErrorKind::InvalidSession,
+            kind: Code::InvalidSession,
             line: Some(line),
             message: message.into(),
         }
     }
 
-    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+    pub fn new(kind: Code, message: impl Into<String>) -> Self {
         SessionError {
             kind,
             line: None,
@@ -58,7 +37,7 @@ impl SessionError {
     }
 
     pub fn code(&self) -> Code {
-        self.kind.code()
+        self.kind
     }
 }
 

@@ -6,9 +6,10 @@
 
 use std::borrow::Cow;
 
-use super::error::{ErrorKind, Result, SessionError};
+use super::error::{Result, SessionError};
 use super::key::JsKey;
 use super::lines::{read_lines, EntryKind, Head, Line, ABSENT};
+use crate::error::Code;
 use crate::hash::HashMap;
 use crate::json::string_to_number;
 use crate::json::tape::Kind;
@@ -81,26 +82,27 @@ impl<'s> Entry<'s> {
         self.member(self.head.data)
     }
 
+    /// What the migration set for a key (`field`), else the stored value.
+    fn key(
+        &self,
+        field: fn(&Migrated) -> &Option<JsKey<'static>>,
+        v: Option<Value<'s>>,
+    ) -> JsKey<'s> {
+        let migrated = self.migrated.and_then(|m| field(m).as_ref());
+        migrated.map_or_else(|| JsKey::of(v), Clone::clone)
+    }
+
     pub fn id(&self) -> JsKey<'s> {
-        match self.migrated.and_then(|m| m.id.as_ref()) {
-            Some(id) => id.clone(),
-            None => JsKey::of(self.member(self.head.id)),
-        }
+        self.key(|m| &m.id, self.member(self.head.id))
     }
 
     pub fn parent_id(&self) -> JsKey<'s> {
-        match self.migrated.and_then(|m| m.parent.as_ref()) {
-            Some(p) => p.clone(),
-            None => JsKey::of(self.member(self.head.parent_id)),
-        }
+        self.key(|m| &m.parent, self.member(self.head.parent_id))
     }
 
     /// A compaction's `firstKeptEntryId`.
     pub fn first_kept_entry_id(&self) -> JsKey<'s> {
-        match self.migrated.and_then(|m| m.first_kept.as_ref()) {
-            Some(k) => k.clone(),
-            None => JsKey::of(self.value.get("firstKeptEntryId")),
-        }
+        self.key(|m| &m.first_kept, self.value.get("firstKeptEntryId"))
     }
 
     /// A message entry's `message`.
@@ -167,7 +169,7 @@ impl<'a> SessionFile<'a> {
                 return Ok(file);
             }
             return Err(SessionError::new(
-                ErrorKind::InvalidSession,
+                Code::InvalidSession,
                 "not a pi session: no line holds a JSON value",
             ));
         }
@@ -182,19 +184,12 @@ impl<'a> SessionFile<'a> {
             ));
         }
         file.migrate()?;
-        let mut entries = Vec::with_capacity(file.lines.len());
-        for (i, line) in file.lines.iter().enumerate() {
-            if line.head.kind != EntryKind::Session {
-                entries.push(i as u32);
-            }
-        }
-        file.entries = entries;
-        let mut by_id = HashMap::default();
-        for i in 0..file.entries.len() {
-            let id = file.entry(i).id().into_owned();
-            by_id.insert(id, i as u32);
-        }
-        file.by_id = by_id;
+        file.entries = (0..file.lines.len() as u32)
+            .filter(|&i| file.lines[i as usize].head.kind != EntryKind::Session)
+            .collect();
+        file.by_id = (0..file.entries.len())
+            .map(|i| (file.entry(i).id().into_owned(), i as u32))
+            .collect();
         Ok(file)
     }
 
@@ -202,11 +197,10 @@ impl<'a> SessionFile<'a> {
     /// `hookMessage` roles. The version is compared as JS compares it.
     fn migrate(&mut self) -> Result<()> {
         let header = self.lines[0].root(&self.input);
-        let version = match header.get("version") {
-            None => 1.0,
-            Some(v) if v.is_null() => 1.0,
-            Some(v) => version_number(v),
-        };
+        let version = header
+            .get("version")
+            .filter(|v| !v.is_null())
+            .map_or(1.0, version_number);
         if version >= 3.0 || version.is_nan() {
             return Ok(());
         }

@@ -21,7 +21,8 @@ use std::borrow::Cow;
 
 use rayon::prelude::*;
 
-use super::error::{ErrorKind, Result, SessionError};
+use super::error::{Result, SessionError};
+use crate::error::Code;
 use crate::json::lex::MAX_DEPTH;
 use crate::json::read::{read_reusing, Input, Problem};
 use crate::json::tape::{Kind, Node, Tape};
@@ -163,7 +164,7 @@ fn depth_allowed(v: Value<'_>, head: &Head) -> bool {
 
 fn too_deep(number: u32) -> SessionError {
     SessionError {
-        kind: ErrorKind::TooDeep,
+        kind: Code::TooDeep,
         line: Some(number),
         message: format!("nesting deeper than {MAX_DEPTH} levels"),
     }
@@ -220,10 +221,7 @@ pub fn read_lines(input: &[u8]) -> Result<Vec<Line>> {
     }
     spans.push((start, input.len()));
     if spans.len() > u32::MAX as usize {
-        return Err(SessionError::new(
-            ErrorKind::InvalidSession,
-            "too many lines",
-        ));
+        return Err(SessionError::new(Code::InvalidSession, "too many lines"));
     }
     let read = |scratch: &mut Vec<Node>, (i, &span): (usize, &(usize, usize))| {
         read_line(input, i as u32 + 1, span, check_utf8, scratch)
@@ -310,7 +308,7 @@ mod tests {
             "]".repeat(MAX_DEPTH + 1)
         );
         let e = read_lines(deep.as_bytes()).unwrap_err();
-        assert_eq!((e.kind, e.line), (ErrorKind::TooDeep, Some(2)));
+        assert_eq!((e.kind, e.line), (Code::TooDeep, Some(2)));
         // Deep but malformed: JSON.parse throws, so pi drops it.
         let broken = format!("{}{}", "[".repeat(MAX_DEPTH + 5), "]".repeat(MAX_DEPTH + 4));
         assert!(read_lines(broken.as_bytes()).unwrap().is_empty());
@@ -343,11 +341,11 @@ mod tests {
         assert_eq!(read_lines(entry.as_bytes()).unwrap().len(), 1);
         // Measured from the entry, `data` at that depth is one level over.
         let e = read_lines(custom.as_bytes()).unwrap_err();
-        assert_eq!(e.kind, ErrorKind::TooDeep);
+        assert_eq!(e.kind, Code::TooDeep);
         let (message, entry, _) = nested(MAX_DEPTH + 1);
         assert_eq!(render(&message), Err(crate::error::Code::TooDeep));
         let e = read_lines(entry.as_bytes()).unwrap_err();
-        assert_eq!((e.kind, e.line), (ErrorKind::TooDeep, Some(1)));
+        assert_eq!((e.kind, e.line), (Code::TooDeep, Some(1)));
     }
 
     #[test]

@@ -6,9 +6,10 @@ use std::borrow::Cow;
 
 use super::condense::{frontier_json, state_json, CondenseState, Dialect};
 use super::context::ContextView;
-use super::error::{ErrorKind, Result, SessionError};
+use super::error::{Result, SessionError};
 use super::file::SessionFile;
 use super::path::{path_to, Leaf};
+use crate::error::Code;
 
 /// What to load.
 #[derive(Clone, Debug, Default)]
@@ -54,12 +55,8 @@ pub fn load<'a>(input: impl Into<Cow<'a, [u8]>>, options: &LoadOptions<'_>) -> R
 
 /// Reads and loads a file.
 pub fn load_path(path: &std::path::Path, options: &LoadOptions<'_>) -> Result<Loaded> {
-    let bytes = std::fs::read(path).map_err(|e| {
-        SessionError::new(
-            ErrorKind::Io,
-            format!("cannot read {}: {e}", path.display()),
-        )
-    })?;
+    let bytes = std::fs::read(path)
+        .map_err(|e| SessionError::new(Code::Io, format!("cannot read {}: {e}", path.display())))?;
     load(bytes, options)
 }
 

@@ -39,7 +39,7 @@ pub(crate) mod project;
 
 pub use condense::{CondenseState, Dialect};
 pub use context::ContextView;
-pub use error::{ErrorKind, SessionError};
+pub use error::SessionError;
 pub use file::{Entry, SessionFile};
 pub use load::{load, load_path, LoadOptions, Loaded};
 pub use model_calls::{model_calls, ModelCall};

@@ -7,9 +7,10 @@
 //! is falsy: `buildSessionContext` then starts from the last entry, while
 //! `getBranch()` (what pi-condense rebuilds from) is empty.
 
-use super::error::{ErrorKind, Result, SessionError};
+use super::error::{Result, SessionError};
 use super::file::{describe_key, SessionFile};
 use super::key::JsKey;
+use crate::error::Code;
 
 /// Which leaf to read the session at.
 #[derive(Clone, Debug)]
@@ -47,7 +48,7 @@ pub fn path_to(file: &SessionFile<'_>, leaf: &Leaf<'_>) -> Result<SessionPath> {
         Leaf::Id(id) => {
             if file.by_id(id).is_none() {
                 return Err(SessionError::new(
-                    ErrorKind::InvalidArgument,
+                    Code::InvalidArgument,
                     format!("leaf: no entry has the id {}", describe_key(id)),
                 ));
             }
@@ -126,7 +127,7 @@ mod tests {
         );
         assert_eq!(
             path_to(&f, &Leaf::Id(JsKey::str("zz"))).unwrap_err().kind,
-            ErrorKind::InvalidArgument
+            Code::InvalidArgument
         );
     }
 

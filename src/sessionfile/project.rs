@@ -76,13 +76,15 @@ struct EditedContent {
     text_block: Option<Vec<u8>>,
 }
 
-/// The time pi gives a message it builds from an entry: the entry's ISO
-/// `timestamp` read with `Date`, as JSON (`null` for NaN).
-fn timestamp_json(entry: &Entry<'_>, out: &mut Vec<u8>) -> Result<()> {
+/// Closes a message pi builds from an entry with its `timestamp`: the
+/// entry's ISO `timestamp` read with `Date`, as JSON (`null` for NaN).
+fn with_timestamp<'s>(entry: &Entry<'_>, mut out: Vec<u8>) -> Result<Cow<'s, [u8]>> {
     match date_of(entry.timestamp()) {
         DateValue::Time(t) => {
-            write_json_number(out, t);
-            Ok(())
+            out.extend_from_slice(b",\"timestamp\":");
+            write_json_number(&mut out, t);
+            out.push(b'}');
+            Ok(Cow::Owned(out))
         }
         DateValue::LocalTime => Err(SessionError::at(
             entry.line,
@@ -241,29 +243,10 @@ pub fn project<'s>(
                 }
                 member(&mut b, "display", entry.get("display"));
                 member(&mut b, "details", entry.get("details"));
-                b.extend_from_slice(b",\"timestamp\":");
-                timestamp_json(&entry, &mut b)?;
-                b.push(b'}');
-                Cow::Owned(b)
+                with_timestamp(&entry, b)?
             }
-            Source::BranchSummary => {
-                let mut b = b"{\"role\":\"branchSummary\"".to_vec();
-                member(&mut b, "summary", entry.get("summary"));
-                member(&mut b, "fromId", entry.get("fromId"));
-                b.extend_from_slice(b",\"timestamp\":");
-                timestamp_json(&entry, &mut b)?;
-                b.push(b'}');
-                Cow::Owned(b)
-            }
-            Source::CompactionSummary => {
-                let mut b = b"{\"role\":\"compactionSummary\"".to_vec();
-                member(&mut b, "summary", entry.get("summary"));
-                member(&mut b, "tokensBefore", entry.get("tokensBefore"));
-                b.extend_from_slice(b",\"timestamp\":");
-                timestamp_json(&entry, &mut b)?;
-                b.push(b'}');
-                Cow::Owned(b)
-            }
+            Source::BranchSummary => summary(&entry, b"branchSummary", "fromId")?,
+            Source::CompactionSummary => summary(&entry, b"compactionSummary", "tokensBefore")?,
         };
         out.push(Projected {
             json,
@@ -272,6 +255,17 @@ pub fn project<'s>(
         });
     }
     Ok(out)
+}
+
+/// The `branchSummary` or `compactionSummary` message of `entry`: its
+/// `summary` and `also` fields.
+fn summary<'s>(entry: &Entry<'_>, role: &[u8], also: &str) -> Result<Cow<'s, [u8]>> {
+    let mut b = b"{\"role\":\"".to_vec();
+    b.extend_from_slice(role);
+    b.push(b'"');
+    member(&mut b, "summary", entry.get("summary"));
+    member(&mut b, also, entry.get(also));
+    with_timestamp(entry, b)
 }
 
 pub fn missing_message(entry: &Entry<'_>) -> SessionError {

@@ -10,6 +10,7 @@ use super::{CondenseState, Dialect};
 use crate::json::lex::array_index;
 use crate::json::stringify::write;
 use crate::json::text::{write_quoted, write_str};
+use crate::json::value::write_list;
 use crate::json::view::{js_members, Value};
 use crate::sessionfile::key::JsVal;
 
@@ -40,16 +41,11 @@ fn write_object<T>(
     if members.iter().any(|(k, _)| array_index(k).is_some()) {
         members.sort_by_key(|(k, _)| array_index(k).map_or(u64::MAX, u64::from));
     }
-    out.push(b'{');
-    for (i, (k, v)) in members.into_iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
+    write_list(out, b"{}", members, |out, (k, v)| {
         write_quoted(out, &k);
         out.push(b':');
         value(out, v);
-    }
-    out.push(b'}');
+    });
 }
 
 fn write_val(out: &mut Vec<u8>, v: &JsVal<'_>) {
@@ -87,10 +83,7 @@ pub fn record_fields(dialect: Dialect) -> &'static [&'static str] {
 /// The state object: `{records, dedupAliases, shortRefs, refAliases,
 /// chains, summaryBodies}`.
 pub fn state_json(state: &CondenseState<'_>) -> Vec<u8> {
-    let fields = match state.dialect() {
-        Dialect::V2_4 => RECORD_FIELDS_243,
-        Dialect::V2_9 => RECORD_FIELDS_291,
-    };
+    let fields = record_fields(state.dialect());
     let (dedup, short) = state.aliases_and_short_refs();
     let mut out = Vec::new();
     out.extend_from_slice(b"{\"records\":");
@@ -103,31 +96,20 @@ pub fn state_json(state: &CondenseState<'_>) -> Vec<u8> {
     write_object(&mut out, defined(&short), write_val);
     out.extend_from_slice(b",\"refAliases\":");
     write_object(&mut out, defined(state.ref_aliases()), write_val);
-    out.extend_from_slice(b",\"chains\":[");
-    for (i, (_, data)) in state.chains().iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write(&mut out, *data);
-    }
-    out.extend_from_slice(b"],\"summaryBodies\":[");
-    for (i, body) in state.summary_bodies().iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(b"{\"toolCallIds\":[");
-        for (j, id) in body.tool_call_ids.iter().enumerate() {
-            if j > 0 {
-                out.push(b',');
-            }
-            // JSON.stringify writes undefined array elements as null.
-            write_val(&mut out, id);
-        }
-        out.extend_from_slice(b"],\"text\":");
-        write_quoted(&mut out, &body.text);
+    out.extend_from_slice(b",\"chains\":");
+    write_list(&mut out, b"[]", state.chains().iter(), |out, (_, data)| {
+        write(out, *data)
+    });
+    out.extend_from_slice(b",\"summaryBodies\":");
+    write_list(&mut out, b"[]", state.summary_bodies(), |out, body| {
+        out.extend_from_slice(b"{\"toolCallIds\":");
+        // JSON.stringify writes undefined array elements as null.
+        write_list(out, b"[]", &body.tool_call_ids, write_val);
+        out.extend_from_slice(b",\"text\":");
+        write_quoted(out, &body.text);
         out.push(b'}');
-    }
-    out.extend_from_slice(b"]}");
+    });
+    out.push(b'}');
     out
 }
 
