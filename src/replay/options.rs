@@ -73,6 +73,21 @@ fn prefix_rule(root: &Json) -> Result<PrefixRule> {
     })
 }
 
+/// `contexts` (in the render rows) or `contextsDir` (streamed to files).
+fn contexts(in_rows: Option<&Json>, dir: Option<String>) -> Result<Contexts> {
+    Ok(match (in_rows, dir) {
+        (Some(Json::Bool(true)), Some(_)) => {
+            return Err(PruneError::bad_argument(
+                "contexts and contextsDir: one or the other",
+            ))
+        }
+        (Some(Json::Bool(true)), None) => Contexts::InRenders,
+        (None | Some(Json::Null | Json::Bool(false)), None) => Contexts::None,
+        (None | Some(Json::Null | Json::Bool(false)), Some(dir)) => Contexts::Dir(dir.into()),
+        (Some(_), _) => return Err(PruneError::bad_argument("contexts must be a boolean")),
+    })
+}
+
 impl ReplayOptions {
     pub fn from_json(text: &[u8]) -> Result<Self> {
         let root =
@@ -154,17 +169,7 @@ impl ReplayOptions {
             },
         };
         let gate = GateSettings::from_json(root.get("gate"), "gate")?;
-        let contexts = match (root.get("contexts"), text("contextsDir")?) {
-            (Some(Json::Bool(true)), Some(_)) => {
-                return Err(PruneError::bad_argument(
-                    "contexts and contextsDir: one or the other",
-                ))
-            }
-            (Some(Json::Bool(true)), None) => Contexts::InRenders,
-            (None | Some(Json::Null | Json::Bool(false)), None) => Contexts::None,
-            (None | Some(Json::Null | Json::Bool(false)), Some(dir)) => Contexts::Dir(dir.into()),
-            (Some(_), _) => return Err(PruneError::bad_argument("contexts must be a boolean")),
-        };
+        let contexts = contexts(root.get("contexts"), text("contextsDir")?)?;
         if policies.iter().any(|p| p.gated()) && !cache_model.is_provider() {
             return Err(PruneError::bad_argument(
                 "the +gate policies decide on the provider's cache model: leave cacheModel out (or 'provider')",
@@ -229,10 +234,27 @@ mod tests {
             r#"{"inputPrice":-1}"#,
             r#"{"renders":1}"#,
             r#"{"config":[1]}"#,
+            r#"{"contexts":"yes"}"#,
+            r#"{"contexts":true,"contextsDir":"out"}"#,
+            r#"{"policies":["config+gate"],"cacheModel":"prefix"}"#,
+            r#"{"recordedPolicy":"2.9.1+gate"}"#,
+            r#"{"gate":{"budget":1.5}}"#,
             "[]",
         ] {
             let e = ReplayOptions::from_json(bad.as_bytes()).unwrap_err();
             assert!(e.code.as_str().starts_with("ERR_CONDENSE_"), "{bad}");
         }
+    }
+
+    #[test]
+    fn contexts_go_to_the_rows_or_a_directory() {
+        let read = |t: &str| ReplayOptions::from_json(t.as_bytes()).unwrap();
+        assert_eq!(read("{}").contexts, Contexts::None);
+        let rows = read(r#"{"contexts":true}"#);
+        assert_eq!(rows.contexts, Contexts::InRenders);
+        assert!(rows.keep_renders, "the messages live in the render rows");
+        let dir = read(r#"{"contextsDir":"out"}"#);
+        assert_eq!(dir.contexts, Contexts::Dir("out".into()));
+        assert!(!dir.keep_renders);
     }
 }
