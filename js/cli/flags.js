@@ -105,20 +105,30 @@ function parseArgs(argv) {
   return o;
 }
 
+/**
+ * The JSON of a flag's value: the file it names, or (`inline`) the value
+ * itself when it is a JSON object. `unreadable` says what a file that
+ * cannot be read is.
+ */
+function readJson(flag, value, command, { inline = false, unreadable = 'cannot read it' } = {}) {
+  let text = value;
+  if (!inline || !value.trimStart().startsWith('{')) {
+    try {
+      text = fs.readFileSync(value, 'utf8');
+    } catch (e) {
+      throw usageError(`${flag} ${value}: ${unreadable} (${e.code || e.message})`, command);
+    }
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw usageError(`${flag} ${value}: not JSON (${e.message})`, command);
+  }
+}
+
 /** A --config file, read and checked. */
 function readConfig(file, command) {
-  let text;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (e) {
-    throw usageError(`--config ${file}: cannot read it (${e.code || e.message})`, command);
-  }
-  let config;
-  try {
-    config = JSON.parse(text);
-  } catch (e) {
-    throw usageError(`--config ${file}: not JSON (${e.message})`, command);
-  }
+  const config = readJson('--config', file, command);
   const problems = configProblems(config);
   if (problems.length > 0) throw usageError(`--config ${file}: ${problems.join('; ')}`, command);
   return config;
@@ -129,20 +139,7 @@ function readGate(value, policies, command) {
   if (command === 'replay' && !policies.some((p) => GATED.includes(p))) {
     throw usageError(`--gate sets the gate of the +gate policies: add --policy ${GATED.join(' or --policy ')}`, command);
   }
-  let text = value;
-  if (!value.trimStart().startsWith('{')) {
-    try {
-      text = fs.readFileSync(value, 'utf8');
-    } catch (e) {
-      throw usageError(`--gate ${value}: neither a JSON object nor a file it can read (${e.code || e.message})`, command);
-    }
-  }
-  let settings;
-  try {
-    settings = JSON.parse(text);
-  } catch (e) {
-    throw usageError(`--gate ${value}: not JSON (${e.message})`, command);
-  }
+  const settings = readJson('--gate', value, command, { inline: true, unreadable: 'neither a JSON object nor a file it can read' });
   try {
     return require('../../index.js').gateSettings(settings, '--gate');
   } catch (e) {

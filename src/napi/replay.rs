@@ -201,7 +201,7 @@ pub fn check_gate_settings(json: String, name: String) -> NativeReplayResult {
         .map(|s| {
             let mut out = Vec::new();
             s.to_json().write_json(&mut out);
-            String::from_utf8_lossy(&out).into_owned()
+            utf8_string(out)
         });
     result(outcome)
 }

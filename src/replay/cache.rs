@@ -30,6 +30,14 @@ pub struct Outcome {
     pub input_chars: u64,
 }
 
+impl Outcome {
+    /// The read covers nothing past the tools and system (`preamble`
+    /// positions), or nothing at all.
+    pub fn within_preamble(&self, preamble: usize) -> bool {
+        self.read_at.is_none_or(|at| at < preamble)
+    }
+}
+
 /// One model's cache.
 #[derive(Debug, Clone, Default)]
 pub struct Cache {

@@ -187,6 +187,15 @@ impl Reason {
     pub fn applies(self) -> bool {
         self != Reason::Waits
     }
+
+    /// What was sent, as the reports spell it: `apply` or `hold`.
+    pub fn sent(self) -> &'static str {
+        if self.applies() {
+            "apply"
+        } else {
+            "hold"
+        }
+    }
 }
 
 /// What the rule reads at one call, priced by the replay's cost model.
@@ -312,6 +321,14 @@ mod tests {
             ..s
         };
         assert_eq!(decide(&cheaper, &none), Reason::Pays);
+    }
+
+    #[test]
+    fn reasons_are_listed_in_declaration_order() {
+        // `GateTotals` counts a reason at `reason as usize`.
+        for (i, r) in Reason::ALL.iter().enumerate() {
+            assert_eq!(*r as usize, i);
+        }
     }
 
     #[test]

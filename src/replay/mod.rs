@@ -259,17 +259,12 @@ impl GateTotals {
     }
 
     fn add(&mut self, reason: gate::Reason) {
-        if let Some(i) = gate::Reason::ALL.iter().position(|&r| r == reason) {
-            self.counts[i] += 1;
-        }
+        self.counts[reason as usize] += 1;
     }
 
     /// Calls decided for `reason`.
     pub fn count(&self, reason: gate::Reason) -> u64 {
-        gate::Reason::ALL
-            .iter()
-            .position(|&r| r == reason)
-            .map_or(0, |i| self.counts[i])
+        self.counts[reason as usize]
     }
 }
 
@@ -566,11 +561,7 @@ fn models_of(meta: &[calls::CallMeta], catalog: &Catalog) -> Vec<(u64, String, b
     let mut models: Vec<(u64, String, bool)> = Vec::new();
     for m in meta {
         if !models.iter().any(|(k, _, _)| *k == m.model_key) {
-            let name = format!(
-                "{}/{}",
-                String::from_utf8_lossy(&m.model.provider),
-                String::from_utf8_lossy(&m.model.id)
-            );
+            let name = m.model.name();
             let known = catalog.get(&m.model.provider, &m.model.id).is_some();
             models.push((m.model_key, name, known));
         }

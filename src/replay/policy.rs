@@ -66,6 +66,16 @@ impl Policy {
         }
     }
 
+    /// The release behind the gate (itself for `none` and the variants,
+    /// which have no gated twin).
+    pub fn with_gate(self) -> Policy {
+        match self {
+            Policy::Config => Policy::ConfigGate,
+            Policy::V2_9 => Policy::V2_9Gate,
+            p => p,
+        }
+    }
+
     /// Whether the cache-aware gate decides what is sent.
     pub fn gated(self) -> bool {
         self != self.base()

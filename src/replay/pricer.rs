@@ -82,6 +82,14 @@ struct Provider<'a> {
     draft: Option<Draft>,
 }
 
+impl Provider<'_> {
+    /// When a call was made: its time, or (none known) the latest
+    /// request's.
+    fn now(&self, time: Option<f64>) -> f64 {
+        time.unwrap_or_else(|| self.latest.as_ref().map_or(0.0, |l| l.2))
+    }
+}
+
 /// The prefix rule's state: the previous call's output length and time.
 struct Prefix {
     rule: PrefixRule,
@@ -251,7 +259,7 @@ impl<'a> Pricer<'a> {
             && apply[..sent.len()] == *sent
             && apply[sent.len()..] == *appended;
         let p = self.provider_mut();
-        let now = time.unwrap_or_else(|| p.latest.as_ref().map_or(0.0, |l| l.2));
+        let now = p.now(time);
         let previous = p.draft.take();
         p.draft = (!same).then(|| p.requests.draft(previous, k, apply, &preamble, &rules));
         p.requests.append(k, sent, appended, &preamble, &rules);
@@ -271,7 +279,7 @@ impl<'a> Pricer<'a> {
         let read = self.bill(k, (0.0, hold_tokens.max(1.0), 0.0), rules.write_premium);
         GateInputs {
             cold_context: false,
-            hold_reads_nothing: held.read_at.is_none_or(|at| at < hold_request.preamble),
+            hold_reads_nothing: held.within_preamble(hold_request.preamble),
             same,
             apply_usd: apply_bill.cost_usd,
             hold_usd: hold_bill.cost_usd,
@@ -438,9 +446,7 @@ impl<'a> Pricer<'a> {
         let preamble = self.preamble(k);
         let p = self.provider_mut();
         let update = p.requests.update(k, sent.out, &preamble, &rules);
-        let now = sent
-            .time
-            .unwrap_or_else(|| p.latest.as_ref().map_or(0.0, |l| l.2));
+        let now = p.now(sent.time);
         let p = self.provider();
         let request = p.requests.request();
         let Some((o, bill)) = self.quote(k, request, now) else {
@@ -457,7 +463,7 @@ impl<'a> Pricer<'a> {
             previous: prev.is_some(),
             lapsed,
             reached_previous: prev.is_some_and(|q| reached(request, q, &o)),
-            within_preamble: o.read_at.is_none_or(|at| at < request.preamble),
+            within_preamble: o.within_preamble(request.preamble),
         });
         let switched = p.last_model.is_some_and(|m| m != key);
         let seen = seen(&self.meta[k], switched, prev, request, &update, &rules);

@@ -249,19 +249,14 @@ fn gate(out: &mut Vec<u8>, g: &super::GateTotals) {
     out.push(b'{');
     let holds = g.count(Reason::Waits);
     let applies: u64 = g.counts.iter().sum::<u64>() - holds;
-    field(out, "horizon");
-    match g.settings.horizon {
-        Some(h) => num(out, h),
-        None => string(out, "auto"),
+    // The settings as the gate writes them (`horizon`, `budget`).
+    if let crate::json::Json::Obj(entries) = g.settings.to_json() {
+        for (key, value) in &entries {
+            field(out, &String::from_utf8_lossy(key));
+            value.write_json(out);
+        }
     }
-    nums(
-        out,
-        &[
-            ("budget", g.settings.budget),
-            ("applies", applies as f64),
-            ("holds", holds as f64),
-        ],
-    );
+    nums(out, &[("applies", applies as f64), ("holds", holds as f64)]);
     field(out, "reasons");
     let reasons: Vec<(&str, f64)> = Reason::ALL
         .iter()
@@ -340,7 +335,7 @@ fn render(out: &mut Vec<u8>, replay: &Replay, p: &PolicyReplay, r: &super::Rende
     }
     if let Some(reason) = r.gate {
         field(out, "gate");
-        string(out, if reason.applies() { "apply" } else { "hold" });
+        string(out, reason.sent());
         field(out, "gateReason");
         string(out, reason.name());
     }

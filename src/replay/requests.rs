@@ -61,8 +61,9 @@ struct Kept {
     messages_model: Option<u64>,
 }
 
-/// A copy of the kept request brought to another output for the same call
-/// (the gate's other candidate), to quote and perhaps adopt.
+/// The gate's other candidate: a request brought to the release's render
+/// of a call while the kept request is the hold's, to quote and perhaps
+/// adopt (carried from call to call while the gate holds).
 pub struct Draft {
     call: usize,
     kept: Kept,

@@ -20,11 +20,13 @@ use super::gate::{decide, GateSettings, Horizon, Reason};
 use super::invariant::{self, Violation};
 use super::policy::Policy;
 use super::pricer::{Pricer, Sent};
+use super::requests::Requests;
 use super::settings::Settings;
 use super::{slot_value, BoundaryMode, BoundaryUsed, Contexts, FrontierEntries, PolicyReplay};
 use super::{Prepared, Progress, Render};
 use crate::engine::{Engine, RenderedScript};
 use crate::error::{PruneError, Result};
+use crate::json::value::write_list;
 use crate::record::{array_len, Source};
 use crate::script::{EditScript, Slot, Stats};
 use crate::sessionfile::{ContextView, ModelCall, SessionFile};
@@ -41,9 +43,9 @@ struct Last {
     inputs: usize,
 }
 
-/// A hold under construction: the previous request's slots and digests,
-/// then the appended messages; `next` is the first appended input not yet
-/// placed.
+/// The appended part of a hold under construction (the previous request
+/// comes before it): its slots and digests; `next` is the first appended
+/// input not yet placed.
 struct Held {
     slots: Vec<Slot>,
     out: Vec<Digest>,
@@ -58,15 +60,21 @@ impl Held {
             let id = at.ids[j];
             let d = lane.digests.kept(at.view, id);
             if let Some(requests) = lane.pricer.requests() {
-                if requests.needs(at.k, &d) {
-                    let value = slot_value::message(&at.view.message(id).json);
-                    requests.convert(at.k, &d, &value);
-                }
+                convert_kept(requests, at, id, &d);
             }
             self.slots.push(Slot::keep(j));
             self.out.push(d);
         }
         self.next = self.next.max(to);
+    }
+}
+
+/// Converts context message `id` (digest `d`) for the wire request, unless
+/// it is converted already.
+fn convert_kept(requests: &mut Requests<'_>, at: &Call<'_, '_>, id: u32, d: &Digest) {
+    if requests.needs(at.k, d) {
+        let value = slot_value::message(&at.view.message(id).json);
+        requests.convert(at.k, d, &value);
     }
 }
 
@@ -143,14 +151,9 @@ impl SentTexts {
     /// The sent array as JSON text.
     fn array(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(2 + self.texts.iter().map(|t| t.len() + 1).sum::<usize>());
-        out.push(b'[');
-        for (i, t) in self.texts.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            out.extend_from_slice(t);
-        }
-        out.push(b']');
+        write_list(&mut out, b"[]", &self.texts, |out, t| {
+            out.extend_from_slice(t)
+        });
         out
     }
 }
@@ -789,7 +792,7 @@ impl<'w, 'f> Walk<'w, 'f> {
     /// by those appended since, each as the release renders it, or as it
     /// is where the release folds it into a chain block further back (a
     /// hold never loses a message). On a hold `lane.out` becomes the hold
-    /// and its slots are returned.
+    /// and the appended slots are returned.
     fn gate(
         &self,
         lane: &mut Lane<'_>,
@@ -889,10 +892,7 @@ impl<'w, 'f> Walk<'w, 'f> {
         if let Some(requests) = lane.pricer.requests() {
             let first = requests.first_new(k, &lane.out);
             for (i, &id) in at.ids.iter().enumerate().skip(first) {
-                if requests.needs(k, &lane.out[i]) {
-                    let value = slot_value::message(&at.view.message(id).json);
-                    requests.convert(k, &lane.out[i], &value);
-                }
+                convert_kept(requests, at, id, &lane.out[i]);
             }
         }
         let break_index = first_difference(&lane.last.digests, &lane.out);
@@ -1002,7 +1002,8 @@ impl<'w, 'f> Walk<'w, 'f> {
         use crate::json::text::{write_key, write_str};
         use std::io::Write;
         let k = at.k;
-        let model = &self.prepared.meta[k].model;
+        let key = self.prepared.meta[k].model_key;
+        let model = self.prepared.models.iter().find(|m| m.0 == key);
         let mut line = Vec::with_capacity(messages.len() + 128);
         line.push(b'{');
         write_key(&mut line, "k");
@@ -1013,17 +1014,10 @@ impl<'w, 'f> Walk<'w, 'f> {
             None => line.extend_from_slice(b"null"),
         }
         write_key(&mut line, "model");
-        write_str(
-            &mut line,
-            &format!(
-                "{}/{}",
-                String::from_utf8_lossy(&model.provider),
-                String::from_utf8_lossy(&model.id)
-            ),
-        );
+        write_str(&mut line, model.map_or("", |m| m.1.as_str()));
         if let Some(reason) = gate {
             write_key(&mut line, "gate");
-            write_str(&mut line, if reason.applies() { "apply" } else { "hold" });
+            write_str(&mut line, reason.sent());
         }
         write_key(&mut line, "messages");
         line.extend_from_slice(messages);

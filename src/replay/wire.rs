@@ -34,6 +34,15 @@ pub struct CallModel {
 }
 
 impl CallModel {
+    /// `provider/id`, as reports name the model.
+    pub fn name(&self) -> String {
+        format!(
+            "{}/{}",
+            String::from_utf8_lossy(&self.provider),
+            String::from_utf8_lossy(&self.id)
+        )
+    }
+
     /// From a pi-ai model object (`{provider, api, id, input, compat}`).
     pub fn from_json(model: &Json) -> CallModel {
         let text = |k: &str| {

@@ -49,13 +49,8 @@ pub struct Candidate {
 impl Candidate {
     /// The same release and block behind the gate.
     pub fn gated(&self, gate: GateSettings) -> Candidate {
-        let policy = match self.policy {
-            Policy::Config => Policy::ConfigGate,
-            Policy::V2_9 => Policy::V2_9Gate,
-            p => p,
-        };
         Candidate {
-            policy,
+            policy: self.policy.with_gate(),
             gate: Some(gate),
             ..self.clone()
         }
