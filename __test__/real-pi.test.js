@@ -246,6 +246,65 @@ for (const release of RELEASES) {
   });
 }
 
+// The gate (docs/GATE.md) in real pi: the model priced as Anthropic prices
+// Sonnet, the clock moving a second per request with a pause past the
+// cache lifetime after every eleventh. Off (`enabled: false`), every request
+// is pi-condense alone's; on, every request the gate held begins with the
+// previous request's messages byte for byte, every request after a pause
+// (and the first) applies as cold, and `/condense-native` counts them.
+const GATE_CLOCK = { FROZEN_CLOCK_STEPS: [...Array(10).fill(1000), 600_000].join(','), FAUX_COST: JSON.stringify({ input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }) };
+
+for (const release of RELEASES) {
+  test(`pi ${PI_PKG.version} with pi-condense ${release}: the gate holds the previous request, applies when cold, and off changes nothing`, { skip, timeout: 600_000 }, () => {
+    const agent = installAgent(release);
+    const alone = piRun(agent, { packages: ['npm:pi-condense'], envExtra: GATE_CLOCK });
+    const off = piRun(agent, { packages: FILTERED, envExtra: GATE_CLOCK, extra: { condenseNative: { gate: { enabled: false, horizon: 4 } } } });
+    const on = piRun(agent, { packages: FILTERED, envExtra: GATE_CLOCK, extra: { condenseNative: { gate: { enabled: true } } }, prompts: [...PROMPTS, '/condense-native'] });
+    assertSameRequests(off, alone, `${release} with the gate off`);
+    assert.deepEqual(on.warnings, [], `${release}: the gate warned`);
+    const agentRequests = (r) => r.requests.filter((l) => l.startsWith('{"kind":"agent"')).map((l) => JSON.parse(l));
+    const sent = agentRequests(on);
+    assert.equal(on.renders.length, sent.length, 'one render per request');
+    const messages = (q) => q.context.messages.map((m) => JSON.stringify(m));
+    let holds = 0;
+    let pauses = 0;
+    for (let k = 0; k < sent.length; k++) {
+      const r = on.renders[k];
+      assert.equal(r.path, 'native', `request ${k + 1}: the gate renders on the addon`);
+      const gap = k === 0 ? Infinity : sent[k].at - sent[k - 1].at;
+      if (gap > 300_000) {
+        pauses += k > 0;
+        assert.deepEqual([r.gate, r.gateReason], ['apply', 'cold'], `request ${k + 1}, ${gap} ms after the previous one`);
+      }
+      if (r.gate !== 'hold') continue;
+      holds++;
+      const before = messages(sent[k - 1]);
+      const now = messages(sent[k]);
+      assert.ok(now.length > before.length, `request ${k + 1}: a hold appends`);
+      const differs = before.findIndex((m, i) => now[i] !== m);
+      assert.equal(differs, -1, `request ${k + 1} (a hold): message ${differs} differs from the previous request's`);
+    }
+    const reasons = on.renders.map((r) => r.gateReason).join(' ');
+    assert.ok(holds > 0 && pauses > 0, `${release}: ${holds} holds, ${pauses} pauses (${reasons})`);
+    console.log(`# the gate in pi, ${release}: ${reasons}`);
+    const applies = on.renders.length - holds;
+    assert.equal(on.statuses.length, 1);
+    assert.match(on.statuses[0], new RegExp(`; gate \\(horizon auto, budget 0\\.8\\): ${applies} applies \\(\\d+ cold, \\d+ same, \\d+ paid, \\d+ over budget\\), ${holds} holds; `));
+    const cold = on.renders.filter((r) => r.gateReason === 'cold').length;
+    assert.ok(on.statuses[0].includes(`${applies} applies (${cold} cold,`), on.statuses[0]);
+  });
+}
+
+test(`pi ${PI_PKG.version}: gate settings that are wrong are named with their file, and the gate stays off`, { skip, timeout: 300_000 }, () => {
+  const agent = installAgent('2.9.1');
+  const alone = piRun(agent, { packages: ['npm:pi-condense'], prompts: PROMPTS.slice(0, 2) });
+  const wrong = piRun(agent, { packages: FILTERED, extra: { condenseNative: { gate: { enabled: true, horizon: -1 } } }, prompts: PROMPTS.slice(0, 2) });
+  assertSameRequests(wrong, alone, 'the gate with a wrong horizon');
+  assert.equal(wrong.warnings.length, 1, JSON.stringify(wrong.warnings));
+  assert.match(wrong.warnings[0], /^condense-native: "condenseNative": \{ "gate": \{"enabled":true,"horizon":-1\} \} in .+settings\.json: condenseNative\.gate\.horizon must be 'auto' or a finite number of calls >= 0; the gate is off$/);
+  assert.ok(wrong.renders.every((r) => r.gate === undefined));
+});
+
 test(`pi ${PI_PKG.version}: a pi-condense release condense-native does not know runs as it always does, after a warning`, { skip, timeout: 300_000 }, () => {
   const agent = installAgent('2.4.3');
   const alone = piRun(agent, { packages: ['npm:pi-condense'], prompts: PROMPTS.slice(0, 3) });

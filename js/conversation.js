@@ -155,6 +155,9 @@ class Conversation {
     const common = Math.min(prints.length, messages.length);
     while (from < common && prints.matches(from, messages[from])) from++;
     if (verify) from = this.verifyFrom(messages, from);
+    // For pi's gate (pi/gate.js): below this index the messages are the
+    // ones the previous render read.
+    this.lastFrom = from;
     if (from === prints.length && from === messages.length && !this.resend) return;
     if (messages.length - from <= SLICE) {
       const text = sliceJson(messages, from);
@@ -404,6 +407,8 @@ class Conversation {
       stats: r.stats,
       diagnostics: r.diagnostics ? JSON.parse(r.diagnostics) : [],
     };
+    // For pi's gate: the render slot by slot (null: the input as it is).
+    this.lastOrder = r.pruned ? r.order : null;
     if (!r.pruned) return { messages, pruned: false, beforeChars: 0, afterChars: 0, ...base };
     if (r.fresh.length > 0) {
       const fresh = JSON.parse(r.freshEdits);

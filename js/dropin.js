@@ -10,6 +10,7 @@
 
 const { Conversation } = require('./conversation.js');
 const { argumentError, checkArray } = require('./args.js');
+const { OP } = require('./applier.js');
 
 const pureDialects = { v24: require('./pure/v2.4.js'), v29: require('./pure/v2.9.js') };
 
@@ -132,7 +133,31 @@ function makeDropIns(native, pure) {
     }
   }
 
-  return { pruneMessages24, pruneMessages29, invalidate };
+  /**
+   * The drop-in's last render for `indexer` slot by slot, for pi's gate
+   * (pi/gate.js): `{ conversation, from, order, sourceOf }`. `from`: the
+   * first input message the render read afresh (those before it are the
+   * previous render's); `order`: each output slot's input index (>= 0) or
+   * edit (-id - 1), null when the render is the input itself; `sourceOf(id)`:
+   * the input index an edit rewrites (-1 for a chain block). Null before a
+   * native render.
+   */
+  function lastRender(indexer, dialect) {
+    const conv = kept[dialect].get(indexer);
+    if (conv === undefined || conv.lastFrom === undefined) return null;
+    const edits = conv.edits;
+    return {
+      conversation: conv,
+      from: conv.lastFrom,
+      order: conv.lastOrder,
+      sourceOf: (id) => {
+        const desc = edits.get(id);
+        return desc !== undefined && desc[0] !== OP.INSERT ? desc[1] : -1;
+      },
+    };
+  }
+
+  return { pruneMessages24, pruneMessages29, invalidate, lastRender };
 }
 
 /**

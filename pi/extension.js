@@ -34,7 +34,8 @@ const { createRequire } = require('node:module');
 // condense-native's own modules load natively (as any Node package), not
 // through the jiti instance that loaded this file.
 const ownRequire = createRequire(__filename);
-const { agentDirOf, locatePiCondense, switchedOff, switchWarnings, dropInFor, ownEntryLoaded, filteredEntry, prunerSwitch } = ownRequire('./locate.js');
+const { agentDirOf, locatePiCondense, switchedOff, switchWarnings, gateSettingsOf, dropInFor, ownEntryLoaded, filteredEntry, prunerSwitch } = ownRequire('./locate.js');
+const { PiGate } = ownRequire('./gate.js');
 
 // The specifier pi-condense 2.4.x and 2.9.x import `pruneMessages` from.
 const PRUNER_SPECIFIER = './src/pruner.js';
@@ -149,9 +150,10 @@ const CROSSOVER = { '2.4': 60, '2.9': 40 };
  * know, so its answer is pi-condense's whatever rendered before it.
  * CONDENSE_NATIVE_ROUTE (for tests: `own`, `lag` (own, no background
  * render), `native`, comma separated, used in turn) forces each render's
- * path.
+ * path. `always` (the gate is on: it reads the drop-in's slots) renders
+ * every call on the drop-in.
  */
-function makeRouter({ dropIn, ownRender, line, status, env }) {
+function makeRouter({ dropIn, ownRender, line, status, env, always = false }) {
   const parsed = Number(env.CONDENSE_NATIVE_MIN_MESSAGES);
   const minMessages = env.CONDENSE_NATIVE_MIN_MESSAGES !== undefined && Number.isFinite(parsed) && parsed >= 0 ? parsed : CROSSOVER[line];
   const route = typeof env.CONDENSE_NATIVE_ROUTE === 'string' && env.CONDENSE_NATIVE_ROUTE.trim() ? env.CONDENSE_NATIVE_ROUTE.split(',').map((r) => r.trim()) : null;
@@ -177,7 +179,7 @@ function makeRouter({ dropIn, ownRender, line, status, env }) {
       const n = Array.isArray(messages) ? messages.length : 0;
       const ready = indexer !== null && typeof indexer === 'object' && warm.has(indexer);
       const forced = route === null ? null : route[turn++ % route.length];
-      if (forced === 'native' || (forced === null && ready && n >= minMessages)) {
+      if (forced === 'native' || (forced === null && (always || (ready && n >= minMessages)))) {
         try {
           status.lastPath = 'native';
           const result = dropIn.pruneMessages(...args);
@@ -226,6 +228,88 @@ function makeRouter({ dropIn, ownRender, line, status, env }) {
     });
   };
   return router;
+}
+
+// The gate's line of `/condense-native`.
+function describeGate(status) {
+  const t = status.gate.totals();
+  const usd = (v) => `$${v.toFixed(4)}`;
+  const s = status.gate.settingsText;
+  if (status.gateFailure) return `gate (${s}): failed (${status.gateFailure}), off`;
+  return (
+    `gate (${s}): ${t.applies} applies (${t.cold} cold, ${t.same} same, ${t.pays} paid, ${t.budget} over budget), ${t.holds} holds; ` +
+    `the holds put off ${usd(t.deferredUsd)} of cache writes and read ${usd(t.extraReadUsd)} more since: estimated saving ${usd(t.deferredUsd - t.extraReadUsd)}`
+  );
+}
+
+function safely(read) {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
+}
+
+// The active tools' definitions as the request declares them, as text.
+function activeToolsText(pi) {
+  const active = new Set(pi.getActiveTools());
+  return JSON.stringify(
+    pi
+      .getAllTools()
+      .filter((t) => active.has(t.name))
+      .map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
+  );
+}
+
+/**
+ * The cache-aware gate (pi/gate.js) when `"condenseNative": { "gate": {
+ * "enabled": true } }` is set, else null. Settings that are wrong are
+ * named in a warning with their file, and the gate stays off.
+ */
+function makeGate(cwd, agentDir, warn) {
+  const found = gateSettingsOf(cwd, agentDir);
+  if (found === null) return null;
+  let gate;
+  try {
+    gate = new PiGate(ownRequire('../loader.js'), found.settings, { long: process.env.PI_CACHE_RETENTION === 'long' });
+  } catch (err) {
+    warn(`"condenseNative": { "gate": ${JSON.stringify(found.settings)} } in ${found.file}: ${err.message}; the gate is off`);
+    return null;
+  }
+  return found.settings.enabled === true ? gate : null;
+}
+
+/**
+ * The router's render with the gate's choice after it: the release's
+ * render, or the hold. A render on pi-condense's own function (the addon
+ * failed) cools the gate; a gate that fails is switched off after one
+ * warning, and the release's render goes out.
+ */
+function gated(router, gate, line, status, pi) {
+  const { dropIns } = ownRequire('../js/dropin.js');
+  const dialect = line === '2.4' ? '2.4.3' : '2.9.1';
+  let on = true;
+  return function render(...args) {
+    const result = router.render(...args);
+    status.lastGate = null;
+    const last = on && status.lastPath === 'native' ? dropIns.lastRender(args[1], dialect) : null;
+    if (last === null) {
+      gate.cool();
+      return result;
+    }
+    try {
+      const t0 = process.hrtime.bigint();
+      const out = gate.choose(args[0], result, last);
+      status.lastGateMs = Number(process.hrtime.bigint() - t0) / 1e6;
+      status.lastGate = gate.last;
+      return out;
+    } catch (err) {
+      on = false;
+      status.gateFailure = `${err.code || err.name}: ${err.message}`;
+      pi.events.emit('condense-native:warning', `condense-native: the gate failed (${status.gateFailure}); the release's render goes out from now on`);
+      return result;
+    }
+  };
 }
 
 module.exports = async function condenseNative(pi) {
@@ -284,7 +368,8 @@ module.exports = async function condenseNative(pi) {
         status.times.push(ms);
         if (status.times.length > KEEP) status.times.shift();
         const by = status.engine === 'condense-native' ? status.lastPath : 'own';
-        pi.events.emit('condense-native:render', { engine: status.engine, path: by, version: found.version, ms, pruned: result.pruned });
+        const gateOf = status.lastGate ? { gate: status.lastGate.sent, gateReason: status.lastGate.reason } : {};
+        pi.events.emit('condense-native:render', { engine: status.engine, path: by, version: found.version, ms, pruned: result.pruned, ...gateOf });
         if (toStderr) process.stderr.write(`condense-native: render ${status.renders} on ${status.engine} (${by}) ${ms.toFixed(3)} ms\n`);
         statusLine.show();
         return result;
@@ -302,7 +387,8 @@ module.exports = async function condenseNative(pi) {
         const api = ownRequire('../index.js');
         if (api.backend !== 'native') throw new Error(`no native binary loaded for ${process.platform}-${process.arch}`);
         const dropIn = ownRequire(line === '2.4' ? '../js/pi-condense-2.4.js' : '../js/pi-condense-2.9.js');
-        const router = makeRouter({ dropIn, ownRender, line, status, env: process.env });
+        const gate = makeGate(cwd, agentDir, warn);
+        const router = makeRouter({ dropIn, ownRender, line, status, env: process.env, always: gate !== null });
         // A render the addon refuses is rendered by pi-condense's own
         // function from then on, after one warning.
         router.onFailure = (err) => {
@@ -319,7 +405,16 @@ module.exports = async function condenseNative(pi) {
           if (event && event.message && event.message.role === 'assistant') router.idle();
         });
         pi.on('agent_end', () => router.idle());
-        render = timed(router.render);
+        render = timed(gate === null ? router.render : gated(router, gate, line, status, pi));
+        if (gate !== null) {
+          status.gate = gate;
+          for (const event of ['session_start', 'session_tree', 'session_compact']) pi.on(event, () => gate.cool());
+          // What the next request goes out with: the model, the system
+          // prompt and the active tools (pi's turn context).
+          pi.on('turn_start', (_event, ctx) => {
+            if (ctx && typeof ctx === 'object') gate.observe(ctx.model, safely(() => ctx.getSystemPrompt()), safely(() => activeToolsText(pi)));
+          });
+        }
         status.engine = 'condense-native';
         status.dropIn = line;
         status.minMessages = router.minMessages;
@@ -359,6 +454,7 @@ module.exports = async function condenseNative(pi) {
     if (status.engine === 'condense-native') {
       parts.push(`below ${status.minMessages} messages, and for the first render after a session opens, pi-condense's own render (faster there)`);
     }
+    if (status.gate) parts.push(describeGate(status));
     if (status.lastMs !== null) {
       const by = status.engine === 'condense-native' ? (status.lastPath === 'native' ? ' on the addon' : " on pi-condense's own") : '';
       parts.push(`last render ${status.lastMs.toFixed(2)} ms${by}, median ${median(status.times).toFixed(2)} ms over ${status.renders} renders`);
@@ -380,7 +476,7 @@ module.exports = async function condenseNative(pi) {
       // Print mode (`pi -p`) has no UI to notify: the status goes to stderr.
       if (ctx && ctx.hasUI && ctx.ui && typeof ctx.ui.notify === 'function') ctx.ui.notify(text, 'info');
       else process.stderr.write(`condense-native: ${text}\n`);
-      pi.events.emit('condense-native:status', { ...status, times: undefined, text });
+      pi.events.emit('condense-native:status', { ...status, times: undefined, gate: status.gate ? status.gate.totals() : undefined, text });
     },
   });
 

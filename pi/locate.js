@@ -236,6 +236,20 @@ function switchWarnings(cwd, agentDir) {
 }
 
 /**
+ * The gate's settings (`"condenseNative": { "gate": {...} }`, docs/GATE.md):
+ * `{ settings, file }` from the first settings file that has them (the
+ * project's, then the user's), or null. Checked by the native gate, which
+ * names what is wrong.
+ */
+function gateSettingsOf(cwd, agentDir) {
+  for (const s of scopes(cwd, agentDir)) {
+    const block = s.settings && typeof s.settings === 'object' ? s.settings.condenseNative : undefined;
+    if (block && typeof block === 'object' && !Array.isArray(block) && block.gate !== undefined) return { settings: block.gate, file: s.file };
+  }
+  return null;
+}
+
+/**
  * pi-condense's own master switch, `contextPrune.enabled` in the agent
  * directory's settings.json (the only file pi-condense reads it from; off
  * unless true): `{ on, file, why }`. While it is off pi-condense renders
@@ -262,6 +276,7 @@ module.exports = {
   locatePiCondense,
   switchedOff,
   switchWarnings,
+  gateSettingsOf,
   dropInFor,
   prunerSwitch,
   namesPiCondense,

@@ -7,6 +7,7 @@
 
 mod background;
 mod engine;
+mod gate;
 mod pruner;
 mod replay;
 mod sessionfile;

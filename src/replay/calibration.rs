@@ -9,6 +9,7 @@
 //! follow the prompt (synthetic numbers, a proxy in between) is reported
 //! as such and priced at the default 4 chars a token.
 
+use super::request::Preamble;
 use crate::hash::HashMap;
 
 /// Characters per token when nothing better is known.
@@ -68,6 +69,20 @@ fn fixed(tpc: f64, source: &'static str, calls: usize) -> ModelFactor {
         source,
         calls,
         fit_error: None,
+    }
+}
+
+impl ModelFactor {
+    /// A call's tools and system sized as this factor found them: the
+    /// inferred preamble tokens replace the counted characters when the
+    /// fit found them (the replay's pricer and pi's live gate both size
+    /// the preamble here).
+    pub fn sized(&self, mut preamble: Preamble) -> Preamble {
+        if let Some(tokens) = self.preamble_tokens {
+            preamble.tools_chars = 0;
+            preamble.system_chars = (tokens / self.tokens_per_char).round() as u64;
+        }
+        preamble
     }
 }
 

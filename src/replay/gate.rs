@@ -23,6 +23,7 @@
 //!
 //! Only what is known at the call decides: no look-ahead.
 
+use super::cache::Outcome;
 use crate::error::{PruneError, Result};
 use crate::json::Json;
 
@@ -223,6 +224,45 @@ pub struct GateInputs {
     pub learned_horizon: f64,
     /// The model's context window, in tokens.
     pub context_window: f64,
+}
+
+/// One candidate request as the cost model quotes it at a call.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Quoted {
+    /// What sending it would read and write, the cache as it stands.
+    pub outcome: Outcome,
+    /// Its tools and system positions.
+    pub preamble: usize,
+    /// Its USD now, and its prompt tokens.
+    pub usd: f64,
+    pub tokens: f64,
+}
+
+/// The rule's inputs at a warm call from the quotes of the hold and of the
+/// release's render (None: it is the hold), for the replay's pricer and
+/// pi's live gate alike.
+pub fn warm_inputs(
+    hold: &Quoted,
+    apply: Option<&Quoted>,
+    read_usd_per_token: f64,
+    held_usd: f64,
+    learned_horizon: f64,
+    context_window: f64,
+) -> GateInputs {
+    let apply = apply.unwrap_or(hold);
+    GateInputs {
+        cold_context: false,
+        hold_reads_nothing: hold.outcome.within_preamble(hold.preamble),
+        same: std::ptr::eq(apply, hold),
+        apply_usd: apply.usd,
+        hold_usd: hold.usd,
+        apply_tokens: apply.tokens,
+        hold_tokens: hold.tokens,
+        read_usd_per_token,
+        held_usd,
+        learned_horizon,
+        context_window,
+    }
 }
 
 /// The gate's rule (module doc).

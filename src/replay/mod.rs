@@ -38,6 +38,7 @@ mod digest;
 pub mod gate;
 mod indexer;
 mod invariant;
+pub mod live;
 mod options;
 // Reached only from the binding's test export (`replayWirePayload`).
 #[cfg(feature = "napi")]

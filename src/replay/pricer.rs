@@ -19,7 +19,7 @@ use super::calls::CallMeta;
 use super::catalog::{rules_for, Catalog, Family, Rules, DEFAULT_CONTEXT_WINDOW};
 use super::cause::{decide, Change, Rewrite, Seen};
 use super::digest::Digest;
-use super::gate::GateInputs;
+use super::gate::{warm_inputs, GateInputs, Quoted};
 use super::prefix::{PrefixCall, PrefixRule, PrefixSums};
 use super::request::{Preamble, Request, Update};
 use super::requests::{Conversions, Draft, Requests};
@@ -178,13 +178,7 @@ impl<'a> Pricer<'a> {
     /// Call `k`'s tools and system, sized as the calibration found them.
     fn preamble(&self, k: usize) -> Preamble {
         let meta = &self.meta[k];
-        let mut preamble = meta.preamble;
-        let f = self.calibration.factor(meta.model_key);
-        if let Some(tokens) = f.preamble_tokens {
-            preamble.tools_chars = 0;
-            preamble.system_chars = (tokens / f.tokens_per_char).round() as u64;
-        }
-        preamble
+        self.calibration.factor(meta.model_key).sized(meta.preamble)
     }
 
     /// The bill of tokens (input, read, write) on `model`'s rates.
@@ -266,32 +260,29 @@ impl<'a> Pricer<'a> {
         let p = self.provider();
         let hold_request = p.requests.request();
         let quote = |r: &Request| match self.quote(k, r, now) {
-            Some(q) => q,
+            Some((outcome, bill)) => Quoted {
+                outcome,
+                preamble: r.preamble,
+                usd: bill.cost_usd,
+                tokens: r.total_chars as f64 * tpc,
+            },
             None => unreachable!("the provider model quotes"),
         };
-        let (held, hold_bill) = quote(hold_request);
-        let apply_request = p.draft.as_ref().map(Draft::request);
-        let apply_bill = apply_request.map_or(hold_bill, |r| quote(r).1);
-        let tokens = |r: &Request| r.total_chars as f64 * tpc;
-        let hold_tokens = tokens(hold_request);
+        let hold = quote(hold_request);
+        let apply = p.draft.as_ref().map(|d| quote(d.request()));
         let model = &self.meta[k].model;
         let entry = self.catalog.get(&model.provider, &model.id);
-        let read = self.bill(k, (0.0, hold_tokens.max(1.0), 0.0), rules.write_premium);
-        GateInputs {
-            cold_context: false,
-            hold_reads_nothing: held.within_preamble(hold_request.preamble),
-            same,
-            apply_usd: apply_bill.cost_usd,
-            hold_usd: hold_bill.cost_usd,
-            apply_tokens: apply_request.map_or(hold_tokens, tokens),
-            hold_tokens,
-            read_usd_per_token: read.cost_usd / hold_tokens.max(1.0),
+        let read = self.bill(k, (0.0, hold.tokens.max(1.0), 0.0), rules.write_premium);
+        warm_inputs(
+            &hold,
+            apply.as_ref(),
+            read.cost_usd / hold.tokens.max(1.0),
             held_usd,
             learned_horizon,
-            context_window: entry
+            entry
                 .and_then(|e| e.context_window)
                 .unwrap_or(DEFAULT_CONTEXT_WINDOW),
-        }
+        )
     }
 
     /// The gate's decision at the call [`Pricer::gate`] quoted: `apply`
