@@ -66,10 +66,12 @@ function json(value) {
 // of v8.serialize bytes, exposed for __test__/wire.test.js only;
 // replayWirePayload is the replay's Anthropic request, for
 // __test__/wire-payload.test.js only. checkGateSettings serves the replay's
-// gate (gateSettings throws ERR_CONDENSE_UNSUPPORTED without it).
+// gate (gateSettings throws ERR_CONDENSE_UNSUPPORTED without it); NativeGate
+// is pi's gate, which the extension turns on only with the native binding.
 const NATIVE_ONLY = [
   'checkGateSettings',
   'NativeEngine',
+  'NativeGate',
   'loadSessionAsync',
   'loadSessionBytes',
   'loadSessionFile',

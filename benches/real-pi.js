@@ -38,6 +38,9 @@
 //                                                   (scripts/pi-binary.js)
 //   node benches/real-pi.js --out FILE              write the section there (default: into
 //                                                   benches/RESULTS.md, between its markers)
+//   node benches/real-pi.js --gate                  a third mode per round, gated: the addon with
+//                                                   `condenseNative.gate` on (the model priced as
+//                                                   Sonnet): the gate's share of each render
 //   node benches/real-pi.js --no-write              print only
 //   node benches/real-pi.js --cache DIR             where the built sessions and the project
 //                                                   folder pi runs in are kept between runs
@@ -95,6 +98,7 @@ function parseArgs(argv) {
     else if (a === '--out') opts.out = path.resolve(value());
     else if (a === '--cache') opts.cache = path.resolve(value());
     else if (a === '--no-write') opts.write = false;
+    else if (a === '--gate') opts.gate = true;
     else usage(`unknown argument '${a}'`);
   }
   return opts;
@@ -126,8 +130,8 @@ function prompt(p) {
   return `Prompt ${p}: go on with the task.`;
 }
 
-function pi(ctx, agent, { packages, prompts, session, envExtra = {}, clockStart }) {
-  fs.writeFileSync(path.join(agent, 'settings.json'), JSON.stringify({ packages, contextPrune: CONTEXT_PRUNE }, null, 2));
+function pi(ctx, agent, { packages, prompts, session, envExtra = {}, clockStart, extra = {} }) {
+  fs.writeFileSync(path.join(agent, 'settings.json'), JSON.stringify({ packages, contextPrune: CONTEXT_PRUNE, ...extra }, null, 2));
   const env = cleanEnv(ctx.work, { PI_CODING_AGENT_DIR: agent, PI_OFFLINE: '1', FAUX_CALLS: String(prompts.length * 6 + 50), ...envExtra });
   if (clockStart) env.FROZEN_CLOCK_START = String(clockStart);
   // pi's CLI under a Node (the clock preloaded), or pi's binary (the clock
@@ -195,7 +199,12 @@ function measureOnce(ctx, agent, cut, mode, prompts) {
   const envExtra = { CHAIN_LOG: chain, FAUX_LOG: requests };
   if (mode === 'own') envExtra.CONDENSE_NATIVE = 'off';
   else if (ctx.minMessages !== undefined) envExtra.CONDENSE_NATIVE_MIN_MESSAGES = ctx.minMessages;
-  pi(ctx, agent, { packages: FILTERED, prompts, session, envExtra, clockStart: cut.clockStart });
+  const extra = {};
+  if (mode === 'gated') {
+    extra.condenseNative = { gate: { enabled: true } };
+    envExtra.FAUX_COST = JSON.stringify({ input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 });
+  }
+  pi(ctx, agent, { packages: FILTERED, prompts, session, envExtra, clockStart: cut.clockStart, extra });
   const calls = lines(chain).map((l) => JSON.parse(l));
   return { calls, requests: lines(requests).filter((l) => l.startsWith('{"kind":"agent"')) };
 }
@@ -206,11 +215,21 @@ function benchRelease(ctx, opts, release, agent) {
   const rows = [];
   for (const size of opts.sizes) {
     const cut = cutSession(built, size, path.join(ctx.work, `cut-${release}-${size}.jsonl`));
-    const got = { own: { first: [], rest: [], send: [] }, addon: { first: [], rest: [], send: [] } };
+    const got = { own: { first: [], rest: [], send: [] }, addon: { first: [], rest: [], send: [] }, gated: { rest: [], render: [], gate: [] } };
     let mismatches = 0;
     for (let round = 0; round < opts.rounds; round++) {
       const order = round % 2 === 0 ? ['own', 'addon'] : ['addon', 'own'];
       const runs = {};
+      if (opts.gate) {
+        // The gate renders every call on the addon, the first one too.
+        const calls = measureOnce(ctx, agent, cut, 'gated', measurePrompts).calls.filter((c) => typeof c.gateMs === 'number' && c.path === 'native');
+        if (calls.length === 0) throw new Error(`${release} ${size}: no gated render was timed`);
+        for (const c of calls.slice(1)) {
+          got.gated.rest.push(c.chainMs);
+          got.gated.render.push(c.renderMs);
+          got.gated.gate.push(c.gateMs);
+        }
+      }
       for (const mode of order) {
         runs[mode] = measureOnce(ctx, agent, cut, mode, measurePrompts);
         const calls = runs[mode].calls.filter((c) => typeof c.chainMs === 'number');
@@ -239,6 +258,7 @@ function benchRelease(ctx, opts, release, agent) {
     for (const mode of ['own', 'addon']) {
       row[mode] = { render: median(got[mode].rest), first: median(got[mode].first), send: median(got[mode].send), renders: got[mode].rest.length };
     }
+    if (opts.gate) row.gated = { chain: median(got.gated.rest), render: median(got.gated.render), gate: median(got.gated.gate), share: median(got.gated.gate.map((g, n) => g / got.gated.render[n])) };
     rows.push(row);
     process.stderr.write(
       `${ctx.nodeVersion} ${release} ${row.messages} messages: own ${row.own.render.toFixed(3)} ms (first ${row.own.first.toFixed(2)}), ` +
@@ -275,6 +295,19 @@ function markdown(rows, meta) {
       `| ${r.node} | ${r.release} | ${r.messages.toLocaleString('en-US')} | ${fmt(r.own.render)} | ${fmt(r.addon.render)} | ${ratio(r.own.render, r.addon.render)} | ` +
         `${fmt(r.own.first)} | ${fmt(r.addon.first)} | ${ratio(r.own.first, r.addon.first)} | ${fmt(r.addon.send)} | ${r.mismatches} of ${r.rounds} |`,
     );
+  }
+  if (rows.some((r) => r.gated)) {
+    out.push('');
+    out.push(
+      "With `--gate`, a third run per round with `condenseNative.gate` on (docs/GATE.md; the faux model priced as Sonnet): per model call after the first, median ms of the chain, of condense-native's render (the gate included) and of the gate's choice alone, " +
+        "and the median of the gate's share of each render.",
+    );
+    out.push('');
+    out.push('| runtime | release | messages | chain, gated | render, gated | gate | gate share of the render |');
+    out.push('|---|---|--:|--:|--:|--:|--:|');
+    for (const r of rows.filter((x) => x.gated)) {
+      out.push(`| ${r.node} | ${r.release} | ${r.messages.toLocaleString('en-US')} | ${fmt(r.gated.chain)} | ${fmt(r.gated.render)} | ${fmt(r.gated.gate)} | ${(r.gated.share * 100).toFixed(1)}% |`);
+    }
   }
   out.push(END);
   return out.join('\n');

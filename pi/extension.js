@@ -368,7 +368,7 @@ module.exports = async function condenseNative(pi) {
         status.times.push(ms);
         if (status.times.length > KEEP) status.times.shift();
         const by = status.engine === 'condense-native' ? status.lastPath : 'own';
-        const gateOf = status.lastGate ? { gate: status.lastGate.sent, gateReason: status.lastGate.reason } : {};
+        const gateOf = status.lastGate ? { gate: status.lastGate.sent, gateReason: status.lastGate.reason, gateMs: status.lastGateMs } : {};
         pi.events.emit('condense-native:render', { engine: status.engine, path: by, version: found.version, ms, pruned: result.pruned, ...gateOf });
         if (toStderr) process.stderr.write(`condense-native: render ${status.renders} on ${status.engine} (${by}) ${ms.toFixed(3)} ms\n`);
         statusLine.show();

@@ -34,14 +34,19 @@ class PiGate {
     this.conversation = null;
     this.sent = null; // the messages of the last request, and their slots
     this.sentSlots = null;
+    this.sentLength = 0;
+    this.sentOwned = false;
     this.inputs = 0; // pi's messages at the last call
-    this.maxEdit = -1; // the newest edit id the native side has
     this.model = null;
     this.modelName = null;
     this.modelText = 'null';
     this.system = '';
     this.tools = '[]';
     this.last = null; // the last decision
+    this.passed = { model: null, system: null, tools: null }; // what the native side has
+    this.slots = new Int32Array(0);
+    // Each reason's name and what it sends, by the number decide returns.
+    this.reasons = binding.NativeGate.reasons().map((r) => Object.freeze({ reason: r.name, sent: r.sent }));
   }
 
   /** The next call is cold. */
@@ -78,55 +83,97 @@ class PiGate {
     const out = render.order === null ? messages : result.messages;
     const cold =
       this.coldNext || this.sent === null || render.conversation !== this.conversation || render.from < this.inputs || n < this.inputs;
-    const fresh = { slots: [], messages: [] };
-    const add = (slot, message) => {
-      fresh.slots.push(slot);
-      fresh.messages.push(message);
-    };
+    // One slot buffer per call: the hold's tail, then the edits new to the
+    // native side.
+    const tail = cold ? null : this.tail(messages, order, out, render.sourceOf);
+    const room = 2 * (n + order.length) + 64; // tail <= outputs + appended inputs; fresh <= inputs + edits
+    const slots = (this.slots = this.slots.length >= room ? this.slots : new Int32Array(room * 2));
+    let used = 0;
+    if (tail !== null) for (const v of tail.slots) slots[used++] = v;
+    const tailLength = used;
+    // The inputs new to the native side (from the previous call's length,
+    // as the drop-in's sync already wrote them when it did), then the
+    // edits.
     const firstInput = cold ? 0 : this.inputs;
-    for (let j = firstInput; j < n; j++) add(j, messages[j]);
-    let maxEdit = cold ? -1 : this.maxEdit;
-    const known = maxEdit;
-    for (let i = 0; i < order.length; i++) {
-      const v = order[i];
-      if (v < 0) {
-        const id = -v - 1;
-        if (id > known) add(v, out[i]);
-        if (id > maxEdit) maxEdit = id;
+    const slice = render.slice;
+    const inputsJson =
+      slice !== null && slice.from === firstInput && render.from === firstInput ? slice.text : JSON.stringify(firstInput === 0 ? messages : messages.slice(firstInput));
+    const edits = [];
+    if (cold) {
+      // Every edit of the render.
+      for (let i = 0; i < order.length; i++) {
+        if (order[i] < 0) {
+          slots[used++] = order[i];
+          edits.push(out[i]);
+        }
+      }
+    } else if (render.fresh !== null) {
+      // The edits the drop-in sent for the first time (every render is the
+      // gate's while it is on, so the others are the gate's already).
+      for (const id of render.fresh) {
+        slots[used++] = -id - 1;
+        edits.push(render.message(id, messages));
       }
     }
-    const tail = cold ? null : this.tail(messages, order, out, render.sourceOf);
-    const decision = this.native.decide({
-      now: this.clock(),
+    // The model, system and tools cross when they change.
+    const passed = this.passed;
+    const code = this.native.decide(
+      this.clock(),
       cold,
-      model: this.modelText,
-      system: this.system,
-      tools: this.tools,
-      usage: cold ? undefined : lastUsage(messages, this.inputs),
-      release: order instanceof Int32Array ? order : Int32Array.from(order),
-      tail: Int32Array.from(tail === null ? [] : tail.slots),
-      freshSlots: Int32Array.from(fresh.slots),
-      freshJson: JSON.stringify(fresh.messages),
-    });
+      passed.model === this.modelText ? null : (passed.model = this.modelText),
+      passed.system === this.system ? null : (passed.system = this.system),
+      passed.tools === this.tools ? null : (passed.tools = this.tools),
+      cold ? null : lastUsage(messages, this.inputs),
+      order instanceof Int32Array ? order : Int32Array.from(order),
+      slots.subarray(0, used),
+      tailLength,
+      firstInput,
+      inputsJson,
+      JSON.stringify(edits),
+    );
+    const decision = this.reasons[code];
     this.coldNext = false;
     this.conversation = render.conversation;
     this.inputs = n;
-    this.maxEdit = maxEdit;
     this.last = decision;
     if (decision.sent === 'apply') {
       this.sent = out;
       this.sentSlots = order;
+      this.sentLength = order.length;
+      this.sentOwned = false;
       return result;
     }
-    // The previous request's slots: an input as pi hands it over now (as
-    // the release's render does), an edit as it was sent.
-    const slots = this.sentSlots;
-    const held = new Array(slots.length + tail.slots.length);
-    for (let i = 0; i < slots.length; i++) held[i] = slots[i] >= 0 ? messages[slots[i]] : this.sent[i];
-    for (let i = 0; i < tail.slots.length; i++) held[slots.length + i] = tail.messages[i];
+    return { ...result, messages: this.hold(messages, order, out, tail), pruned: true };
+  }
+
+  /**
+   * The hold's messages: the previous request's slots (an input as pi
+   * hands it over now, as the release's render does; an edit as it was
+   * sent), then the tail. Up to the first slot where the release differs
+   * from the previous request (the native side finds it) they are the
+   * release's own messages.
+   */
+  hold(messages, order, out, tail) {
+    const length = this.sentLength;
+    let slots = this.sentSlots;
+    const same = this.native.common;
+    const held = out.slice(0, same);
+    held.length = length + tail.slots.length;
+    for (let i = same; i < length; i++) held[i] = slots[i] >= 0 ? messages[slots[i]] : this.sent[i];
+    for (let i = 0; i < tail.slots.length; i++) held[length + i] = tail.messages[i];
+    // The slots grow in place (a buffer of their own, doubled when full).
+    const total = length + tail.slots.length;
+    if (!this.sentOwned || slots.length < total) {
+      const grown = new Int32Array(Math.max(64, total * 2));
+      grown.set(slots.subarray(0, length));
+      slots = grown;
+    }
+    slots.set(tail.slots, length);
     this.sent = held;
-    this.sentSlots = Int32Array.from([...slots, ...tail.slots]);
-    return { ...result, messages: held, pruned: true };
+    this.sentSlots = slots;
+    this.sentLength = total;
+    this.sentOwned = true;
+    return held;
   }
 
   /**
@@ -176,12 +223,22 @@ class PiGate {
   totals() {
     return this.native.totals;
   }
+
+  /** What the latest warm call quoted (null after a cold one). */
+  quote() {
+    return this.native.quote;
+  }
 }
 
+// 0, 1, ... n - 1: the slots of a render that is the input itself (kept
+// and grown, handed out as views).
+let counting = new Int32Array(0);
 function identity(n) {
-  const a = new Int32Array(n);
-  for (let i = 0; i < n; i++) a[i] = i;
-  return a;
+  if (counting.length < n) {
+    counting = new Int32Array(Math.max(n, counting.length * 2, 64));
+    for (let i = 0; i < counting.length; i++) counting[i] = i;
+  }
+  return counting.subarray(0, n);
 }
 
 /**
@@ -194,10 +251,10 @@ function lastUsage(messages, from) {
     if (m && m.role === 'assistant' && m.usage && typeof m.usage === 'object') {
       const u = m.usage;
       const total = (Number(u.input) || 0) + (Number(u.cacheRead) || 0) + (Number(u.cacheWrite) || 0);
-      return total > 0 ? total : undefined;
+      return total > 0 ? total : null;
     }
   }
-  return undefined;
+  return null;
 }
 
 module.exports = { PiGate };

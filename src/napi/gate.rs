@@ -5,7 +5,7 @@
 //! sends a slot's JSON once; each call crosses as typed arrays of slots and
 //! one JSON text of the messages new to the gate.
 
-use napi::bindgen_prelude::Int32Array;
+use napi::bindgen_prelude::Int32ArraySlice;
 use napi::Env;
 use napi_derive::napi;
 
@@ -18,46 +18,28 @@ use crate::replay::live::{LiveCall, LiveGate};
 #[napi]
 pub struct NativeGate {
     inner: LiveGate,
+    quote: Option<NativeGateQuote>,
 }
 
-/// One model call, as `NativeGate.decide` takes it.
+/// What the gate read to decide at its latest warm call.
 #[napi(object)]
-pub struct NativeGateCall {
-    /// When the request goes out (ms since the epoch).
-    pub now: f64,
-    /// Cold by what pi says (first call, session opened, branch,
-    /// compaction, a context that is not an append).
-    pub cold: bool,
-    /// JSON text of pi-ai's model object (`ctx.model`).
-    pub model: String,
-    /// The system prompt, and the active tools' definitions as JSON text.
-    pub system: String,
-    pub tools: String,
-    /// Prompt tokens pi recorded for the previous request, when known.
-    pub usage: Option<f64>,
-    /// The release's render, slot by slot.
-    pub release: Int32Array,
-    /// The slots a hold appends after the previous request's.
-    pub tail: Int32Array,
-    /// Slots new to the gate, and their messages (a JSON array, in order).
-    pub fresh_slots: Int32Array,
-    pub fresh_json: String,
-}
-
-/// What the gate sent at one call, and the quotes it read.
-#[napi(object)]
-pub struct NativeGateDecision {
-    /// `apply` (the release's render) or `hold`.
-    pub sent: String,
-    /// `cold`, `same`, `budget`, `pays` or `waits`.
-    pub reason: String,
+#[derive(Clone, Copy)]
+pub struct NativeGateQuote {
+    /// USD of sending each candidate now, and their prompt tokens.
+    pub apply_usd: f64,
+    pub hold_usd: f64,
+    pub apply_tokens: f64,
+    pub hold_tokens: f64,
     pub horizon: f64,
-    /// USD of sending each candidate now, and their prompt tokens (absent
-    /// at a cold call: nothing was quoted).
-    pub apply_usd: Option<f64>,
-    pub hold_usd: Option<f64>,
-    pub apply_tokens: Option<f64>,
-    pub hold_tokens: Option<f64>,
+}
+
+/// One of the gate's reasons.
+#[napi(object)]
+pub struct NativeGateReason {
+    /// `cold`, `budget`, `pays`, `same` or `waits`.
+    pub name: String,
+    /// `apply` or `hold`.
+    pub sent: String,
 }
 
 /// The gate's counts so far.
@@ -91,55 +73,114 @@ impl NativeGate {
             .map_err(|e| js_error(&env, e))?;
         Ok(NativeGate {
             inner: LiveGate::new(s, long),
+            quote: None,
         })
     }
 
-    /// The gate's choice at one call. Costs the conversion of the fresh
-    /// messages, the request brought up to date from the first message
-    /// that changed (for each candidate) and two cache lookups: what
-    /// changed, not the conversation.
+    /// The gate's choice at one call, as the index of its reason in
+    /// `NativeGate.reasons()`. `now`: when the request goes out (ms);
+    /// `cold`: by what pi says (first call, session opened, branch,
+    /// compaction, another model, not an append); `model` (pi-ai's model
+    /// object), `system` and `tools` (JSON text of the active tools) as
+    /// text, each null when unchanged since the previous call; `usage`: the
+    /// prompt tokens pi recorded for the previous request, if known;
+    /// `release`: the release's render, slot by slot; `slots`: the `tail`
+    /// slots a hold appends, then the edit slots new to the gate, whose
+    /// messages `edits_json` holds (a JSON array); `inputs_json`: the input
+    /// messages from index `inputs_from` on (a JSON array), new to the
+    /// gate. Costs the conversion of
+    /// the fresh messages, both requests brought up to date from the first
+    /// message that changed, and two cache lookups: what changed, not the
+    /// conversation.
     #[napi(catch_unwind)]
-    pub fn decide(&mut self, env: Env, call: NativeGateCall) -> napi::Result<NativeGateDecision> {
-        let mut run = || -> Result<NativeGateDecision, PruneError> {
-            let model = parse(call.model.as_bytes(), "model")?;
-            let fresh = match parse(call.fresh_json.as_bytes(), "fresh messages")? {
-                Json::Arr(items) if items.len() == call.fresh_slots.len() => items,
-                _ => {
-                    return Err(PruneError::bad_argument(
-                        "gate: fresh messages must be an array with one message per fresh slot",
-                    ))
-                }
+    #[allow(clippy::too_many_arguments)]
+    pub fn decide(
+        &mut self,
+        env: Env,
+        now: f64,
+        cold: bool,
+        model: Option<String>,
+        system: Option<String>,
+        tools: Option<String>,
+        usage: Option<f64>,
+        release: Int32ArraySlice<'_>,
+        slots: Int32ArraySlice<'_>,
+        tail: u32,
+        inputs_from: u32,
+        inputs_json: String,
+        edits_json: String,
+    ) -> napi::Result<u32> {
+        let mut run = || -> Result<u32, PruneError> {
+            let model = match &model {
+                Some(text) => Some(parse(text.as_bytes(), "model")?),
+                None => None,
             };
-            let widen = |a: &Int32Array| a.iter().map(|&s| i64::from(s)).collect::<Vec<_>>();
-            let (release, tail) = (widen(&call.release), widen(&call.tail));
+            let tail = (tail as usize).min(slots.len());
+            let (tail, edit_slots) = slots.split_at(tail);
+            let array = |text: &str, what: &str| match parse(text.as_bytes(), what)? {
+                Json::Arr(items) => Ok(items),
+                _ => Err(PruneError::bad_argument(format!(
+                    "gate: {what} must be an array"
+                ))),
+            };
+            let inputs = array(&inputs_json, "new inputs")?;
+            let edits = array(&edits_json, "new edits")?;
+            if edits.len() != edit_slots.len() {
+                return Err(PruneError::bad_argument(
+                    "gate: new edits must hold one message per edit slot",
+                ));
+            }
+            let fresh = (inputs_from as i32..)
+                .zip(inputs)
+                .chain(edit_slots.iter().copied().zip(edits))
+                .collect();
             let d = self.inner.decide(LiveCall {
-                now: call.now,
-                cold: call.cold,
-                model: &model,
-                system: &call.system,
-                tools: &call.tools,
-                usage: call.usage.filter(|u| u.is_finite()),
+                now,
+                cold,
+                model: model.as_ref(),
+                system: system.as_deref(),
+                tools: tools.as_deref(),
+                usage: usage.filter(|u| u.is_finite()),
                 release: &release,
-                tail: &tail,
-                fresh: call
-                    .fresh_slots
-                    .iter()
-                    .map(|&s| i64::from(s))
-                    .zip(fresh)
-                    .collect(),
+                tail,
+                fresh,
             })?;
-            let i = d.inputs;
-            Ok(NativeGateDecision {
-                sent: d.reason.sent().to_string(),
-                reason: d.reason.name().to_string(),
+            self.quote = d.inputs.map(|i| NativeGateQuote {
+                apply_usd: i.apply_usd,
+                hold_usd: i.hold_usd,
+                apply_tokens: i.apply_tokens,
+                hold_tokens: i.hold_tokens,
                 horizon: d.horizon,
-                apply_usd: i.map(|i| i.apply_usd),
-                hold_usd: i.map(|i| i.hold_usd),
-                apply_tokens: i.map(|i| i.apply_tokens),
-                hold_tokens: i.map(|i| i.hold_tokens),
-            })
+            });
+            Ok(d.reason as u32)
         };
         run().map_err(|e| js_error(&env, e))
+    }
+
+    /// The reasons, in the order `decide` numbers them: each one's name
+    /// and what it sends (`apply` or `hold`). Cheap.
+    #[napi(catch_unwind)]
+    pub fn reasons() -> Vec<NativeGateReason> {
+        Reason::ALL
+            .iter()
+            .map(|r| NativeGateReason {
+                name: r.name().to_string(),
+                sent: r.sent().to_string(),
+            })
+            .collect()
+    }
+
+    /// At the latest warm call, how many slots the previous request and
+    /// the release's render begin with alike. Cheap.
+    #[napi(getter, catch_unwind)]
+    pub fn common(&self) -> u32 {
+        self.inner.common as u32
+    }
+
+    /// What the latest warm call quoted (null after a cold one). Cheap.
+    #[napi(getter, catch_unwind)]
+    pub fn quote(&self) -> Option<NativeGateQuote> {
+        self.quote
     }
 
     /// Applies, holds, reasons and the estimated saving so far. Cheap.

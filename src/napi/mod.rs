@@ -2,8 +2,8 @@
 //! arguments, turns a `PruneError` into a JS Error carrying its `code` and
 //! its location (`messageIndex`, `field`, `line`), and never lets a panic
 //! cross (every export is `catch_unwind`). One file per export family:
-//! stateless calls, the held `Pruner`, the kept engine, session loading and
-//! the replay.
+//! stateless calls, the held `Pruner`, the kept engine, session loading,
+//! the replay, and pi's cache-aware gate.
 
 mod background;
 mod engine;

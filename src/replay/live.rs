@@ -12,10 +12,11 @@
 //! JSON. A cold call forgets them all.
 
 use std::collections::VecDeque;
+use std::rc::Rc;
 
 use super::bill::price;
 use super::cache::Cache;
-use super::calibration::{Calibration, SizePoint};
+use super::calibration::{Calibration, ModelFactor, SizePoint};
 use super::catalog::{rules_for, Catalog, ModelEntry, Rules, DEFAULT_CONTEXT_WINDOW};
 use super::gate::{decide, warm_inputs, GateInputs, GateSettings, Horizon, Quoted, Reason};
 use super::request::{Incremental, Preamble};
@@ -25,31 +26,35 @@ use crate::hash::HashMap;
 use crate::json::{utf16_len, Json};
 use xxhash_rust::xxh3::xxh3_64;
 
-/// Calls whose recorded usage calibrate tokens per character.
+/// Calls whose recorded usage calibrate tokens per character (the latest).
 const CALIBRATION_CALLS: usize = 32;
+/// Past this many points, the factor is refitted every this many calls.
+const REFIT_EVERY: usize = 8;
 
 /// One model call as the extension sees it.
 pub struct LiveCall<'a> {
     /// When the request goes out (ms).
     pub now: f64,
     /// Cold by what pi says: the first call, a session opened, a branch, a
-    /// compaction, a context that is not an append of the previous one.
+    /// compaction, another model, a context that is not an append of the
+    /// previous one.
     pub cold: bool,
     /// pi-ai's model object (`ctx.model`: provider, api, id, input,
-    /// compat, cost, contextWindow).
-    pub model: &'a Json,
-    /// The system prompt and the active tools' definitions, as text.
-    pub system: &'a str,
-    pub tools: &'a str,
+    /// compat, cost, contextWindow); None: the previous call's.
+    pub model: Option<&'a Json>,
+    /// The system prompt and the active tools' definitions, as text; None:
+    /// the previous call's.
+    pub system: Option<&'a str>,
+    pub tools: Option<&'a str>,
     /// Prompt tokens pi recorded for the previous request (input, cache
     /// read and write), when its answer is known.
     pub usage: Option<f64>,
     /// The release's render, slot by slot.
-    pub release: &'a [i64],
+    pub release: &'a [i32],
     /// The slots a hold appends after the previous request's.
-    pub tail: &'a [i64],
+    pub tail: &'a [i32],
     /// Slots first seen at this call, with their messages.
-    pub fresh: Vec<(i64, Json)>,
+    pub fresh: Vec<(i32, Json)>,
 }
 
 /// What the gate sent at a call, and what it read to decide.
@@ -79,6 +84,17 @@ struct LiveModel {
     entry: Option<ModelEntry>,
 }
 
+/// One message converted for the wire, shared by the two requests.
+type Message = Rc<Converted<Packed>>;
+
+/// A request kept from call to call, with its messages and their slots.
+#[derive(Clone, Default)]
+struct Kept {
+    slots: Vec<i32>,
+    messages: Vec<Message>,
+    request: Incremental,
+}
+
 /// The gate of one live conversation.
 pub struct LiveGate {
     settings: GateSettings,
@@ -87,19 +103,26 @@ pub struct LiveGate {
     horizon: Horizon,
     held_usd: f64,
     model: Option<LiveModel>,
+    /// The tools and system as counted, and as the calibration sizes them.
+    counted: Preamble,
+    factor: ModelFactor,
     cache: Cache,
-    converted: Vec<Converted<Packed>>,
-    slot_of: HashMap<i64, u32>,
-    /// The slots of the last request sent, and the request.
-    sent: Vec<i64>,
-    request: Incremental,
-    /// The release's previous render (its rewrites teach the horizon).
-    release_last: Vec<i64>,
+    converted: HashMap<i32, Message>,
+    /// The request sent last, and the release's latest render (the same
+    /// after an apply; carried on while the gate holds, so each call
+    /// brings it up to date from what the release changed).
+    sent: Kept,
+    release: Kept,
     points: VecDeque<SizePoint>,
+    /// Points recorded since the model was set.
+    recorded: usize,
     /// The last request's message and preamble characters, for the usage
     /// its answer records.
     last_sizes: Option<(f64, f64)>,
     pub totals: LiveTotals,
+    /// At the latest warm call, the slots the previous request and the
+    /// release's render begin with alike.
+    pub common: usize,
 }
 
 impl LiveGate {
@@ -110,98 +133,66 @@ impl LiveGate {
             horizon: Horizon::default(),
             held_usd: 0.0,
             model: None,
+            counted: Preamble::default(),
+            factor: Calibration::default().factor(0),
             cache: Cache::default(),
-            converted: Vec::new(),
-            slot_of: HashMap::default(),
-            sent: Vec::new(),
-            request: Incremental::default(),
-            release_last: Vec::new(),
+            converted: HashMap::default(),
+            sent: Kept::default(),
+            release: Kept::default(),
             points: VecDeque::new(),
+            recorded: 0,
             last_sizes: None,
             totals: LiveTotals::default(),
+            common: 0,
         }
-    }
-
-    /// Whether slot `slot` has its message here (the JS side sends each
-    /// slot's JSON once).
-    pub fn knows(&self, slot: i64) -> bool {
-        self.slot_of.contains_key(&slot)
     }
 
     /// The gate's choice at one call: the release's render (apply) or the
     /// previous request followed by `call.tail` (hold). The request sent
-    /// is kept, and goes through the cache at `call.now`.
+    /// goes through the cache at `call.now`.
     pub fn decide(&mut self, call: LiveCall<'_>) -> Result<LiveDecision> {
-        let model = CallModel::from_json(call.model);
-        let key = xxh3_64(&[&model.provider[..], b"/", &model.id[..]].concat());
-        let switched = self.model.as_ref().is_none_or(|m| m.key != key);
-        let cold = call.cold || switched || self.sent.is_empty();
+        let switched = match call.model {
+            Some(json) => self.set_model(json),
+            None if self.model.is_none() => {
+                return Err(PruneError::bad_argument(
+                    "gate: the first call names no model",
+                ))
+            }
+            None => false,
+        };
+        let cold = call.cold || switched || self.sent.slots.is_empty();
         if cold {
             self.forget(switched);
         }
-        if let (Some(tokens), Some((messages, preamble))) = (call.usage, self.last_sizes) {
-            if tokens > 0.0 && !switched {
-                if self.points.len() == CALIBRATION_CALLS {
-                    self.points.pop_front();
-                }
-                self.points.push_back(SizePoint {
-                    model_key: key,
-                    message_chars: messages,
-                    preamble_chars: preamble,
-                    recorded: Some(tokens),
-                });
-            }
+        self.calibrate(call.usage, switched);
+        if let Some(system) = call.system {
+            self.counted.system_chars = utf16_len(system.as_bytes()) as u64;
+            self.counted.system_hash = xxh3_64(system.as_bytes());
         }
-        if switched {
-            self.model = Some(LiveModel {
-                rules: rules_for(&model, self.long),
-                entry: entry_of(call.model),
-                model,
-                key,
-            });
+        if let Some(tools) = call.tools {
+            self.counted.tools_chars = utf16_len(tools.as_bytes()) as u64;
+            self.counted.tools_hash = xxh3_64(tools.as_bytes());
         }
+        let m = self.model.as_ref().expect("a call sets the model first");
         for (slot, message) in &call.fresh {
-            let packed = convert_message(message, &self.live().model, false).pack();
-            self.slot_of.insert(*slot, self.converted.len() as u32);
-            self.converted.push(packed);
+            let packed = Rc::new(convert_message(message, &m.model, false).pack());
+            self.converted.insert(*slot, packed);
         }
-        let hold: Vec<i64> = if cold {
-            Vec::new()
-        } else {
-            self.sent.iter().chain(call.tail).copied().collect()
-        };
-        for slot in call.release.iter().chain(&hold) {
-            if !self.knows(*slot) {
-                return Err(PruneError::bad_argument(format!(
-                    "gate: slot {slot} was never sent with its message"
-                )));
-            }
-        }
-        let points: Vec<SizePoint> = self.points.iter().cloned().collect();
-        let factor = Calibration::fit(&points, None).factor(key);
-        let tpc = factor.tokens_per_char;
-        let counted = Preamble {
-            tools_chars: utf16_len(call.tools.as_bytes()) as u64,
-            tools_hash: xxh3_64(call.tools.as_bytes()),
-            system_chars: utf16_len(call.system.as_bytes()) as u64,
-            system_hash: xxh3_64(call.system.as_bytes()),
-        };
-        let preamble = factor.sized(counted);
+        let preamble = self.factor.sized(self.counted);
         let (reason, inputs) = if cold {
             self.horizon.reset();
             self.held_usd = 0.0;
-            let release = call.release.to_vec();
-            self.update_request(&release, 0, &preamble);
-            self.sent = release;
+            let mut release = std::mem::take(&mut self.release);
+            self.bring(&mut release, 0, call.release, &preamble)?;
+            self.sent = release.clone();
+            self.release = release;
             (Reason::Cold, None)
         } else {
-            self.warm(&call, &hold, &preamble, tpc)
+            self.warm(&call, &preamble)?
         };
-        self.release_last = call.release.to_vec();
-        let m = self.live();
-        let (rules, now) = (m.rules, call.now);
-        let sent = &self.request.request;
-        self.cache.send(sent, &rules, tpc, now);
+        let (rules, tpc) = (self.live().rules, self.factor.tokens_per_char);
+        let sent = &self.sent.request.request;
+        self.cache.send(sent, &rules, tpc, call.now);
         self.last_sizes = Some((
             sent.message_chars as f64,
             (preamble.tools_chars + preamble.system_chars) as f64,
@@ -214,30 +205,31 @@ impl LiveGate {
         })
     }
 
-    /// A warm call: both candidates quoted on the cache as it stands.
+    /// A warm call: both candidates brought up to date and quoted on the
+    /// cache as it stands.
     fn warm(
         &mut self,
         call: &LiveCall<'_>,
-        hold: &[i64],
         preamble: &Preamble,
-        tpc: f64,
-    ) -> (Reason, Option<GateInputs>) {
-        let rewrote = first_difference(&self.release_last, call.release) < self.release_last.len();
-        self.horizon.observe(rewrote);
-        let same = call.release == hold;
-        let first = first_difference(&self.sent, call.release);
-        let draft = (!same).then(|| {
-            let mut draft = self.request.clone();
-            std::mem::swap(&mut draft, &mut self.request);
-            self.update_request(call.release, first, preamble);
-            std::mem::swap(&mut draft, &mut self.request);
-            draft
-        });
-        self.update_request(hold, self.sent.len(), preamble);
+    ) -> Result<(Reason, Option<GateInputs>)> {
+        self.common = first_difference(&self.sent.slots, call.release);
+        let first = first_difference(&self.release.slots, call.release);
+        self.horizon.observe(first < self.release.slots.len());
+        let mut release = std::mem::take(&mut self.release);
+        let brought = self.bring(&mut release, first, &call.release[first..], preamble);
+        self.release = release;
+        brought?;
+        let mut sent = std::mem::take(&mut self.sent);
+        let from = sent.slots.len();
+        let brought = self.bring(&mut sent, from, call.tail, preamble);
+        self.sent = sent;
+        brought?;
+        let same = self.release.slots == self.sent.slots;
         let m = self.live();
+        let tpc = self.factor.tokens_per_char;
         let entry = m.entry.as_ref();
-        let quote = |inc: &Incremental| {
-            let r = &inc.request;
+        let quote = |kept: &Kept| {
+            let r = &kept.request.request;
             let o = self.cache.look(r, &m.rules, tpc, call.now);
             let usd = price(
                 entry,
@@ -254,9 +246,9 @@ impl LiveGate {
                 tokens: r.total_chars as f64 * tpc,
             }
         };
-        let held = quote(&self.request);
-        let apply = draft.as_ref().map(quote);
-        let read_tokens = held.tokens.max(1.0);
+        let hold = quote(&self.sent);
+        let apply = (!same).then(|| quote(&self.release));
+        let read_tokens = hold.tokens.max(1.0);
         let read = price(
             entry,
             0.0,
@@ -266,7 +258,7 @@ impl LiveGate {
             m.rules.write_premium,
         );
         let inputs = warm_inputs(
-            &held,
+            &hold,
             apply.as_ref(),
             read / read_tokens,
             self.held_usd,
@@ -277,10 +269,9 @@ impl LiveGate {
         );
         let reason = decide(&inputs, &self.settings);
         if reason.applies() {
-            if let Some(d) = draft {
-                self.request = d;
+            if !same {
+                self.sent = self.release.clone();
             }
-            self.sent = call.release.to_vec();
             self.held_usd = 0.0;
         } else {
             let extra =
@@ -288,34 +279,90 @@ impl LiveGate {
             self.held_usd += extra;
             self.totals.extra_read_usd += extra;
             self.totals.deferred_usd += inputs.apply_usd - inputs.hold_usd;
-            self.sent = hold.to_vec();
         }
-        (reason, Some(inputs))
+        Ok((reason, Some(inputs)))
     }
 
-    /// Brings the kept request to `slots`, reusing it before `first`.
-    fn update_request(&mut self, slots: &[i64], first: usize, preamble: &Preamble) {
-        let m = self.model.as_ref().expect("a call sets the model first");
-        let messages: Vec<&Converted<Packed>> = slots
-            .iter()
-            .map(|s| &self.converted[self.slot_of[s] as usize])
-            .collect();
-        self.request
-            .update(m.key, preamble, &messages, first, &m.model, &m.rules);
+    /// Brings `kept` to its slots before `first` followed by `new`.
+    fn bring(&self, kept: &mut Kept, first: usize, new: &[i32], preamble: &Preamble) -> Result<()> {
+        let m = self.live();
+        debug_assert!(first <= kept.slots.len());
+        kept.messages.truncate(first);
+        for slot in new {
+            match self.converted.get(slot) {
+                Some(message) => kept.messages.push(message.clone()),
+                None => {
+                    return Err(PruneError::bad_argument(format!(
+                        "gate: slot {slot} was never sent with its message"
+                    )))
+                }
+            }
+        }
+        kept.slots.truncate(first);
+        kept.slots.extend_from_slice(new);
+        kept.request
+            .update(m.key, preamble, &kept.messages, first, &m.model, &m.rules);
+        Ok(())
     }
 
-    /// A cold start: the slots, the request, the horizon and (another
-    /// model) the cache and calibration are forgotten.
+    /// Takes pi-ai's model object; true when it is another model than the
+    /// previous call's.
+    fn set_model(&mut self, json: &Json) -> bool {
+        let model = CallModel::from_json(json);
+        let key = xxh3_64(&[&model.provider[..], b"/", &model.id[..]].concat());
+        let switched = self.model.as_ref().is_none_or(|m| m.key != key);
+        self.model = Some(LiveModel {
+            rules: rules_for(&model, self.long),
+            entry: entry_of(json),
+            model,
+            key,
+        });
+        switched
+    }
+
+    /// The usage pi recorded for the previous request, against its size:
+    /// tokens per character and the preamble's tokens, refitted when a call
+    /// adds a point.
+    fn calibrate(&mut self, usage: Option<f64>, switched: bool) {
+        let key = self.live().key;
+        if switched {
+            self.points.clear();
+            self.recorded = 0;
+            self.last_sizes = None;
+            self.factor = Calibration::default().factor(key);
+        }
+        let (Some(tokens), Some((messages, preamble))) = (usage, self.last_sizes) else {
+            return;
+        };
+        if tokens <= 0.0 {
+            return;
+        }
+        if self.points.len() == CALIBRATION_CALLS {
+            self.points.pop_front();
+        }
+        self.points.push_back(SizePoint {
+            model_key: key,
+            message_chars: messages,
+            preamble_chars: preamble,
+            recorded: Some(tokens),
+        });
+        // Each point moves the factor less as they add up: refitted at
+        // every call while there are few, then at every eighth.
+        self.recorded += 1;
+        if self.recorded < REFIT_EVERY || self.recorded.is_multiple_of(REFIT_EVERY) {
+            let points = self.points.make_contiguous();
+            self.factor = Calibration::fit(points, None).factor(key);
+        }
+    }
+
+    /// A cold start: the slots and both requests are forgotten (another
+    /// model: the cache too).
     fn forget(&mut self, switched: bool) {
         self.converted.clear();
-        self.slot_of.clear();
-        self.sent.clear();
-        self.release_last.clear();
-        self.request = Incremental::default();
+        self.sent = Kept::default();
+        self.release = Kept::default();
         if switched {
             self.cache = Cache::default();
-            self.points.clear();
-            self.last_sizes = None;
         }
     }
 
@@ -355,6 +402,167 @@ fn entry_of(model: &Json) -> Option<ModelEntry> {
 
 /// The first index where `a` and `b` differ (the shorter length when one
 /// is a prefix of the other).
-fn first_difference(a: &[i64], b: &[i64]) -> usize {
+fn first_difference(a: &[i32], b: &[i32]) -> usize {
     a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::parse_value;
+
+    fn json(text: &str) -> Json {
+        parse_value(text.as_bytes()).unwrap()
+    }
+
+    const SONNET: &str = r#"{"provider":"anthropic","api":"anthropic-messages","id":"claude-sonnet-4-5","input":["text"],"cost":{"input":3,"output":15,"cacheRead":0.3,"cacheWrite":3.75},"contextWindow":200000}"#;
+
+    fn user(i: usize) -> Json {
+        json(&format!(
+            r#"{{"role":"user","content":"question {i} {}","timestamp":{i}}}"#,
+            "x".repeat(400)
+        ))
+    }
+
+    /// A call of the release rendering `release` (slots), `fresh` new.
+    fn call<'a>(
+        now: f64,
+        model: Option<&'a Json>,
+        system: Option<&'a str>,
+        release: &'a [i32],
+        tail: &'a [i32],
+        fresh: Vec<(i32, Json)>,
+    ) -> LiveCall<'a> {
+        LiveCall {
+            now,
+            cold: false,
+            model,
+            system,
+            tools: None,
+            usage: None,
+            release,
+            tail,
+            fresh,
+        }
+    }
+
+    #[test]
+    fn cold_same_hold_and_a_pause() {
+        let model = json(SONNET);
+        let system = "You are a careful agent. ".repeat(400);
+        let mut gate = LiveGate::new(GateSettings::default(), false);
+        // Call 0: cold.
+        let fresh = (0..4).map(|i| (i, user(i as usize))).collect();
+        let d = gate
+            .decide(call(
+                0.0,
+                Some(&model),
+                Some(&system),
+                &[0, 1, 2, 3],
+                &[],
+                fresh,
+            ))
+            .unwrap();
+        assert_eq!(d.reason, Reason::Cold);
+        assert!(d.inputs.is_none());
+        // Call 1: an append, rendered as it is: the hold itself.
+        let d = gate
+            .decide(call(
+                1_000.0,
+                None,
+                None,
+                &[0, 1, 2, 3, 4],
+                &[4],
+                vec![(4, user(4))],
+            ))
+            .unwrap();
+        assert_eq!(d.reason, Reason::Same);
+        let i = d.inputs.unwrap();
+        assert_eq!(i.apply_usd, i.hold_usd);
+        assert!(!i.hold_reads_nothing);
+        // Call 2: the release rewrites message 0 (an edit, slot -1) and
+        // shortens it a little: rewriting everything after it does not pay.
+        let stub = json(r#"{"role":"user","content":"stub","timestamp":0}"#);
+        let d = gate
+            .decide(call(
+                2_000.0,
+                None,
+                None,
+                &[-1, 1, 2, 3, 4, 5],
+                &[5],
+                vec![(5, user(5)), (-1, stub.clone())],
+            ))
+            .unwrap();
+        assert_eq!(d.reason, Reason::Waits);
+        let i = d.inputs.unwrap();
+        assert!(i.apply_usd > i.hold_usd && i.apply_tokens < i.hold_tokens);
+        assert_eq!(gate.common, 0, "the release differs from the first slot");
+        assert_eq!(gate.sent.slots, [0, 1, 2, 3, 4, 5]);
+        assert!(gate.totals.deferred_usd > 0.0 && gate.held_usd > 0.0);
+        // Call 3, ten minutes on: the hold would read nothing cached.
+        let d = gate
+            .decide(call(
+                602_000.0,
+                None,
+                None,
+                &[-1, 1, 2, 3, 4, 5, 6],
+                &[6],
+                vec![(6, user(6))],
+            ))
+            .unwrap();
+        assert_eq!(d.reason, Reason::Cold);
+        assert_eq!(gate.sent.slots, [-1, 1, 2, 3, 4, 5, 6]);
+        assert_eq!(gate.held_usd, 0.0);
+        // Another model: cold, and its slots are forgotten.
+        let haiku = json(&SONNET.replace("claude-sonnet-4-5", "claude-haiku-4-5"));
+        let e = gate
+            .decide(call(603_000.0, Some(&haiku), None, &[0], &[], vec![]))
+            .unwrap_err();
+        assert!(e.message.contains("slot 0 was never sent"), "{}", e.message);
+        let mut all = call(603_000.0, Some(&haiku), None, &[0], &[], vec![(0, user(0))]);
+        all.cold = true;
+        assert_eq!(gate.decide(all).unwrap().reason, Reason::Cold);
+        let t = gate.totals;
+        // Cold at calls 0 and 3 and on Haiku (the refused call counts for
+        // nothing), same at 1, waits at 2.
+        assert_eq!(t.reasons, [3, 0, 0, 1, 1]);
+    }
+
+    #[test]
+    fn a_long_horizon_pays_and_a_small_window_is_over_budget() {
+        let system = "You are a careful agent. ".repeat(400);
+        let stub = json(r#"{"role":"user","content":"stub","timestamp":0}"#);
+        let run = |settings: GateSettings, window: f64| {
+            let model = json(&SONNET.replace("200000", &window.to_string()));
+            let mut gate = LiveGate::new(settings, false);
+            let fresh = (0..4).map(|i| (i, user(i as usize))).collect();
+            gate.decide(call(
+                0.0,
+                Some(&model),
+                Some(&system),
+                &[0, 1, 2, 3],
+                &[],
+                fresh,
+            ))
+            .unwrap();
+            gate.decide(call(
+                1_000.0,
+                None,
+                None,
+                &[-1, 1, 2, 3, 4],
+                &[4],
+                vec![(4, user(4)), (-1, stub.clone())],
+            ))
+            .unwrap()
+            .reason
+        };
+        let d = GateSettings::default();
+        assert_eq!(run(d, 200_000.0), Reason::Waits);
+        let long = GateSettings {
+            horizon: Some(1e6),
+            ..d
+        };
+        assert_eq!(run(long, 200_000.0), Reason::Pays);
+        assert_eq!(run(d, 1_000.0), Reason::Budget);
+    }
 }
