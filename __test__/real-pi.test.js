@@ -247,12 +247,14 @@ for (const release of RELEASES) {
 }
 
 // The gate (docs/GATE.md) in real pi: the model priced as Anthropic prices
-// Sonnet, the clock moving a second per request with a pause past the
-// cache lifetime after every eleventh. Off (`enabled: false`), every request
-// is pi-condense alone's; on, every request the gate held begins with the
-// previous request's messages byte for byte, every request after a pause
-// (and the first) applies as cold, and `/condense-native` counts them.
-const GATE_CLOCK = { FROZEN_CLOCK_STEPS: [...Array(10).fill(1000), 600_000].join(','), FAUX_COST: JSON.stringify({ input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }) };
+// Sonnet, the clock moving a second per request and ten minutes (past the
+// cache lifetime) after prompts 2 and 5, as a user pausing. Off (`enabled:
+// false`), every request is pi-condense alone's; on, every request the gate
+// held begins with the previous request's messages byte for byte, every
+// request after a pause (and the first) applies as cold, `/condense-native`
+// counts them, and the replay of the session pi wrote, behind the same
+// gate, decides every call as pi did.
+const GATE_CLOCK = { FAUX_PAUSES: '600000@2,5', FAUX_COST: JSON.stringify({ input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }) };
 
 for (const release of RELEASES) {
   test(`pi ${PI_PKG.version} with pi-condense ${release}: the gate holds the previous request, applies when cold, and off changes nothing`, { skip, timeout: 600_000 }, () => {
@@ -292,6 +294,14 @@ for (const release of RELEASES) {
     assert.match(on.statuses[0], new RegExp(`; gate \\(horizon auto, budget 0\\.8\\): ${applies} applies \\(\\d+ cold, \\d+ same, \\d+ paid, \\d+ over budget\\), ${holds} holds; `));
     const cold = on.renders.filter((r) => r.gateReason === 'cold').length;
     assert.ok(on.statuses[0].includes(`${applies} applies (${cold} cold,`), on.statuses[0]);
+    // The replay of the session pi wrote, behind the same gate: the same
+    // choice, apply or hold, at every call. (A reason may differ where the
+    // two calibrations put a request on either side of the shortest
+    // cacheable prefix: pi's is fitted on the answers so far, the replay's
+    // on the whole file.)
+    const replayed = replay(sessionFileOf(agent), { policies: [release === '2.4.3' ? 'config+gate' : '2.9.1+gate'], renders: true, config: { contextPrune: CONTEXT_PRUNE }, release });
+    const gated = replayed.policies.find((p) => p.gate);
+    assert.equal(gated.renders.map((r) => r.gate).join(' '), on.renders.map((r) => r.gate).join(' '), `${release}: the replay's gate against pi's (${reasons})`);
   });
 }
 
