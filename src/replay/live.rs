@@ -446,23 +446,27 @@ mod tests {
         }
     }
 
+    /// Four user messages on `model`, the gate's first call.
+    fn first_call(gate: &mut LiveGate, model: &Json, system: &str) -> LiveDecision {
+        let fresh = (0..4).map(|i| (i, user(i as usize))).collect();
+        gate.decide(call(
+            0.0,
+            Some(model),
+            Some(system),
+            &[0, 1, 2, 3],
+            &[],
+            fresh,
+        ))
+        .unwrap()
+    }
+
     #[test]
     fn cold_same_hold_and_a_pause() {
         let model = json(SONNET);
         let system = "You are a careful agent. ".repeat(400);
         let mut gate = LiveGate::new(GateSettings::default(), false);
         // Call 0: cold.
-        let fresh = (0..4).map(|i| (i, user(i as usize))).collect();
-        let d = gate
-            .decide(call(
-                0.0,
-                Some(&model),
-                Some(&system),
-                &[0, 1, 2, 3],
-                &[],
-                fresh,
-            ))
-            .unwrap();
+        let d = first_call(&mut gate, &model, &system);
         assert_eq!(d.reason, Reason::Cold);
         assert!(d.inputs.is_none());
         // Call 1: an append, rendered as it is: the hold itself.
@@ -535,16 +539,7 @@ mod tests {
         let run = |settings: GateSettings, window: f64| {
             let model = json(&SONNET.replace("200000", &window.to_string()));
             let mut gate = LiveGate::new(settings, false);
-            let fresh = (0..4).map(|i| (i, user(i as usize))).collect();
-            gate.decide(call(
-                0.0,
-                Some(&model),
-                Some(&system),
-                &[0, 1, 2, 3],
-                &[],
-                fresh,
-            ))
-            .unwrap();
+            first_call(&mut gate, &model, &system);
             gate.decide(call(
                 1_000.0,
                 None,
