@@ -1,9 +1,9 @@
 'use strict';
 // The cache-aware gate in pi (issue 31; docs/GATE.md): after pi-condense's
 // render of a model call (R), the extension sends R (apply) or the hold H
-// (every message the previous request sent, followed by
-// the messages appended since as R renders them, or as they are where R
-// folds one into a chain block further back). The rule is src/replay/gate.rs
+// (every message the previous request sent, followed by the messages
+// appended since as R renders them, or as they are where R folds one into
+// a chain block further back). The rule is src/replay/gate.rs
 // `decide`, run by the native `NativeGate` (src/replay/live.rs) on quotes of
 // the replay's cost model; the hold is built the way src/replay/walk.rs
 // `Lane::gate` builds the replay's. This file only names the messages
