@@ -305,7 +305,7 @@ for (const release of RELEASES) {
   });
 }
 
-test(`pi ${PI_PKG.version}: gate settings that are wrong are named with their file, and the gate stays off`, { skip, timeout: 300_000 }, () => {
+test(`pi ${PI_PKG.version}: gate settings that are wrong are named with their file, and the gate stays off; without the addon it says it does not run`, { skip, timeout: 300_000 }, () => {
   const agent = installAgent('2.9.1');
   const alone = piRun(agent, { packages: ['npm:pi-condense'], prompts: PROMPTS.slice(0, 2) });
   const wrong = piRun(agent, { packages: FILTERED, extra: { condenseNative: { gate: { enabled: true, horizon: -1 } } }, prompts: PROMPTS.slice(0, 2) });
@@ -313,6 +313,10 @@ test(`pi ${PI_PKG.version}: gate settings that are wrong are named with their fi
   assert.equal(wrong.warnings.length, 1, JSON.stringify(wrong.warnings));
   assert.match(wrong.warnings[0], /^condense-native: "condenseNative": \{ "gate": \{"enabled":true,"horizon":-1\} \} in .+settings\.json: condenseNative\.gate\.horizon must be 'auto' or a finite number of calls >= 0; the gate is off$/);
   assert.ok(wrong.renders.every((r) => r.gate === undefined));
+  // On, with condense-native switched off: the status says it does not run.
+  const off = piRun(agent, { packages: FILTERED, envExtra: { CONDENSE_NATIVE: 'off' }, extra: { condenseNative: { gate: { enabled: true } } }, prompts: [PROMPTS[0], '/condense-native'] });
+  assert.ok(off.renders.every((r) => r.engine === 'pi-condense' && r.gate === undefined));
+  assert.match(off.statuses[0], /; the gate \(on in .+settings\.json\) does not run: it needs condense-native's render(;|$)/);
 });
 
 test(`pi ${PI_PKG.version}: a pi-condense release condense-native does not know runs as it always does, after a warning`, { skip, timeout: 300_000 }, () => {

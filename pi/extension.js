@@ -337,6 +337,7 @@ module.exports = async function condenseNative(pi) {
   const toStderr = /^(1|on|true|yes|stderr)$/i.test(String(process.env.CONDENSE_NATIVE_STATUS || '').trim());
 
   const found = locatePiCondense(cwd, agentDir);
+  const gateWanted = ((g) => (g && g.settings && g.settings.enabled === true ? g : null))(gateSettingsOf(cwd, agentDir));
   const twice = ownEntryLoaded(cwd, agentDir);
   if (found.dir) status.version = found.version;
   if (twice) {
@@ -455,6 +456,7 @@ module.exports = async function condenseNative(pi) {
       parts.push(`below ${status.minMessages} messages, and for the first render after a session opens, pi-condense's own render (faster there)`);
     }
     if (status.gate) parts.push(describeGate(status));
+    else if (gateWanted && status.engine !== 'condense-native') parts.push(`the gate (on in ${gateWanted.file}) does not run: it needs condense-native's render`);
     if (status.lastMs !== null) {
       const by = status.engine === 'condense-native' ? (status.lastPath === 'native' ? ' on the addon' : " on pi-condense's own") : '';
       parts.push(`last render ${status.lastMs.toFixed(2)} ms${by}, median ${median(status.times).toFixed(2)} ms over ${status.renders} renders`);
