@@ -28,6 +28,28 @@ function dataFolder() {
   return null;
 }
 
+/**
+ * One pi-ai model object (a catalog file's, or pi's `ctx.model`) as the
+ * catalog the native side reads: `{ "provider/id": entry }`, or `{}` when it
+ * names no provider, id or cost.
+ */
+function catalogOf(m) {
+  if (!m || typeof m.id !== 'string' || typeof m.provider !== 'string' || !m.cost) return {};
+  return {
+    [`${m.provider}/${m.id}`]: {
+      api: m.api,
+      input: m.cost.input,
+      output: m.cost.output,
+      cacheRead: m.cost.cacheRead,
+      cacheWrite: m.cost.cacheWrite,
+      ...(m.cost.tiers ? { tiers: m.cost.tiers } : {}),
+      images: Array.isArray(m.input) ? m.input.includes('image') : true,
+      effort: m.compat?.supportsMidConvoEffort === true,
+      ...(typeof m.contextWindow === 'number' ? { contextWindow: m.contextWindow } : {}),
+    },
+  };
+}
+
 /** The catalog object the native replay takes (empty when pi-ai is absent). */
 function loadCatalog() {
   if (cached !== undefined) return cached;
@@ -42,20 +64,7 @@ function loadCatalog() {
         continue;
       }
       for (const byId of Object.values(data)) {
-        for (const m of Object.values(byId ?? {})) {
-          if (!m || typeof m.id !== 'string' || typeof m.provider !== 'string' || !m.cost) continue;
-          out[`${m.provider}/${m.id}`] = {
-            api: m.api,
-            input: m.cost.input,
-            output: m.cost.output,
-            cacheRead: m.cost.cacheRead,
-            cacheWrite: m.cost.cacheWrite,
-            ...(m.cost.tiers ? { tiers: m.cost.tiers } : {}),
-            images: Array.isArray(m.input) ? m.input.includes('image') : true,
-            effort: m.compat?.supportsMidConvoEffort === true,
-            ...(typeof m.contextWindow === 'number' ? { contextWindow: m.contextWindow } : {}),
-          };
-        }
+        for (const m of Object.values(byId ?? {})) Object.assign(out, catalogOf(m));
       }
     }
   }
@@ -63,4 +72,4 @@ function loadCatalog() {
   return out;
 }
 
-module.exports = { loadCatalog };
+module.exports = { loadCatalog, catalogOf };

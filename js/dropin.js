@@ -10,7 +10,7 @@
 
 const { Conversation } = require('./conversation.js');
 const { argumentError, checkArray } = require('./args.js');
-const { OP, build } = require('./applier.js');
+const { build, inputOf } = require('./applier.js');
 
 const pureDialects = { v24: require('./pure/v2.4.js'), v29: require('./pure/v2.9.js') };
 
@@ -135,14 +135,15 @@ function makeDropIns(native, pure) {
 
   /**
    * The drop-in's last render for `indexer` slot by slot, for pi's gate
-   * (pi/gate.js): `{ conversation, from, order, fresh, sourceOf, message }`.
+   * (pi/gate.js): `{ conversation, from, order, fresh, slice, sourceOf,
+   * message }`.
    * `from`: the first input message the render read afresh (those before it
    * are the previous render's); `order`: each output slot's input index
    * (>= 0) or edit (-id - 1), null when the render is the input itself;
    * `fresh`: the ids of the edits no render before it sent; `slice`: the
    * messages it read afresh as JSON (`{ from, text }`, null when it read
-   * none or read them in parts); `sourceOf(id)`:
-   * the input index an edit rewrites (-1 for a chain block);
+   * none or read them in parts); `sourceOf(id)`: the input index an edit
+   * rewrites (-1 for a chain block);
    * `message(id, messages)`: edit `id` built on `messages`, as the render
    * built it. Null before a native render.
    */
@@ -155,10 +156,10 @@ function makeDropIns(native, pure) {
       from: conv.lastFrom,
       order: conv.lastOrder,
       fresh: conv.lastFresh,
-      slice: conv.lastSlice ?? null,
+      slice: conv.lastSlice,
       sourceOf: (id) => {
         const desc = edits.get(id);
-        return desc !== undefined && desc[0] !== OP.INSERT ? desc[1] : -1;
+        return desc === undefined ? -1 : inputOf(desc);
       },
       message: (id, messages) => build(edits.get(id), messages),
     };

@@ -262,12 +262,11 @@ function activeToolsText(pi) {
 }
 
 /**
- * The cache-aware gate (pi/gate.js) when `"condenseNative": { "gate": {
- * "enabled": true } }` is set, else null. Settings that are wrong are
+ * The cache-aware gate (pi/gate.js) of the settings `found` (pi/locate.js
+ * `gateSettingsOf`) when they are `enabled`, else null. Settings that are wrong are
  * named in a warning with their file, and the gate stays off.
  */
-function makeGate(cwd, agentDir, warn) {
-  const found = gateSettingsOf(cwd, agentDir);
+function makeGate(found, enabled, warn) {
   if (found === null) return null;
   let gate;
   try {
@@ -276,7 +275,7 @@ function makeGate(cwd, agentDir, warn) {
     warn(`"condenseNative": { "gate": ${JSON.stringify(found.settings)} } in ${found.file}: ${err.message}; the gate is off`);
     return null;
   }
-  return found.settings.enabled === true ? gate : null;
+  return enabled ? gate : null;
 }
 
 /**
@@ -337,7 +336,8 @@ module.exports = async function condenseNative(pi) {
   const toStderr = /^(1|on|true|yes|stderr)$/i.test(String(process.env.CONDENSE_NATIVE_STATUS || '').trim());
 
   const found = locatePiCondense(cwd, agentDir);
-  const gateWanted = ((g) => (g && g.settings && g.settings.enabled === true ? g : null))(gateSettingsOf(cwd, agentDir));
+  const gateFound = gateSettingsOf(cwd, agentDir);
+  const gateWanted = gateFound !== null && gateFound.settings && gateFound.settings.enabled === true;
   const twice = ownEntryLoaded(cwd, agentDir);
   if (found.dir) status.version = found.version;
   if (twice) {
@@ -388,7 +388,7 @@ module.exports = async function condenseNative(pi) {
         const api = ownRequire('../index.js');
         if (api.backend !== 'native') throw new Error(`no native binary loaded for ${process.platform}-${process.arch}`);
         const dropIn = ownRequire(line === '2.4' ? '../js/pi-condense-2.4.js' : '../js/pi-condense-2.9.js');
-        const gate = makeGate(cwd, agentDir, warn);
+        const gate = makeGate(gateFound, gateWanted, warn);
         const router = makeRouter({ dropIn, ownRender, line, status, env: process.env, always: gate !== null });
         // A render the addon refuses is rendered by pi-condense's own
         // function from then on, after one warning.
@@ -456,7 +456,7 @@ module.exports = async function condenseNative(pi) {
       parts.push(`below ${status.minMessages} messages, and for the first render after a session opens, pi-condense's own render (faster there)`);
     }
     if (status.gate) parts.push(describeGate(status));
-    else if (gateWanted && status.engine !== 'condense-native') parts.push(`the gate (on in ${gateWanted.file}) does not run: it needs condense-native's render`);
+    else if (gateWanted && status.engine !== 'condense-native') parts.push(`the gate (on in ${gateFound.file}) does not run: it needs condense-native's render`);
     if (status.lastMs !== null) {
       const by = status.engine === 'condense-native' ? (status.lastPath === 'native' ? ' on the addon' : " on pi-condense's own") : '';
       parts.push(`last render ${status.lastMs.toFixed(2)} ms${by}, median ${median(status.times).toFixed(2)} ms over ${status.renders} renders`);

@@ -17,6 +17,34 @@
 // (the native side), and when pi's messages are not an append of the
 // previous call's.
 
+const { catalogOf } = require('../js/catalog.js');
+
+// A run of slots in a buffer of its own, doubled when full, so a call
+// allocates none.
+class Slots {
+  constructor() {
+    this.buffer = new Int32Array(64);
+    this.length = 0;
+  }
+
+  /** Appends `more` (an array or typed array of slots). */
+  append(more) {
+    const total = this.length + more.length;
+    if (this.buffer.length < total) {
+      const grown = new Int32Array(total * 2);
+      grown.set(this.buffer.subarray(0, this.length));
+      this.buffer = grown;
+    }
+    this.buffer.set(more, this.length);
+    this.length = total;
+  }
+
+  /** The slots, as a view. */
+  view() {
+    return this.buffer.subarray(0, this.length);
+  }
+}
+
 class PiGate {
   /**
    * @param binding the addon (its NativeGate and checkGateSettings)
@@ -33,9 +61,7 @@ class PiGate {
     this.coldNext = true;
     this.conversation = null;
     this.sent = null; // the messages of the last request, and their slots
-    this.sentSlots = null;
-    this.sentLength = 0;
-    this.sentOwned = false;
+    this.sentSlots = new Slots();
     this.inputs = 0; // pi's messages at the last call
     this.model = null;
     this.modelName = null;
@@ -44,7 +70,7 @@ class PiGate {
     this.tools = '[]';
     this.last = null; // the last decision
     this.passed = { model: null, system: null, tools: null }; // what the native side has
-    this.slots = new Int32Array(0);
+    this.callSlots = new Slots(); // a call's tail and new edit slots
     // Each reason's name and what it sends, by the number decide returns.
     this.reasons = binding.NativeGate.reasons().map((r) => Object.freeze({ reason: r.name, sent: r.sent }));
   }
@@ -65,7 +91,7 @@ class PiGate {
       if (name !== this.modelName) this.coldNext = true;
       this.model = model;
       this.modelName = name;
-      this.modelText = JSON.stringify(model ?? null);
+      this.modelText = JSON.stringify({ model: model ?? null, catalog: catalogOf(model) });
     }
     if (typeof system === 'string') this.system = system;
     if (typeof tools === 'string') this.tools = tools;
@@ -81,16 +107,11 @@ class PiGate {
     const n = messages.length;
     const order = render.order ?? identity(n);
     const out = render.order === null ? messages : result.messages;
-    const cold =
-      this.coldNext || this.sent === null || render.conversation !== this.conversation || render.from < this.inputs || n < this.inputs;
-    // One slot buffer per call: the hold's tail, then the edits new to the
-    // native side.
+    // Cold: the first call, after cool(), another conversation, or
+    // messages that are not an append of the previous call's (the drop-in
+    // read one again before that call's length).
+    const cold = this.coldNext || render.conversation !== this.conversation || render.from < this.inputs;
     const tail = cold ? null : this.tail(messages, order, out, render.sourceOf);
-    const room = 2 * (n + order.length) + 64; // tail <= outputs + appended inputs; fresh <= inputs + edits
-    const slots = (this.slots = this.slots.length >= room ? this.slots : new Int32Array(room * 2));
-    let used = 0;
-    if (tail !== null) for (const v of tail.slots) slots[used++] = v;
-    const tailLength = used;
     // The inputs new to the native side (from the previous call's length,
     // as the drop-in's sync already wrote them when it did), then the
     // edits.
@@ -98,12 +119,13 @@ class PiGate {
     const slice = render.slice;
     const inputsJson =
       slice !== null && slice.from === firstInput && render.from === firstInput ? slice.text : JSON.stringify(firstInput === 0 ? messages : messages.slice(firstInput));
+    const editSlots = [];
     const edits = [];
     if (cold) {
       // Every edit of the render.
       for (let i = 0; i < order.length; i++) {
         if (order[i] < 0) {
-          slots[used++] = order[i];
+          editSlots.push(order[i]);
           edits.push(out[i]);
         }
       }
@@ -111,10 +133,14 @@ class PiGate {
       // The edits the drop-in sent for the first time (every render is the
       // gate's while it is on, so the others are the gate's already).
       for (const id of render.fresh) {
-        slots[used++] = -id - 1;
+        editSlots.push(-id - 1);
         edits.push(render.message(id, messages));
       }
     }
+    const slots = this.callSlots;
+    slots.length = 0;
+    if (tail !== null) slots.append(tail.slots);
+    slots.append(editSlots);
     // The model, system and tools cross when they change.
     const passed = this.passed;
     const code = this.native.decide(
@@ -123,10 +149,10 @@ class PiGate {
       passed.model === this.modelText ? null : (passed.model = this.modelText),
       passed.system === this.system ? null : (passed.system = this.system),
       passed.tools === this.tools ? null : (passed.tools = this.tools),
-      cold ? null : lastUsage(messages, this.inputs),
-      order instanceof Int32Array ? order : Int32Array.from(order),
-      slots.subarray(0, used),
-      tailLength,
+      cold ? null : answerUsage(messages, this.inputs),
+      order,
+      slots.view(),
+      tail === null ? 0 : tail.slots.length,
       firstInput,
       inputsJson,
       JSON.stringify(edits),
@@ -138,9 +164,8 @@ class PiGate {
     this.last = decision;
     if (decision.sent === 'apply') {
       this.sent = out;
-      this.sentSlots = order;
-      this.sentLength = order.length;
-      this.sentOwned = false;
+      this.sentSlots.length = 0;
+      this.sentSlots.append(order);
       return result;
     }
     return { ...result, messages: this.hold(messages, order, out, tail), pruned: true };
@@ -154,25 +179,16 @@ class PiGate {
    * release's own messages.
    */
   hold(messages, order, out, tail) {
-    const length = this.sentLength;
-    let slots = this.sentSlots;
+    const sent = this.sentSlots;
+    const length = sent.length;
+    const slots = sent.buffer;
     const same = this.native.common;
     const held = out.slice(0, same);
     held.length = length + tail.slots.length;
     for (let i = same; i < length; i++) held[i] = slots[i] >= 0 ? messages[slots[i]] : this.sent[i];
     for (let i = 0; i < tail.slots.length; i++) held[length + i] = tail.messages[i];
-    // The slots grow in place (a buffer of their own, doubled when full).
-    const total = length + tail.slots.length;
-    if (!this.sentOwned || slots.length < total) {
-      const grown = new Int32Array(Math.max(64, total * 2));
-      grown.set(slots.subarray(0, length));
-      slots = grown;
-    }
-    slots.set(tail.slots, length);
+    sent.append(tail.slots);
     this.sent = held;
-    this.sentSlots = slots;
-    this.sentLength = total;
-    this.sentOwned = true;
     return held;
   }
 
@@ -223,11 +239,6 @@ class PiGate {
   totals() {
     return this.native.totals;
   }
-
-  /** What the latest warm call quoted (null after a cold one). */
-  quote() {
-    return this.native.quote;
-  }
 }
 
 // 0, 1, ... n - 1: the slots of a render that is the input itself (kept
@@ -242,17 +253,15 @@ function identity(n) {
 }
 
 /**
- * The prompt tokens pi recorded for the previous request: the usage of the
- * first assistant message appended since (its answer), if any.
+ * The usage pi recorded on the answer to the previous request (the first
+ * assistant message appended since that has one), as JSON text; null when
+ * there is none.
+ * The native side reads it as the replay reads a session's.
  */
-function lastUsage(messages, from) {
+function answerUsage(messages, from) {
   for (let i = from; i < messages.length; i++) {
     const m = messages[i];
-    if (m && m.role === 'assistant' && m.usage && typeof m.usage === 'object') {
-      const u = m.usage;
-      const total = (Number(u.input) || 0) + (Number(u.cacheRead) || 0) + (Number(u.cacheWrite) || 0);
-      return total > 0 ? total : null;
-    }
+    if (m && m.role === 'assistant' && m.usage && typeof m.usage === 'object') return JSON.stringify(m.usage);
   }
   return null;
 }

@@ -3,7 +3,7 @@
 //! JS side names each message by a slot (pi-condense's drop-in: an input
 //! index, or an edit id as the render's order spells it, negative) and
 //! sends a slot's JSON once; each call crosses as typed arrays of slots and
-//! one JSON text of the messages new to the gate.
+//! JSON texts of what is new to the gate.
 
 use napi::bindgen_prelude::Int32ArraySlice;
 use napi::Env;
@@ -18,19 +18,6 @@ use crate::replay::live::{LiveCall, LiveGate};
 #[napi]
 pub struct NativeGate {
     inner: LiveGate,
-    quote: Option<NativeGateQuote>,
-}
-
-/// What the gate read to decide at its latest warm call.
-#[napi(object)]
-#[derive(Clone, Copy)]
-pub struct NativeGateQuote {
-    /// USD of sending each candidate now, and their prompt tokens.
-    pub apply_usd: f64,
-    pub hold_usd: f64,
-    pub apply_tokens: f64,
-    pub hold_tokens: f64,
-    pub horizon: f64,
 }
 
 /// One of the gate's reasons.
@@ -73,25 +60,31 @@ impl NativeGate {
             .map_err(|e| js_error(&env, e))?;
         Ok(NativeGate {
             inner: LiveGate::new(s, long),
-            quote: None,
         })
     }
 
     /// The gate's choice at one call, as the index of its reason in
-    /// `NativeGate.reasons()`. `now`: when the request goes out (ms);
-    /// `cold`: by what pi says (first call, session opened, branch,
-    /// compaction, another model, not an append); `model` (pi-ai's model
-    /// object), `system` and `tools` (JSON text of the active tools) as
-    /// text, each null when unchanged since the previous call; `usage`: the
-    /// prompt tokens pi recorded for the previous request, if known;
-    /// `release`: the release's render, slot by slot; `slots`: the `tail`
-    /// slots a hold appends, then the edit slots new to the gate, whose
-    /// messages `edits_json` holds (a JSON array); `inputs_json`: the input
-    /// messages from index `inputs_from` on (a JSON array), new to the
-    /// gate. Costs the conversion of
-    /// the fresh messages, both requests brought up to date from the first
-    /// message that changed, and two cache lookups: what changed, not the
-    /// conversation.
+    /// `NativeGate.reasons()`.
+    ///
+    /// - `now`: when the request goes out (ms);
+    /// - `cold`: by what pi says (first call, session opened, branch,
+    ///   compaction, another model, not an append);
+    /// - `model`: `{model, catalog}` (pi-ai's model object and its prices as
+    ///   `js/catalog.js` `catalogOf` gives them), `system` (the system
+    ///   prompt), `tools` (the active tools' definitions): JSON text, each
+    ///   null when unchanged since the previous call;
+    /// - `usage`: JSON text of the usage pi recorded on the answer to the
+    ///   previous request, if any;
+    /// - `release`: the release's render, slot by slot;
+    /// - `slots`: the first `tail` of them are the slots a hold appends, the
+    ///   rest the edit slots new to the gate, whose messages `edits_json`
+    ///   holds (a JSON array);
+    /// - `inputs_json`: the input messages from index `inputs_from` on (a
+    ///   JSON array), new to the gate.
+    ///
+    /// Costs the conversion of the new messages, both requests brought up to
+    /// date from the first message that changed, and two cache lookups: what
+    /// changed, not the conversation.
     #[napi(catch_unwind)]
     #[allow(clippy::too_many_arguments)]
     pub fn decide(
@@ -102,7 +95,7 @@ impl NativeGate {
         model: Option<String>,
         system: Option<String>,
         tools: Option<String>,
-        usage: Option<f64>,
+        usage: Option<String>,
         release: Int32ArraySlice<'_>,
         slots: Int32ArraySlice<'_>,
         tail: u32,
@@ -111,10 +104,12 @@ impl NativeGate {
         edits_json: String,
     ) -> napi::Result<u32> {
         let mut run = || -> Result<u32, PruneError> {
-            let model = match &model {
-                Some(text) => Some(parse(text.as_bytes(), "model")?),
-                None => None,
+            let read = |text: &Option<String>, what: &str| match text {
+                Some(text) => parse(text.as_bytes(), what).map(Some),
+                None => Ok(None),
             };
+            let model = read(&model, "model")?;
+            let usage = read(&usage, "usage")?;
             let tail = (tail as usize).min(slots.len());
             let (tail, edit_slots) = slots.split_at(tail);
             let array = |text: &str, what: &str| match parse(text.as_bytes(), what)? {
@@ -140,18 +135,11 @@ impl NativeGate {
                 model: model.as_ref(),
                 system: system.as_deref(),
                 tools: tools.as_deref(),
-                usage: usage.filter(|u| u.is_finite()),
+                usage: usage.as_ref(),
                 release: &release,
                 tail,
                 fresh,
             })?;
-            self.quote = d.inputs.map(|i| NativeGateQuote {
-                apply_usd: i.apply_usd,
-                hold_usd: i.hold_usd,
-                apply_tokens: i.apply_tokens,
-                hold_tokens: i.hold_tokens,
-                horizon: d.horizon,
-            });
             Ok(d.reason as u32)
         };
         run().map_err(|e| js_error(&env, e))
@@ -177,24 +165,21 @@ impl NativeGate {
         self.inner.common as u32
     }
 
-    /// What the latest warm call quoted (null after a cold one). Cheap.
-    #[napi(getter, catch_unwind)]
-    pub fn quote(&self) -> Option<NativeGateQuote> {
-        self.quote
-    }
-
     /// Applies, holds, reasons and the estimated saving so far. Cheap.
     #[napi(getter, catch_unwind)]
     pub fn totals(&self) -> NativeGateTotals {
         let t = self.inner.totals;
         let n = |r: Reason| t.reasons[r as usize];
-        NativeGateTotals {
-            applies: Reason::ALL
+        let sum = |applies: bool| {
+            Reason::ALL
                 .iter()
-                .filter(|r| r.applies())
+                .filter(|r| r.applies() == applies)
                 .map(|&r| n(r))
-                .sum(),
-            holds: n(Reason::Waits),
+                .sum()
+        };
+        NativeGateTotals {
+            applies: sum(true),
+            holds: sum(false),
             cold: n(Reason::Cold),
             budget: n(Reason::Budget),
             pays: n(Reason::Pays),

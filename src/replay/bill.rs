@@ -6,6 +6,7 @@
 //! (`prefix.rs`); `pricer.rs` runs either over a policy's calls, and a
 //! call's cause is `cause.rs`'s.
 
+use super::cache::Outcome;
 use super::catalog::{ModelEntry, Rates, DEFAULT_RATES};
 use super::prefix::{PrefixRule, PrefixSums};
 
@@ -120,6 +121,41 @@ pub fn price(
         rates.cache_write
     };
     (input * rates.input + read * rates.cache_read + write * write_rate) / 1e6
+}
+
+/// A model's prices as one call reads them: its catalog entry (None: the
+/// defaults), tokens per character, pi's long retention and whether writes
+/// cost the write rate. The replay's pricer and pi's live gate bill
+/// through it.
+#[derive(Debug, Clone, Copy)]
+pub struct Tariff<'a> {
+    pub entry: Option<&'a ModelEntry>,
+    pub tokens_per_char: f64,
+    pub long: bool,
+    pub premium: bool,
+}
+
+impl Tariff<'_> {
+    /// The bill of `tokens` (input, read, write).
+    pub fn bill(&self, tokens: (f64, f64, f64)) -> CallBill {
+        let (input, read, write) = tokens;
+        CallBill {
+            input_tokens: input,
+            cache_read_tokens: read,
+            cache_write_tokens: write,
+            cost_usd: price(self.entry, input, read, write, self.long, self.premium),
+        }
+    }
+
+    /// The bill of a provider cache outcome (characters).
+    pub fn outcome(&self, o: &Outcome) -> CallBill {
+        let tpc = self.tokens_per_char;
+        self.bill((
+            o.input_chars as f64 * tpc,
+            o.read_chars as f64 * tpc,
+            o.write_chars as f64 * tpc,
+        ))
+    }
 }
 
 /// One line of a policy's causes table.

@@ -27,7 +27,21 @@ pub struct Usage {
 impl Usage {
     fn of(v: Option<Value<'_>>) -> Option<Usage> {
         let v = v?;
-        let n = |k: &str| v.get(k).and_then(|x| x.number()).filter(|x| x.is_finite());
+        Usage::read(|k| v.get(k).and_then(|x| x.number()))
+    }
+
+    /// From a usage object as a value (pi's live gate reads the answer's).
+    pub fn from_json(v: &Json) -> Option<Usage> {
+        Usage::read(|k| match v.get(k) {
+            Some(Json::Num(n)) => Some(*n),
+            _ => None,
+        })
+    }
+
+    /// The fields as `number` reads them: `input` is required, the cache
+    /// counts default to 0, and a number that is not finite is absent.
+    fn read(number: impl Fn(&str) -> Option<f64>) -> Option<Usage> {
+        let n = |k: &str| number(k).filter(|x| x.is_finite());
         Some(Usage {
             input: n("input")?,
             cache_read: n("cacheRead").unwrap_or(0.0),

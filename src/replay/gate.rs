@@ -23,7 +23,10 @@
 //!
 //! Only what is known at the call decides: no look-ahead.
 
+use super::bill::{CallBill, Tariff};
 use super::cache::Outcome;
+use super::catalog::DEFAULT_CONTEXT_WINDOW;
+use super::request::Request;
 use crate::error::{PruneError, Result};
 use crate::json::Json;
 
@@ -238,17 +241,31 @@ pub struct Quoted {
     pub tokens: f64,
 }
 
+impl Quoted {
+    /// `request`, whose sending would read and write `outcome` and cost
+    /// `bill`, at `tokens_per_char`.
+    pub fn of(request: &Request, outcome: Outcome, bill: CallBill, tokens_per_char: f64) -> Self {
+        Quoted {
+            outcome,
+            preamble: request.preamble,
+            usd: bill.cost_usd,
+            tokens: request.total_chars as f64 * tokens_per_char,
+        }
+    }
+}
+
 /// The rule's inputs at a warm call from the quotes of the hold and of the
-/// release's render (None: it is the hold), for the replay's pricer and
-/// pi's live gate alike.
+/// release's render (None: it is the hold) on the model's `tariff`, for
+/// the replay's pricer and pi's live gate alike.
 pub fn warm_inputs(
     hold: &Quoted,
     apply: Option<&Quoted>,
-    read_usd_per_token: f64,
+    tariff: &Tariff<'_>,
     held_usd: f64,
     learned_horizon: f64,
-    context_window: f64,
 ) -> GateInputs {
+    let read_tokens = hold.tokens.max(1.0);
+    let read = tariff.bill((0.0, read_tokens, 0.0)).cost_usd;
     let apply = apply.unwrap_or(hold);
     GateInputs {
         cold_context: false,
@@ -258,10 +275,13 @@ pub fn warm_inputs(
         hold_usd: hold.usd,
         apply_tokens: apply.tokens,
         hold_tokens: hold.tokens,
-        read_usd_per_token,
+        read_usd_per_token: read / read_tokens,
         held_usd,
         learned_horizon,
-        context_window,
+        context_window: tariff
+            .entry
+            .and_then(|e| e.context_window)
+            .unwrap_or(DEFAULT_CONTEXT_WINDOW),
     }
 }
 

@@ -14,10 +14,11 @@
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use super::bill::price;
+use super::bill::Tariff;
 use super::cache::Cache;
 use super::calibration::{Calibration, ModelFactor, SizePoint};
-use super::catalog::{rules_for, Catalog, ModelEntry, Rules, DEFAULT_CONTEXT_WINDOW};
+use super::calls::Usage;
+use super::catalog::{rules_for, Catalog, ModelEntry, Rules};
 use super::gate::{decide, warm_inputs, GateInputs, GateSettings, Horizon, Quoted, Reason};
 use super::request::{Incremental, Preamble};
 use super::wire::{convert_message, CallModel, Converted, Packed};
@@ -39,16 +40,17 @@ pub struct LiveCall<'a> {
     /// compaction, another model, a context that is not an append of the
     /// previous one.
     pub cold: bool,
-    /// pi-ai's model object (`ctx.model`: provider, api, id, input,
-    /// compat, cost, contextWindow); None: the previous call's.
+    /// `{model, catalog}`: pi-ai's model object (`ctx.model`: provider,
+    /// api, id, input, compat) and its prices as the replay's catalog
+    /// object (`js/catalog.js` `catalogOf`); None: the previous call's.
     pub model: Option<&'a Json>,
     /// The system prompt and the active tools' definitions, as text; None:
     /// the previous call's.
     pub system: Option<&'a str>,
     pub tools: Option<&'a str>,
-    /// Prompt tokens pi recorded for the previous request (input, cache
-    /// read and write), when its answer is known.
-    pub usage: Option<f64>,
+    /// The usage pi recorded on the answer to the previous request, when
+    /// it is known (read as the replay reads a session's).
+    pub usage: Option<&'a Json>,
     /// The release's render, slot by slot.
     pub release: &'a [i32],
     /// The slots a hold appends after the previous request's.
@@ -63,8 +65,6 @@ pub struct LiveDecision {
     pub reason: Reason,
     /// None at a cold call (nothing quoted).
     pub inputs: Option<GateInputs>,
-    /// The horizon the rule used.
-    pub horizon: f64,
 }
 
 /// Applies, holds and their reasons so far, and the estimate of what the
@@ -164,7 +164,8 @@ impl LiveGate {
         if cold {
             self.forget(switched);
         }
-        self.calibrate(call.usage, switched);
+        let usage = call.usage.and_then(Usage::from_json).map(|u| u.total());
+        self.calibrate(usage, switched);
         if let Some(system) = call.system {
             self.counted.system_chars = utf16_len(system.as_bytes()) as u64;
             self.counted.system_hash = xxh3_64(system.as_bytes());
@@ -198,11 +199,7 @@ impl LiveGate {
             (preamble.tools_chars + preamble.system_chars) as f64,
         ));
         self.totals.reasons[reason as usize] += 1;
-        Ok(LiveDecision {
-            reason,
-            inputs,
-            horizon: self.settings.horizon.unwrap_or(self.horizon.calls()),
-        })
+        Ok(LiveDecision { reason, inputs })
     }
 
     /// A warm call: both candidates brought up to date and quoted on the
@@ -226,46 +223,27 @@ impl LiveGate {
         brought?;
         let same = self.release.slots == self.sent.slots;
         let m = self.live();
-        let tpc = self.factor.tokens_per_char;
-        let entry = m.entry.as_ref();
+        let tariff = Tariff {
+            entry: m.entry.as_ref(),
+            tokens_per_char: self.factor.tokens_per_char,
+            long: self.long,
+            premium: m.rules.write_premium,
+        };
         let quote = |kept: &Kept| {
             let r = &kept.request.request;
-            let o = self.cache.look(r, &m.rules, tpc, call.now);
-            let usd = price(
-                entry,
-                o.input_chars as f64 * tpc,
-                o.read_chars as f64 * tpc,
-                o.write_chars as f64 * tpc,
-                self.long,
-                m.rules.write_premium,
-            );
-            Quoted {
-                outcome: o,
-                preamble: r.preamble,
-                usd,
-                tokens: r.total_chars as f64 * tpc,
-            }
+            let o = self
+                .cache
+                .look(r, &m.rules, tariff.tokens_per_char, call.now);
+            Quoted::of(r, o, tariff.outcome(&o), tariff.tokens_per_char)
         };
         let hold = quote(&self.sent);
         let apply = (!same).then(|| quote(&self.release));
-        let read_tokens = hold.tokens.max(1.0);
-        let read = price(
-            entry,
-            0.0,
-            read_tokens,
-            0.0,
-            self.long,
-            m.rules.write_premium,
-        );
         let inputs = warm_inputs(
             &hold,
             apply.as_ref(),
-            read / read_tokens,
+            &tariff,
             self.held_usd,
             self.horizon.calls(),
-            entry
-                .and_then(|e| e.context_window)
-                .unwrap_or(DEFAULT_CONTEXT_WINDOW),
         );
         let reason = decide(&inputs, &self.settings);
         if reason.applies() {
@@ -308,21 +286,24 @@ impl LiveGate {
     /// Takes pi-ai's model object; true when it is another model than the
     /// previous call's.
     fn set_model(&mut self, json: &Json) -> bool {
-        let model = CallModel::from_json(json);
+        let model = CallModel::from_json(json.get("model").unwrap_or(&Json::Null));
         let key = xxh3_64(&[&model.provider[..], b"/", &model.id[..]].concat());
         let switched = self.model.as_ref().is_none_or(|m| m.key != key);
         self.model = Some(LiveModel {
             rules: rules_for(&model, self.long),
-            entry: entry_of(json),
+            entry: json
+                .get("catalog")
+                .map(Catalog::from_json)
+                .and_then(|c| c.get(&model.provider, &model.id).cloned()),
             model,
             key,
         });
         switched
     }
 
-    /// The usage pi recorded for the previous request, against its size:
-    /// tokens per character and the preamble's tokens, refitted when a call
-    /// adds a point.
+    /// The prompt tokens pi recorded for the previous request, against its
+    /// size: tokens per character (and the preamble's tokens), fitted on
+    /// the latest answers.
     fn calibrate(&mut self, usage: Option<f64>, switched: bool) {
         let key = self.live().key;
         if switched {
@@ -371,35 +352,6 @@ impl LiveGate {
     }
 }
 
-/// pi-ai's model object read as a catalog entry (its `cost` and
-/// `contextWindow`), the shape `js/catalog.js` gives the replay.
-fn entry_of(model: &Json) -> Option<ModelEntry> {
-    let provider = model.get("provider").and_then(Json::as_text)?;
-    let id = model.get("id").and_then(Json::as_text)?;
-    let cost = model.get("cost")?;
-    let mut fields = vec![];
-    for (from, to) in [
-        ("input", "input"),
-        ("output", "output"),
-        ("cacheRead", "cacheRead"),
-        ("cacheWrite", "cacheWrite"),
-        ("tiers", "tiers"),
-    ] {
-        if let Some(v) = cost.get(from) {
-            fields.push((to.as_bytes().into(), v.clone()));
-        }
-    }
-    if let Some(w) = model.get("contextWindow") {
-        fields.push((b"contextWindow".as_slice().into(), w.clone()));
-    }
-    let name = [provider, b"/", id].concat();
-    let catalog = Catalog::from_json(&Json::Obj(vec![(
-        name.as_slice().into(),
-        Json::Obj(fields),
-    )]));
-    catalog.get(provider, id).cloned()
-}
-
 /// The first index where `a` and `b` differ (the shorter length when one
 /// is a prefix of the other).
 fn first_difference(a: &[i32], b: &[i32]) -> usize {
@@ -415,7 +367,13 @@ mod tests {
         parse_value(text.as_bytes()).unwrap()
     }
 
-    const SONNET: &str = r#"{"provider":"anthropic","api":"anthropic-messages","id":"claude-sonnet-4-5","input":["text"],"cost":{"input":3,"output":15,"cacheRead":0.3,"cacheWrite":3.75},"contextWindow":200000}"#;
+    /// `{model, catalog}` of an Anthropic model priced as Sonnet.
+    fn anthropic(id: &str, window: f64) -> Json {
+        json(&format!(
+            r#"{{"model":{{"provider":"anthropic","api":"anthropic-messages","id":"{id}","input":["text"]}},
+            "catalog":{{"anthropic/{id}":{{"input":3,"output":15,"cacheRead":0.3,"cacheWrite":3.75,"contextWindow":{window}}}}}}}"#
+        ))
+    }
 
     fn user(i: usize) -> Json {
         json(&format!(
@@ -462,7 +420,7 @@ mod tests {
 
     #[test]
     fn cold_same_hold_and_a_pause() {
-        let model = json(SONNET);
+        let model = anthropic("claude-sonnet-4-5", 200_000.0);
         let system = "You are a careful agent. ".repeat(400);
         let mut gate = LiveGate::new(GateSettings::default(), false);
         // Call 0: cold.
@@ -518,7 +476,7 @@ mod tests {
         assert_eq!(gate.sent.slots, [-1, 1, 2, 3, 4, 5, 6]);
         assert_eq!(gate.held_usd, 0.0);
         // Another model: cold, and its slots are forgotten.
-        let haiku = json(&SONNET.replace("claude-sonnet-4-5", "claude-haiku-4-5"));
+        let haiku = anthropic("claude-haiku-4-5", 200_000.0);
         let e = gate
             .decide(call(603_000.0, Some(&haiku), None, &[0], &[], vec![]))
             .unwrap_err();
@@ -537,7 +495,7 @@ mod tests {
         let system = "You are a careful agent. ".repeat(400);
         let stub = json(r#"{"role":"user","content":"stub","timestamp":0}"#);
         let run = |settings: GateSettings, window: f64| {
-            let model = json(&SONNET.replace("200000", &window.to_string()));
+            let model = anthropic("claude-sonnet-4-5", window);
             let mut gate = LiveGate::new(settings, false);
             first_call(&mut gate, &model, &system);
             gate.decide(call(
@@ -559,5 +517,33 @@ mod tests {
         };
         assert_eq!(run(long, 200_000.0), Reason::Pays);
         assert_eq!(run(d, 1_000.0), Reason::Budget);
+    }
+
+    #[test]
+    fn the_answers_usage_calibrates_tokens_per_character() {
+        let model = anthropic("claude-sonnet-4-5", 200_000.0);
+        let system = "You are a careful agent. ".repeat(400);
+        let mut gate = LiveGate::new(GateSettings::default(), false);
+        first_call(&mut gate, &model, &system);
+        assert_eq!(gate.factor.tokens_per_char, 0.25);
+        let (messages, preamble) = gate.last_sizes.unwrap();
+        // The answer says the request took a token per two characters; a
+        // usage without `input` is no usage, as in a session file.
+        for (usage, want) in [
+            (r#"{"cacheRead":9}"#, 0.25),
+            (
+                &*format!(
+                    r#"{{"input":{},"cacheWrite":0}}"#,
+                    (messages + preamble) / 2.0
+                ),
+                0.5,
+            ),
+        ] {
+            let usage = json(usage);
+            let mut next = call(1_000.0, None, None, &[0, 1, 2, 3], &[], vec![]);
+            next.usage = Some(&usage);
+            gate.decide(next).unwrap();
+            assert_eq!(gate.factor.tokens_per_char, want);
+        }
     }
 }

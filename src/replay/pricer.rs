@@ -12,11 +12,11 @@
 //! model given the cache as it stands, changing nothing; [`Pricer::gate`]
 //! quotes the gate's two candidates with it (`gate.rs`).
 
-use super::bill::{classify, price, BillTotals, CacheModel, CallBill, CallClass, Reads};
+use super::bill::{classify, BillTotals, CacheModel, CallBill, CallClass, Reads, Tariff};
 use super::cache::{Cache, Outcome};
 use super::calibration::{Calibration, SizePoint};
 use super::calls::CallMeta;
-use super::catalog::{rules_for, Catalog, Family, Rules, DEFAULT_CONTEXT_WINDOW};
+use super::catalog::{rules_for, Catalog, Family, Rules};
 use super::cause::{decide, Change, Rewrite, Seen};
 use super::digest::Digest;
 use super::gate::{warm_inputs, GateInputs, Quoted};
@@ -181,34 +181,25 @@ impl<'a> Pricer<'a> {
         self.calibration.factor(meta.model_key).sized(meta.preamble)
     }
 
-    /// The bill of tokens (input, read, write) on `model`'s rates.
-    fn bill(&self, model_of: usize, tokens: (f64, f64, f64), premium: bool) -> CallBill {
-        let model = &self.meta[model_of].model;
-        let (input, read, write) = tokens;
-        CallBill {
-            input_tokens: input,
-            cache_read_tokens: read,
-            cache_write_tokens: write,
-            cost_usd: price(
-                self.catalog.get(&model.provider, &model.id),
-                input,
-                read,
-                write,
-                self.long,
-                premium,
-            ),
+    /// Call `k`'s model's prices, writes at the write rate or not.
+    fn tariff(&self, k: usize, premium: bool) -> Tariff<'_> {
+        let meta = &self.meta[k];
+        Tariff {
+            entry: self.catalog.get(&meta.model.provider, &meta.model.id),
+            tokens_per_char: self.tokens_per_char(meta.model_key),
+            long: self.long,
+            premium,
         }
+    }
+
+    /// The bill of tokens (input, read, write) on call `model_of`'s rates.
+    fn bill(&self, model_of: usize, tokens: (f64, f64, f64), premium: bool) -> CallBill {
+        self.tariff(model_of, premium).bill(tokens)
     }
 
     /// The bill of a provider cache outcome for call `k`'s model.
     fn outcome_bill(&self, k: usize, o: &Outcome, rules: &Rules) -> CallBill {
-        let tpc = self.tokens_per_char(self.meta[k].model_key);
-        let tokens = (
-            o.input_chars as f64 * tpc,
-            o.read_chars as f64 * tpc,
-            o.write_chars as f64 * tpc,
-        );
-        self.bill(k, tokens, rules.write_premium)
+        self.tariff(k, rules.write_premium).outcome(o)
     }
 
     /// What sending `request` on call `k`'s model at `now` would read,
@@ -245,9 +236,7 @@ impl<'a> Pricer<'a> {
         learned_horizon: f64,
     ) -> GateInputs {
         self.warm(k);
-        let key = self.meta[k].model_key;
         let rules = rules_for(&self.meta[k].model, self.long);
-        let tpc = self.tokens_per_char(key);
         let preamble = self.preamble(k);
         let same = apply.len() == sent.len() + appended.len()
             && apply[..sent.len()] == *sent
@@ -258,31 +247,14 @@ impl<'a> Pricer<'a> {
         p.draft = (!same).then(|| p.requests.draft(previous, k, apply, &preamble, &rules));
         p.requests.append(k, sent, appended, &preamble, &rules);
         let p = self.provider();
-        let hold_request = p.requests.request();
+        let tariff = self.tariff(k, rules.write_premium);
         let quote = |r: &Request| match self.quote(k, r, now) {
-            Some((outcome, bill)) => Quoted {
-                outcome,
-                preamble: r.preamble,
-                usd: bill.cost_usd,
-                tokens: r.total_chars as f64 * tpc,
-            },
+            Some((outcome, bill)) => Quoted::of(r, outcome, bill, tariff.tokens_per_char),
             None => unreachable!("the provider model quotes"),
         };
-        let hold = quote(hold_request);
+        let hold = quote(p.requests.request());
         let apply = p.draft.as_ref().map(|d| quote(d.request()));
-        let model = &self.meta[k].model;
-        let entry = self.catalog.get(&model.provider, &model.id);
-        let read = self.bill(k, (0.0, hold.tokens.max(1.0), 0.0), rules.write_premium);
-        warm_inputs(
-            &hold,
-            apply.as_ref(),
-            read.cost_usd / hold.tokens.max(1.0),
-            held_usd,
-            learned_horizon,
-            entry
-                .and_then(|e| e.context_window)
-                .unwrap_or(DEFAULT_CONTEXT_WINDOW),
-        )
+        warm_inputs(&hold, apply.as_ref(), &tariff, held_usd, learned_horizon)
     }
 
     /// The gate's decision at the call [`Pricer::gate`] quoted: `apply`
