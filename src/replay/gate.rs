@@ -70,14 +70,37 @@ impl Horizon {
         self.rewrites += u32::from(rewrote);
     }
 
-    /// Back to nothing known (a cold start: another model, a compaction).
-    pub fn reset(&mut self) {
-        *self = Horizon::default();
-    }
-
     /// The expected calls until the release rewrites again.
     pub fn calls(&self) -> f64 {
         f64::from(self.calls) / f64::from(self.rewrites + 1)
+    }
+}
+
+/// What a gated conversation carries from one call to the next (a replay
+/// lane's and pi's live gate alike): the horizon learned so far, and what
+/// the holds since the last apply have cost in extra reads.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Carried {
+    pub horizon: Horizon,
+    pub held_usd: f64,
+}
+
+impl Carried {
+    /// A cold call: nothing is carried on.
+    pub fn cold(&mut self) {
+        *self = Carried::default();
+    }
+
+    /// The outcome of a quoted call: an apply starts the holds' count
+    /// again; a hold adds its extra reads, which are returned.
+    pub fn settle(&mut self, reason: Reason, inputs: &GateInputs) -> f64 {
+        if reason.applies() {
+            self.held_usd = 0.0;
+            return 0.0;
+        }
+        let extra = (inputs.hold_tokens - inputs.apply_tokens).max(0.0) * inputs.read_usd_per_token;
+        self.held_usd += extra;
+        extra
     }
 }
 
@@ -261,8 +284,7 @@ pub fn warm_inputs(
     hold: &Quoted,
     apply: Option<&Quoted>,
     tariff: &Tariff<'_>,
-    held_usd: f64,
-    learned_horizon: f64,
+    carried: &Carried,
 ) -> GateInputs {
     let read_tokens = hold.tokens.max(1.0);
     let read = tariff.bill((0.0, read_tokens, 0.0)).cost_usd;
@@ -276,8 +298,8 @@ pub fn warm_inputs(
         apply_tokens: apply.tokens,
         hold_tokens: hold.tokens,
         read_usd_per_token: read / read_tokens,
-        held_usd,
-        learned_horizon,
+        held_usd: carried.held_usd,
+        learned_horizon: carried.horizon.calls(),
         context_window: tariff
             .entry
             .and_then(|e| e.context_window)
@@ -400,7 +422,7 @@ mod tests {
         }
         // 12 calls, 3 rewrites (and the one to come).
         assert_eq!(h.calls(), 3.0);
-        h.reset();
+        let mut h = Horizon::default();
         h.observe(false);
         assert_eq!(h.calls(), 1.0);
     }

@@ -19,7 +19,7 @@ use super::cache::Cache;
 use super::calibration::{Calibration, ModelFactor, SizePoint};
 use super::calls::Usage;
 use super::catalog::{rules_for, Catalog, ModelEntry, Rules};
-use super::gate::{decide, warm_inputs, GateInputs, GateSettings, Horizon, Quoted, Reason};
+use super::gate::{decide, warm_inputs, Carried, GateInputs, GateSettings, Quoted, Reason};
 use super::request::{Incremental, Preamble};
 use super::wire::{convert_message, CallModel, Converted, Packed};
 use crate::error::{PruneError, Result};
@@ -100,8 +100,7 @@ pub struct LiveGate {
     settings: GateSettings,
     /// pi's long cache retention (`PI_CACHE_RETENTION=long`).
     long: bool,
-    horizon: Horizon,
-    held_usd: f64,
+    carried: Carried,
     model: Option<LiveModel>,
     /// The tools and system as counted, and as the calibration sizes them.
     counted: Preamble,
@@ -130,8 +129,7 @@ impl LiveGate {
         LiveGate {
             settings,
             long,
-            horizon: Horizon::default(),
-            held_usd: 0.0,
+            carried: Carried::default(),
             model: None,
             counted: Preamble::default(),
             factor: Calibration::default().factor(0),
@@ -181,8 +179,7 @@ impl LiveGate {
         }
         let preamble = self.factor.sized(self.counted);
         let (reason, inputs) = if cold {
-            self.horizon.reset();
-            self.held_usd = 0.0;
+            self.carried.cold();
             let mut release = std::mem::take(&mut self.release);
             self.bring(&mut release, 0, call.release, &preamble)?;
             self.sent = release.clone();
@@ -211,7 +208,9 @@ impl LiveGate {
     ) -> Result<(Reason, Option<GateInputs>)> {
         self.common = first_difference(&self.sent.slots, call.release);
         let first = first_difference(&self.release.slots, call.release);
-        self.horizon.observe(first < self.release.slots.len());
+        self.carried
+            .horizon
+            .observe(first < self.release.slots.len());
         let mut release = std::mem::take(&mut self.release);
         let brought = self.bring(&mut release, first, &call.release[first..], preamble);
         self.release = release;
@@ -238,23 +237,14 @@ impl LiveGate {
         };
         let hold = quote(&self.sent);
         let apply = (!same).then(|| quote(&self.release));
-        let inputs = warm_inputs(
-            &hold,
-            apply.as_ref(),
-            &tariff,
-            self.held_usd,
-            self.horizon.calls(),
-        );
+        let inputs = warm_inputs(&hold, apply.as_ref(), &tariff, &self.carried);
         let reason = decide(&inputs, &self.settings);
+        let extra = self.carried.settle(reason, &inputs);
         if reason.applies() {
             if !same {
                 self.sent = self.release.clone();
             }
-            self.held_usd = 0.0;
         } else {
-            let extra =
-                (inputs.hold_tokens - inputs.apply_tokens).max(0.0) * inputs.read_usd_per_token;
-            self.held_usd += extra;
             self.totals.extra_read_usd += extra;
             self.totals.deferred_usd += inputs.apply_usd - inputs.hold_usd;
         }
@@ -460,7 +450,7 @@ mod tests {
         assert!(i.apply_usd > i.hold_usd && i.apply_tokens < i.hold_tokens);
         assert_eq!(gate.common, 0, "the release differs from the first slot");
         assert_eq!(gate.sent.slots, [0, 1, 2, 3, 4, 5]);
-        assert!(gate.totals.deferred_usd > 0.0 && gate.held_usd > 0.0);
+        assert!(gate.totals.deferred_usd > 0.0 && gate.carried.held_usd > 0.0);
         // Call 3, ten minutes on: the hold would read nothing cached.
         let d = gate
             .decide(call(
@@ -474,7 +464,7 @@ mod tests {
             .unwrap();
         assert_eq!(d.reason, Reason::Cold);
         assert_eq!(gate.sent.slots, [-1, 1, 2, 3, 4, 5, 6]);
-        assert_eq!(gate.held_usd, 0.0);
+        assert_eq!(gate.carried.held_usd, 0.0);
         // Another model: cold, and its slots are forgotten.
         let haiku = anthropic("claude-haiku-4-5", 200_000.0);
         let e = gate

@@ -19,7 +19,7 @@ use super::calls::CallMeta;
 use super::catalog::{rules_for, Catalog, Family, Rules};
 use super::cause::{decide, Change, Rewrite, Seen};
 use super::digest::Digest;
-use super::gate::{warm_inputs, GateInputs, Quoted};
+use super::gate::{warm_inputs, Carried, GateInputs, Quoted};
 use super::prefix::{PrefixCall, PrefixRule, PrefixSums};
 use super::request::{Preamble, Request, Update};
 use super::requests::{Conversions, Draft, Requests};
@@ -232,8 +232,7 @@ impl<'a> Pricer<'a> {
         apply: &[Digest],
         (sent, appended): (&[Digest], &[Digest]),
         time: Option<f64>,
-        held_usd: f64,
-        learned_horizon: f64,
+        carried: &Carried,
     ) -> GateInputs {
         self.warm(k);
         let rules = rules_for(&self.meta[k].model, self.long);
@@ -254,7 +253,7 @@ impl<'a> Pricer<'a> {
         };
         let hold = quote(p.requests.request());
         let apply = p.draft.as_ref().map(|d| quote(d.request()));
-        warm_inputs(&hold, apply.as_ref(), &tariff, held_usd, learned_horizon)
+        warm_inputs(&hold, apply.as_ref(), &tariff, carried)
     }
 
     /// The gate's decision at the call [`Pricer::gate`] quoted: `apply`

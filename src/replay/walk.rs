@@ -16,7 +16,7 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use super::cause::{policy_changes, Change, Current, Previous};
 use super::digest::{Digest, Digests};
-use super::gate::{decide, GateSettings, Horizon, Reason};
+use super::gate::{decide, Carried, GateSettings, Reason};
 use super::invariant::{self, Violation};
 use super::policy::Policy;
 use super::pricer::{Pricer, Sent};
@@ -104,12 +104,11 @@ struct Lane<'p> {
     out: Vec<Digest>,
     /// The cache-aware gate's settings, on a gated policy's lane.
     gate: Option<GateSettings>,
-    /// What its holds since the last apply cost in extra reads.
-    held_usd: f64,
-    /// The release's previous render (what the gate did not necessarily
-    /// send), and the horizon learned from its rewrites.
+    /// What the gate carries from call to call (the horizon it learns from
+    /// the release's rewrites), and the release's previous render (what the
+    /// gate did not necessarily send).
+    carried: Carried,
     release_last: Vec<Digest>,
-    horizon: Horizon,
     /// What it sent, exported (`Contexts`).
     sent: Option<SentTexts>,
     pricer: Pricer<'p>,
@@ -380,9 +379,8 @@ impl<'w, 'f> Walk<'w, 'f> {
             last: Last::default(),
             out: Vec::new(),
             gate: policy.gated().then_some(p.options.gate),
-            held_usd: 0.0,
+            carried: Carried::default(),
             release_last: Vec::new(),
-            horizon: Horizon::default(),
             sent: SentTexts::new(&p.options.contexts, policy)?,
             pricer: Pricer::new(
                 &p.options.cache_model,
@@ -792,7 +790,8 @@ impl<'w, 'f> Walk<'w, 'f> {
     /// by those appended since, each as the release renders it, or as it
     /// is where the release folds it into a chain block further back (a
     /// hold never loses a message). On a hold `lane.out` becomes the hold
-    /// and the appended slots are returned.
+    /// and the appended slots are returned. pi/gate.js `PiGate.tail` builds
+    /// pi's hold alike.
     fn gate(
         &self,
         lane: &mut Lane<'_>,
@@ -815,12 +814,11 @@ impl<'w, 'f> Walk<'w, 'f> {
         let rewrote = first_difference(&lane.release_last, &lane.out) < lane.release_last.len();
         lane.release_last.clone_from(&lane.out);
         if cold_context {
-            lane.held_usd = 0.0;
-            lane.horizon.reset();
+            lane.carried.cold();
             lane.pricer.forget_draft();
             return (Reason::Cold, None);
         }
-        lane.horizon.observe(rewrote);
+        lane.carried.horizon.observe(rewrote);
         let appended_from = last.inputs;
         let mut held = Held {
             slots: Vec::new(),
@@ -855,17 +853,14 @@ impl<'w, 'f> Walk<'w, 'f> {
             &lane.out,
             (&lane.last.digests, &held.out),
             time,
-            lane.held_usd,
-            lane.horizon.calls(),
+            &lane.carried,
         );
         let reason = decide(&inputs, settings);
         lane.pricer.settle(reason.applies());
+        lane.carried.settle(reason, &inputs);
         if reason.applies() {
-            lane.held_usd = 0.0;
             (reason, None)
         } else {
-            lane.held_usd +=
-                (inputs.hold_tokens - inputs.apply_tokens).max(0.0) * inputs.read_usd_per_token;
             lane.out.clear();
             lane.out.extend_from_slice(&lane.last.digests);
             lane.out.extend_from_slice(&held.out);
