@@ -340,6 +340,15 @@ test('usage errors: found before any file is read, printed once, naming the flag
   assert.doesNotMatch(tuneHelp.stdout, /--policy|--renders|--per-file/);
   // tune says which cache model priced it.
   assert.match(cli(['tune', '--cache-model', 'prefix', SAMPLE]).stdout, /121 configurations priced with the prefix rule/);
+  // A recommendation behind the gate: the block to paste turns it on in pi
+  // with the settings it was priced with, and the cheapest without it
+  // follows.
+  const rec = JSON.parse(cli(['tune', '--json', SAMPLE]).stdout).recommended;
+  assert.ok(rec.gate, 'the sample recommends a gated configuration');
+  const human = cli(['tune', SAMPLE]).stdout;
+  const block = JSON.parse(/^Paste into pi's settings\.json [^\n]*:\n(\{\n[\s\S]*?\n\})\n/m.exec(human)[1]);
+  assert.deepEqual(block, { contextPrune: rec.contextPrune, condenseNative: { gate: { enabled: true, ...rec.gate } } });
+  assert.match(human, /\nThat figure is behind the cache-aware gate, which runs in pi where condense-native renders pi-condense .*\. Without it the cheapest is /);
 });
 
 test('--svg: never over a session file of the run, nor over a file it did not write without --force', { skip }, () => {

@@ -90,13 +90,15 @@ function tuneTable(t, { settings, cacheModel = 'provider', shown = 15 } = {}) {
   }
   lines.push(`Held at what the sessions recorded (they act only at a flush): ${t.held.join(', ')}.`);
   if (!keep && rec.release !== 'none') {
-    lines.push('', `Paste into pi's settings.json (${settings && settings.file ? settings.file : '~/.pi/agent/settings.json'})${rec.release !== same?.release ? `, with pi-condense ${rec.release}` : ''}:`, JSON.stringify({ contextPrune: rec.contextPrune }, null, 2));
+    // Behind the gate, the block turns it on too (pi's condenseNative.gate).
+    const block = rec.gate ? { contextPrune: rec.contextPrune, condenseNative: { gate: { enabled: true, ...rec.gate } } } : { contextPrune: rec.contextPrune };
+    lines.push('', `Paste into pi's settings.json (${settings && settings.file ? settings.file : '~/.pi/agent/settings.json'})${rec.release !== same?.release ? `, with pi-condense ${rec.release}` : ''}:`, JSON.stringify(block, null, 2));
     if (rec.gate) {
-      // The gate is measured here but not run by pi yet: say what runs today.
+      // The gate runs only where condense-native renders: say what runs without it.
       const plain = t.ranked.find((r) => r.gate === null);
       lines.push(
         '',
-        `That figure is behind the cache-aware gate, which pi does not run yet (docs/GATE.md). ` +
+        "That figure is behind the cache-aware gate, which runs in pi where condense-native renders pi-condense (README, \"Use it in pi\"; docs/GATE.md). " +
           `Without it the cheapest is ${sentence(plain)}: ${usd(plain.costUsd)}${cur > 0 ? ` (${pct(plain.costUsd / cur - 1)} vs yours)` : ''}` +
           (plain.release === 'none' ? '.' : `; its block:\n${JSON.stringify({ contextPrune: plain.contextPrune }, null, 2)}`),
       );

@@ -222,10 +222,10 @@ impl<'a> Pricer<'a> {
     /// The gate's inputs at call `k` (provider model): the release's render
     /// `apply` and the hold (the previous request's output, which the kept
     /// request was built from, and the appended messages) quoted on the
-    /// cache as it stands after
-    /// pi's warms (the walk has found the context warm: an append on the
-    /// same model). The kept request becomes the hold's; [`Pricer::settle`]
-    /// adopts the release's instead when the gate applies.
+    /// cache as it stands after pi's warms (the walk has found the context
+    /// warm: an append on the same model). The kept request becomes the
+    /// hold's; [`Pricer::settle`] adopts the release's instead when the gate
+    /// applies.
     pub fn gate(
         &mut self,
         k: usize,
