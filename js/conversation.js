@@ -156,16 +156,12 @@ class Conversation {
     while (from < common && prints.matches(from, messages[from])) from++;
     if (verify) from = this.verifyFrom(messages, from);
     // For pi's gate (pi/gate.js): below this index the messages are the
-    // ones the previous render read (and `lastSlice`, below, the JSON of
-    // those it reads afresh, when it writes it in one piece).
+    // ones the previous render read.
     this.lastFrom = from;
-    this.lastSlice = null;
     if (from === prints.length && from === messages.length && !this.resend) return;
     if (messages.length - from <= SLICE) {
       const text = sliceJson(messages, from);
       this.settled(() => this.engine.sync(from, text));
-      // For pi's gate: the JSON of the messages read afresh.
-      this.lastSlice = { from, text };
     } else {
       // An earlier run still being read is taken first.
       if (this.pendingFrom !== null) this.settled(() => this.engine.length);
@@ -411,10 +407,8 @@ class Conversation {
       stats: r.stats,
       diagnostics: r.diagnostics ? JSON.parse(r.diagnostics) : [],
     };
-    // For pi's gate: the render slot by slot (null: the input as it is),
-    // and the edits it holds that no render before it sent.
+    // For pi's gate: the render slot by slot (null: the input as it is).
     this.lastOrder = r.pruned ? r.order : null;
-    this.lastFresh = r.pruned ? r.fresh : null;
     if (!r.pruned) return { messages, pruned: false, beforeChars: 0, afterChars: 0, ...base };
     if (r.fresh.length > 0) {
       const fresh = JSON.parse(r.freshEdits);

@@ -10,7 +10,7 @@
 
 const { Conversation } = require('./conversation.js');
 const { argumentError, checkArray } = require('./args.js');
-const { build, inputOf } = require('./applier.js');
+const { inputOf } = require('./applier.js');
 
 const pureDialects = { v24: require('./pure/v2.4.js'), v29: require('./pure/v2.9.js') };
 
@@ -135,17 +135,14 @@ function makeDropIns(native, pure) {
 
   /**
    * The drop-in's last render for `indexer` slot by slot, for pi's gate
-   * (pi/gate.js): `{ conversation, from, order, fresh, slice, sourceOf,
-   * message }`.
+   * (pi/gate.js): `{ conversation, from, order, engine, sourceOf }`.
    * `from`: the first input message the render read afresh (those before it
    * are the previous render's); `order`: each output slot's input index
    * (>= 0) or edit (-id - 1), null when the render is the input itself;
-   * `fresh`: the ids of the edits no render before it sent; `slice`: the
-   * messages it read afresh as JSON (`{ from, text }`, null when it read
-   * none or read them in parts); `sourceOf(id)`: the input index an edit
-   * rewrites (-1 for a chain block);
-   * `message(id, messages)`: edit `id` built on `messages`, as the render
-   * built it. Null before a native render.
+   * `engine`: the NativeEngine that rendered it (the gate reads the
+   * messages it converts from its last render); `sourceOf(id)`: the input
+   * index an edit rewrites (-1 for a chain block). Null before a native
+   * render.
    */
   function lastRender(indexer, dialect) {
     const conv = kept[dialect].get(indexer);
@@ -155,13 +152,11 @@ function makeDropIns(native, pure) {
       conversation: conv,
       from: conv.lastFrom,
       order: conv.lastOrder,
-      fresh: conv.lastFresh,
-      slice: conv.lastSlice,
+      engine: conv.engine,
       sourceOf: (id) => {
         const desc = edits.get(id);
         return desc === undefined ? -1 : inputOf(desc);
       },
-      message: (id, messages) => build(edits.get(id), messages),
     };
   }
 

@@ -70,7 +70,6 @@ class PiGate {
     this.tools = '[]';
     this.last = null; // the last decision
     this.passed = { model: null, system: null, tools: null }; // what the native side has
-    this.callSlots = new Slots(); // a call's tail and new edit slots
     // Each reason's name and what it sends, by the number decide returns.
     this.reasons = binding.NativeGate.reasons().map((r) => Object.freeze({ reason: r.name, sent: r.sent }));
   }
@@ -112,38 +111,11 @@ class PiGate {
     // read one again before that call's length).
     const cold = this.coldNext || render.conversation !== this.conversation || render.from < this.inputs;
     const tail = cold ? null : this.tail(messages, order, out, render.sourceOf);
-    // The inputs new to the native side (from the previous call's length,
-    // as the drop-in's sync already wrote them when it did), then the
-    // edits.
-    const firstInput = cold ? 0 : this.inputs;
-    const slice = render.slice;
-    const inputsJson =
-      slice !== null && slice.from === firstInput && render.from === firstInput ? slice.text : JSON.stringify(firstInput === 0 ? messages : messages.slice(firstInput));
-    const editSlots = [];
-    const edits = [];
-    if (cold) {
-      // Every edit of the render.
-      for (let i = 0; i < order.length; i++) {
-        if (order[i] < 0) {
-          editSlots.push(order[i]);
-          edits.push(out[i]);
-        }
-      }
-    } else if (render.fresh !== null) {
-      // The edits the drop-in sent for the first time (every render is the
-      // gate's while it is on, so the others are the gate's already).
-      for (const id of render.fresh) {
-        editSlots.push(-id - 1);
-        edits.push(render.message(id, messages));
-      }
-    }
-    const slots = this.callSlots;
-    slots.length = 0;
-    if (tail !== null) slots.append(tail.slots);
-    slots.append(editSlots);
-    // The model, system and tools cross when they change.
+    // The model, system and tools cross when they change; the messages
+    // the gate has not converted yet it reads from the drop-in's engine.
     const passed = this.passed;
     const code = this.native.decide(
+      render.engine,
       this.clock(),
       cold,
       passed.model === this.modelText ? null : (passed.model = this.modelText),
@@ -151,11 +123,7 @@ class PiGate {
       passed.tools === this.tools ? null : (passed.tools = this.tools),
       cold ? null : answerUsage(messages, this.inputs),
       order,
-      slots.view(),
-      tail === null ? 0 : tail.slots.length,
-      firstInput,
-      inputsJson,
-      JSON.stringify(edits),
+      tail === null ? NO_SLOTS : tail.slots,
     );
     const decision = this.reasons[code];
     this.coldNext = false;
@@ -232,7 +200,7 @@ class PiGate {
       slots.push(next);
       held.push(messages[next]);
     }
-    return { slots, messages: held };
+    return { slots: Int32Array.from(slots), messages: held };
   }
 
   /** Applies, holds, reasons and the estimated saving so far. */
@@ -240,6 +208,8 @@ class PiGate {
     return this.native.totals;
   }
 }
+
+const NO_SLOTS = new Int32Array(0);
 
 // 0, 1, ... n - 1: the slots of a render that is the input itself (kept
 // and grown, handed out as views).

@@ -36,6 +36,9 @@ pub struct Engine {
     sent: SentEdits,
     /// An earlier script's slots, for the next render to fill.
     spare_slots: Vec<crate::script::Slot>,
+    /// The last `render`'s script while the log and the memo it reads are
+    /// unchanged (`last_rendered`, for pi's gate); None once they change.
+    last: Option<EditScript>,
 }
 
 /// How far a render goes: every phase, or all but 2.4.3's thinking strip
@@ -78,6 +81,7 @@ impl Engine {
             answered: HashSet::default(),
             sent: SentEdits::default(),
             spare_slots: Vec::new(),
+            last: None,
         }
     }
 
@@ -88,6 +92,7 @@ impl Engine {
     /// The state or the config changed: every kept decision and
     /// every edit the JS side holds goes.
     fn changed(&mut self) {
+        self.last = None;
         self.memo.invalidate();
         self.answered.clear();
         self.sent.clear();
@@ -138,6 +143,7 @@ impl Engine {
     /// (`SentEdits::describe`), so a flush that adds one chain re-sends one
     /// block, not every edit.
     pub fn set_chains(&mut self, chains: Chains) {
+        self.last = None;
         self.state.set_given_chains(chains);
         self.memo.invalidate_chains();
     }
@@ -185,6 +191,7 @@ impl Engine {
     }
 
     fn replace_from(&mut self, from: usize) {
+        self.last = None;
         self.memo.truncate(from, &self.log);
         self.log.truncate(from);
         self.sent.forget_from(from);
@@ -214,7 +221,10 @@ impl Engine {
             boundary: self.boundary,
             dialect: self.dialect,
         };
-        let spare = std::mem::take(&mut self.spare_slots);
+        let spare = match self.last.take() {
+            Some(last) => last.slots,
+            None => std::mem::take(&mut self.spare_slots),
+        };
         match upto {
             Upto::All => phases::run_reusing(&inputs, &mut self.memo, spare),
             Upto::BeforeThinking => phases::run_before_thinking(&inputs, &mut self.memo, spare),
@@ -241,13 +251,14 @@ impl Engine {
         };
         if !script.changed {
             out.evicted = self.sent.take_forgotten();
-            return Ok(out);
+        } else {
+            out.pruned = true;
+            out.before_chars = self.log.array_len();
+            let mut sent = std::mem::take(&mut self.sent);
+            sent.describe(&self.view(), &self.memo, &script, &mut out);
+            self.sent = sent;
         }
-        out.pruned = true;
-        out.before_chars = self.log.array_len();
-        let mut sent = std::mem::take(&mut self.sent);
-        sent.describe(&self.view(), &self.memo, &script, &mut out);
-        self.sent = sent;
+        self.last = Some(script);
         Ok(out)
     }
 

@@ -6,6 +6,8 @@
 //! child of `engine` so it can run the phases over the kept records without
 //! widening the engine's API beyond these methods.
 
+use std::borrow::Cow;
+
 use super::Engine;
 use crate::apply::write_slot;
 use crate::config::ThinkingConfig;
@@ -18,7 +20,7 @@ use crate::script::{EditScript, Inserted, Op, Slot, Stats};
 pub struct RenderedScript<'e> {
     inputs: Inputs<'e>,
     memo: &'e Memo,
-    script: EditScript,
+    script: Cow<'e, EditScript>,
 }
 
 impl Engine {
@@ -30,7 +32,7 @@ impl Engine {
         Ok(RenderedScript {
             inputs: self.view(),
             memo: &self.memo,
-            script,
+            script: Cow::Owned(script),
         })
     }
 
@@ -59,7 +61,20 @@ impl Engine {
         Ok(RenderedScript {
             inputs,
             memo: &self.memo,
-            script,
+            script: Cow::Owned(script),
+        })
+    }
+
+    /// The last `render` as a script, while the messages and decisions it
+    /// read are unchanged (None after a sync, a new state, config or
+    /// chains, or before any render): what pi's gate reads of the
+    /// release's render (`crate::replay::live`).
+    pub fn last_rendered(&self) -> Option<RenderedScript<'_>> {
+        let script = self.last.as_ref()?;
+        Some(RenderedScript {
+            inputs: self.view(),
+            memo: &self.memo,
+            script: Cow::Borrowed(script),
         })
     }
 
@@ -83,7 +98,7 @@ impl RenderedScript<'_> {
     /// The slots, for keeping past the render (the engine may be given
     /// them back with `Engine::recycle_slots`).
     pub fn into_slots(self) -> Vec<Slot> {
-        self.script.slots
+        self.script.into_owned().slots
     }
 
     pub fn stats(&self) -> Stats {
@@ -105,6 +120,11 @@ impl RenderedScript<'_> {
     /// Appends the slot's JSON text.
     pub fn write_slot(&self, slot: &Slot, out: &mut Vec<u8>) {
         write_slot(out, &self.inputs, self.memo, &self.script, slot);
+    }
+
+    /// The JSON text of input message `i`, if the render read one.
+    pub fn input_text(&self, i: usize) -> Option<&[u8]> {
+        (i < self.inputs.log.len()).then(|| self.inputs.message_text(i))
     }
 
     /// What the slot shows, for a reader that builds the message as a

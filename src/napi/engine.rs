@@ -23,7 +23,8 @@ use crate::state::Chains;
 
 #[napi]
 pub struct NativeEngine {
-    inner: Engine,
+    /// Read by `NativeGate::decide` (its last render).
+    pub(super) inner: Engine,
     background: BackgroundSyncs,
 }
 

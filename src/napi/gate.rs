@@ -1,19 +1,20 @@
 //! `NativeGate`: the cache-aware gate of one live pi conversation
 //! (`crate::replay::live`), for the extension's `condenseNative.gate`. The
 //! JS side names each message by a slot (pi-condense's drop-in: an input
-//! index, or an edit id as the render's order spells it, negative) and
-//! sends a slot's JSON once; each call crosses as typed arrays of slots and
-//! JSON texts of what is new to the gate.
+//! index, or an edit id as the render's order spells it, negative); each
+//! call crosses as typed arrays of slots and the drop-in's engine, whose
+//! last render the gate reads a slot's message from.
 
 use napi::bindgen_prelude::Int32ArraySlice;
 use napi::Env;
 use napi_derive::napi;
 
+use super::engine::NativeEngine;
 use super::js_error;
 use crate::error::PruneError;
 use crate::json::{parse_value, Json};
 use crate::replay::gate::{GateSettings, Reason};
-use crate::replay::live::{LiveCall, LiveGate};
+use crate::replay::live::{LiveCall, LiveGate, RenderedSlots};
 
 #[napi]
 pub struct NativeGate {
@@ -66,6 +67,10 @@ impl NativeGate {
     /// The gate's choice at one call, as the index of its reason in
     /// `NativeGate.reasons()`.
     ///
+    /// - `engine`: the drop-in's engine, just after its render of this
+    ///   call: the gate reads the messages it has not converted yet from
+    ///   the engine's last render (an input's kept text, an edit's value
+    ///   from the render's script), so none crosses again;
     /// - `now`: when the request goes out (ms);
     /// - `cold`: by what pi says (first call, session opened, branch,
     ///   compaction, another model, not an append);
@@ -75,21 +80,19 @@ impl NativeGate {
     ///   null when unchanged since the previous call;
     /// - `usage`: JSON text of the usage pi recorded on the answer to the
     ///   previous request, if any;
-    /// - `release`: the release's render, slot by slot;
-    /// - `slots`: the first `tail` of them are the slots a hold appends, the
-    ///   rest the edit slots new to the gate, whose messages `edits_json`
-    ///   holds (a JSON array);
-    /// - `inputs_json`: the input messages from index `inputs_from` on (a
-    ///   JSON array), new to the gate.
+    /// - `release`: the release's render, slot by slot (the engine's order,
+    ///   or `0..n` for a render that is the input itself);
+    /// - `tail`: the slots a hold appends after the previous request's.
     ///
-    /// Costs the conversion of the new messages, both requests brought up to
-    /// date from the first message that changed, and two cache lookups: what
-    /// changed, not the conversation.
+    /// Costs the conversion of the messages no request held yet, both
+    /// requests brought up to date from the first message that changed, and
+    /// two cache lookups: what changed, not the conversation.
     #[napi(catch_unwind)]
     #[allow(clippy::too_many_arguments)]
     pub fn decide(
         &mut self,
         env: Env,
+        engine: &NativeEngine,
         now: f64,
         cold: bool,
         model: Option<String>,
@@ -97,11 +100,7 @@ impl NativeGate {
         tools: Option<String>,
         usage: Option<String>,
         release: Int32ArraySlice<'_>,
-        slots: Int32ArraySlice<'_>,
-        tail: u32,
-        inputs_from: u32,
-        inputs_json: String,
-        edits_json: String,
+        tail: Int32ArraySlice<'_>,
     ) -> napi::Result<u32> {
         let mut run = || -> Result<u32, PruneError> {
             let read = |text: &Option<String>, what: &str| match text {
@@ -110,25 +109,15 @@ impl NativeGate {
             };
             let model = read(&model, "model")?;
             let usage = read(&usage, "usage")?;
-            let tail = (tail as usize).min(slots.len());
-            let (tail, edit_slots) = slots.split_at(tail);
-            let array = |text: &str, what: &str| match parse(text.as_bytes(), what)? {
-                Json::Arr(items) => Ok(items),
-                _ => Err(PruneError::bad_argument(format!(
-                    "gate: {what} must be an array"
-                ))),
-            };
-            let inputs = array(&inputs_json, "new inputs")?;
-            let edits = array(&edits_json, "new edits")?;
-            if edits.len() != edit_slots.len() {
+            let Some(script) = engine.inner.last_rendered() else {
                 return Err(PruneError::bad_argument(
-                    "gate: new edits must hold one message per edit slot",
+                    "gate: the engine changed since its last render",
                 ));
-            }
-            let fresh = (inputs_from as i32..)
-                .zip(inputs)
-                .chain(edit_slots.iter().copied().zip(edits))
-                .collect();
+            };
+            let values = RenderedSlots {
+                script: &script,
+                release: &release,
+            };
             let d = self.inner.decide(LiveCall {
                 now,
                 cold,
@@ -137,8 +126,8 @@ impl NativeGate {
                 tools: tools.as_deref(),
                 usage: usage.as_ref(),
                 release: &release,
-                tail,
-                fresh,
+                tail: &tail,
+                values: &values,
             })?;
             Ok(d.reason as u32)
         };

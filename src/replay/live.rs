@@ -8,8 +8,10 @@
 //!
 //! A message is named by a slot number the JS side chooses and keeps while
 //! the conversation only grows (pi-condense's drop-in: an input index, or
-//! an edit's id); each is converted once, when it is first sent with its
-//! JSON. A cold call forgets them all.
+//! an edit's id); each is converted once, the first time a request holds
+//! it, from what `SlotValues` says it is (in pi: the drop-in's engine, whose
+//! last render already read every message, so nothing crosses as JSON
+//! again). A cold call forgets them all.
 
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -22,6 +24,8 @@ use super::catalog::{rules_for, Catalog, ModelEntry, Rules};
 use super::gate::{decide, warm_inputs, Carried, GateInputs, GateSettings, Quoted, Reason};
 use super::request::{Incremental, Preamble};
 use super::wire::{convert_message, CallModel, Converted, Packed};
+use super::slot_value;
+use crate::engine::RenderedScript;
 use crate::error::{PruneError, Result};
 use crate::hash::HashMap;
 use crate::json::{utf16_len, Json};
@@ -55,8 +59,53 @@ pub struct LiveCall<'a> {
     pub release: &'a [i32],
     /// The slots a hold appends after the previous request's.
     pub tail: &'a [i32],
-    /// Slots first seen at this call, with their messages.
-    pub fresh: Vec<(i32, Json)>,
+    /// What a slot not converted yet stands for.
+    pub values: &'a dyn SlotValues,
+}
+
+/// Where the gate reads the message a slot stands for, the first time a
+/// request holds it.
+pub trait SlotValues {
+    /// The message of `slot`; `at`: its position in the release's render,
+    /// when the caller knows it.
+    fn value(&self, slot: i32, at: Option<usize>) -> Result<Json>;
+}
+
+/// The slots of the release's render as the drop-in's engine last rendered
+/// it (`Engine::last_rendered`): an input's value from the text the engine
+/// keeps, an edit's from what the render's script shows.
+pub struct RenderedSlots<'a> {
+    pub script: &'a RenderedScript<'a>,
+    /// The render's order, slot by slot, as the JS side holds it.
+    pub release: &'a [i32],
+}
+
+impl SlotValues for RenderedSlots<'_> {
+    fn value(&self, slot: i32, at: Option<usize>) -> Result<Json> {
+        if slot >= 0 {
+            return match self.script.input_text(slot as usize) {
+                Some(text) => Ok(slot_value::message(text)),
+                None => Err(PruneError::bad_argument(format!(
+                    "gate: slot {slot} is past the engine's messages"
+                ))),
+            };
+        }
+        let slots = self.script.slots();
+        if slots.len() != self.release.len() {
+            return Err(PruneError::bad_argument(
+                "gate: the release's order is not the engine's last render",
+            ));
+        }
+        let at = at
+            .filter(|&p| self.release.get(p) == Some(&slot))
+            .or_else(|| self.release.iter().position(|&s| s == slot));
+        match at {
+            Some(p) => Ok(slot_value::shown(&self.script.shown(&slots[p]))),
+            None => Err(PruneError::bad_argument(format!(
+                "gate: slot {slot} is in neither the release's render nor an earlier request"
+            ))),
+        }
+    }
 }
 
 /// What the gate sent at a call, and what it read to decide.
@@ -172,16 +221,11 @@ impl LiveGate {
             self.counted.tools_chars = utf16_len(tools.as_bytes()) as u64;
             self.counted.tools_hash = xxh3_64(tools.as_bytes());
         }
-        let m = self.model.as_ref().expect("a call sets the model first");
-        for (slot, message) in &call.fresh {
-            let packed = Rc::new(convert_message(message, &m.model, false).pack());
-            self.converted.insert(*slot, packed);
-        }
         let preamble = self.factor.sized(self.counted);
         let (reason, inputs) = if cold {
             self.carried.cold();
             let mut release = std::mem::take(&mut self.release);
-            self.bring(&mut release, 0, call.release, &preamble)?;
+            self.bring(&mut release, 0, call.release, true, call.values, &preamble)?;
             self.sent = release.clone();
             self.release = release;
             (Reason::Cold, None)
@@ -212,12 +256,13 @@ impl LiveGate {
             .horizon
             .observe(first < self.release.slots.len());
         let mut release = std::mem::take(&mut self.release);
-        let brought = self.bring(&mut release, first, &call.release[first..], preamble);
+        let new = &call.release[first..];
+        let brought = self.bring(&mut release, first, new, true, call.values, preamble);
         self.release = release;
         brought?;
         let mut sent = std::mem::take(&mut self.sent);
         let from = sent.slots.len();
-        let brought = self.bring(&mut sent, from, call.tail, preamble);
+        let brought = self.bring(&mut sent, from, call.tail, false, call.values, preamble);
         self.sent = sent;
         brought?;
         let same = self.release.slots == self.sent.slots;
@@ -251,21 +296,34 @@ impl LiveGate {
         Ok((reason, Some(inputs)))
     }
 
-    /// Brings `kept` to its slots before `first` followed by `new`.
-    fn bring(&self, kept: &mut Kept, first: usize, new: &[i32], preamble: &Preamble) -> Result<()> {
-        let m = self.live();
+    /// Brings `kept` to its slots before `first` followed by `new` (which
+    /// sit at `first` on in the release's render when `in_release`),
+    /// converting the slots no request held yet from `values`.
+    fn bring(
+        &mut self,
+        kept: &mut Kept,
+        first: usize,
+        new: &[i32],
+        in_release: bool,
+        values: &dyn SlotValues,
+        preamble: &Preamble,
+    ) -> Result<()> {
         debug_assert!(first <= kept.slots.len());
         kept.messages.truncate(first);
-        for slot in new {
-            match self.converted.get(slot) {
-                Some(message) => kept.messages.push(message.clone()),
+        for (j, &slot) in new.iter().enumerate() {
+            let message = match self.converted.get(&slot) {
+                Some(message) => message.clone(),
                 None => {
-                    return Err(PruneError::bad_argument(format!(
-                        "gate: slot {slot} was never sent with its message"
-                    )))
+                    let value = values.value(slot, in_release.then_some(first + j))?;
+                    let model = &self.live().model;
+                    let packed = Rc::new(convert_message(&value, model, false).pack());
+                    self.converted.insert(slot, packed.clone());
+                    packed
                 }
-            }
+            };
+            kept.messages.push(message);
         }
+        let m = self.live();
         kept.slots.truncate(first);
         kept.slots.extend_from_slice(new);
         kept.request
@@ -372,14 +430,29 @@ mod tests {
         ))
     }
 
-    /// A call of the release rendering `release` (slots), `fresh` new.
+    /// The messages of the slots a test gives, by slot.
+    struct Given(Vec<(i32, Json)>);
+
+    impl SlotValues for Given {
+        fn value(&self, slot: i32, _at: Option<usize>) -> Result<Json> {
+            match self.0.iter().find(|(s, _)| *s == slot) {
+                Some((_, m)) => Ok(m.clone()),
+                None => Err(PruneError::bad_argument(format!(
+                    "gate: slot {slot} was never given"
+                ))),
+            }
+        }
+    }
+
+    /// A call of the release rendering `release` (slots), the messages of
+    /// slots new to the gate in `values`.
     fn call<'a>(
         now: f64,
         model: Option<&'a Json>,
         system: Option<&'a str>,
         release: &'a [i32],
         tail: &'a [i32],
-        fresh: Vec<(i32, Json)>,
+        values: &'a Given,
     ) -> LiveCall<'a> {
         LiveCall {
             now,
@@ -390,20 +463,20 @@ mod tests {
             usage: None,
             release,
             tail,
-            fresh,
+            values,
         }
     }
 
     /// Four user messages on `model`, the gate's first call.
     fn first_call(gate: &mut LiveGate, model: &Json, system: &str) -> LiveDecision {
-        let fresh = (0..4).map(|i| (i, user(i as usize))).collect();
+        let given = Given((0..4).map(|i| (i, user(i as usize))).collect());
         gate.decide(call(
             0.0,
             Some(model),
             Some(system),
             &[0, 1, 2, 3],
             &[],
-            fresh,
+            &given,
         ))
         .unwrap()
     }
@@ -425,7 +498,7 @@ mod tests {
                 None,
                 &[0, 1, 2, 3, 4],
                 &[4],
-                vec![(4, user(4))],
+                &Given(vec![(4, user(4))]),
             ))
             .unwrap();
         assert_eq!(d.reason, Reason::Same);
@@ -442,7 +515,7 @@ mod tests {
                 None,
                 &[-1, 1, 2, 3, 4, 5],
                 &[5],
-                vec![(5, user(5)), (-1, stub.clone())],
+                &Given(vec![(5, user(5)), (-1, stub.clone())]),
             ))
             .unwrap();
         assert_eq!(d.reason, Reason::Waits);
@@ -459,7 +532,7 @@ mod tests {
                 None,
                 &[-1, 1, 2, 3, 4, 5, 6],
                 &[6],
-                vec![(6, user(6))],
+                &Given(vec![(6, user(6))]),
             ))
             .unwrap();
         assert_eq!(d.reason, Reason::Cold);
@@ -468,10 +541,11 @@ mod tests {
         // Another model: cold, and its slots are forgotten.
         let haiku = anthropic("claude-haiku-4-5", 200_000.0);
         let e = gate
-            .decide(call(603_000.0, Some(&haiku), None, &[0], &[], vec![]))
+            .decide(call(603_000.0, Some(&haiku), None, &[0], &[], &Given(vec![])))
             .unwrap_err();
-        assert!(e.message.contains("slot 0 was never sent"), "{}", e.message);
-        let mut all = call(603_000.0, Some(&haiku), None, &[0], &[], vec![(0, user(0))]);
+        assert!(e.message.contains("slot 0 was never given"), "{}", e.message);
+        let first = Given(vec![(0, user(0))]);
+        let mut all = call(603_000.0, Some(&haiku), None, &[0], &[], &first);
         all.cold = true;
         assert_eq!(gate.decide(all).unwrap().reason, Reason::Cold);
         let t = gate.totals;
@@ -494,7 +568,7 @@ mod tests {
                 None,
                 &[-1, 1, 2, 3, 4],
                 &[4],
-                vec![(4, user(4)), (-1, stub.clone())],
+                &Given(vec![(4, user(4)), (-1, stub.clone())]),
             ))
             .unwrap()
             .reason
@@ -530,7 +604,8 @@ mod tests {
             ),
         ] {
             let usage = json(usage);
-            let mut next = call(1_000.0, None, None, &[0, 1, 2, 3], &[], vec![]);
+            let none = Given(vec![]);
+            let mut next = call(1_000.0, None, None, &[0, 1, 2, 3], &[], &none);
             next.usage = Some(&usage);
             gate.decide(next).unwrap();
             assert_eq!(gate.factor.tokens_per_char, want);
