@@ -22,4 +22,4 @@ pub(crate) mod view;
 
 pub use number::{format_number, string_to_number, write_json_number};
 pub use utf16::utf16_len;
-pub use value::{parse_value, Json};
+pub use value::{parse_checked_value, parse_value, Json};

@@ -16,7 +16,23 @@ use super::view::{js_members, Value};
 /// `JSON.parse` of a whole text (white space around it allowed), held to
 /// the render path's depth limit.
 pub fn parse_value(bytes: &[u8]) -> ParseResult<Json> {
-    let tape = read(bytes, Input::BYTES)?;
+    parse_with(bytes, Input::BYTES)
+}
+
+/// [`parse_value`] of text already checked to be UTF-8 (a message the
+/// engine keeps: its strings skip the check).
+pub fn parse_checked_value(bytes: &[u8]) -> ParseResult<Json> {
+    parse_with(
+        bytes,
+        Input {
+            utf8: true,
+            ..Input::BYTES
+        },
+    )
+}
+
+fn parse_with(bytes: &[u8], input: Input) -> ParseResult<Json> {
+    let tape = read(bytes, input)?;
     Ok(Json::of(Value::root(bytes, &tape)))
 }
 

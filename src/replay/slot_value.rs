@@ -7,13 +7,14 @@
 //! every value against the text `write_slot` writes (`walk.rs`).
 
 use crate::engine::Shown;
-use crate::json::parse_value;
+use crate::json::parse_checked_value;
 use crate::json::Json;
 use crate::record::{Interner, Scalar};
 
-/// A message's value from its JSON text (the context's own messages).
+/// A message's value from its JSON text (the context's own messages, as
+/// the engine keeps them: read and checked as UTF-8 already).
 pub fn message(json: &[u8]) -> Json {
-    parse_value(json).unwrap_or_default()
+    parse_checked_value(json).unwrap_or_default()
 }
 
 /// The value a slot shows.
