@@ -23,8 +23,8 @@ use super::calls::Usage;
 use super::catalog::{rules_for, Catalog, ModelEntry, Rules};
 use super::gate::{decide, warm_inputs, Carried, GateInputs, GateSettings, Quoted, Reason};
 use super::request::{Incremental, Preamble};
-use super::wire::{convert_message, CallModel, Converted, Packed};
 use super::slot_value;
+use super::wire::{convert_message, CallModel, Converted, Packed};
 use crate::engine::RenderedScript;
 use crate::error::{PruneError, Result};
 use crate::hash::HashMap;
@@ -541,9 +541,20 @@ mod tests {
         // Another model: cold, and its slots are forgotten.
         let haiku = anthropic("claude-haiku-4-5", 200_000.0);
         let e = gate
-            .decide(call(603_000.0, Some(&haiku), None, &[0], &[], &Given(vec![])))
+            .decide(call(
+                603_000.0,
+                Some(&haiku),
+                None,
+                &[0],
+                &[],
+                &Given(vec![]),
+            ))
             .unwrap_err();
-        assert!(e.message.contains("slot 0 was never given"), "{}", e.message);
+        assert!(
+            e.message.contains("slot 0 was never given"),
+            "{}",
+            e.message
+        );
         let first = Given(vec![(0, user(0))]);
         let mut all = call(603_000.0, Some(&haiku), None, &[0], &[], &first);
         all.cold = true;

@@ -766,9 +766,15 @@ mod tests {
     use crate::sessionfile::{CondenseState, ContextView};
     use crate::state::State;
 
-    /// The output hash of a render made from scratch: a fresh context view
-    /// at the call's leaf, the state object of a fresh rebuild, a new engine.
-    fn fresh_output_hash(bytes: &[u8], call: usize, policy: Policy, settings: &Settings) -> u64 {
+    /// The context at call `call` of a session file (its messages' JSON
+    /// texts) and, for a pruning policy, a new engine holding them with the
+    /// state of a fresh rebuild.
+    fn engine_at(
+        bytes: &[u8],
+        call: usize,
+        policy: Policy,
+        settings: &Settings,
+    ) -> (Vec<Vec<u8>>, Option<Engine>) {
         let file = SessionFile::parse(bytes).unwrap();
         let path = path_to(&file, &Leaf::Active).unwrap();
         let c = model_calls(&file, &path.entries)[call];
@@ -786,17 +792,31 @@ mod tests {
                 .map(|&id| view.message(id).json.to_vec())
                 .collect();
         }
-        if let Some(config) = policy.config(settings).unwrap() {
+        let engine = policy.config(settings).unwrap().map(|config| {
             let mut engine = Engine::new(policy.dialect());
             engine.set_config(config);
             engine.set_state(State::from_json(&state_json(&state), policy.dialect()).unwrap());
             if policy.uses_boundary() {
                 engine.set_boundary(state.thinking_boundary());
             }
-            let mut array = b"[".to_vec();
-            array.extend_from_slice(&texts.join(&b","[..]));
-            array.push(b']');
-            engine.sync(0, &array, Source::Bytes).unwrap();
+            engine.sync(0, &json_array(&texts), Source::Bytes).unwrap();
+            engine
+        });
+        (texts, engine)
+    }
+
+    fn json_array(texts: &[Vec<u8>]) -> Vec<u8> {
+        let mut array = b"[".to_vec();
+        array.extend_from_slice(&texts.join(&b","[..]));
+        array.push(b']');
+        array
+    }
+
+    /// The output hash of a render made from scratch: a fresh context view
+    /// at the call's leaf, the state object of a fresh rebuild, a new engine.
+    fn fresh_output_hash(bytes: &[u8], call: usize, policy: Policy, settings: &Settings) -> u64 {
+        let (mut texts, engine) = engine_at(bytes, call, policy, settings);
+        if let Some(mut engine) = engine {
             let script = engine.render_script().unwrap();
             texts = script
                 .slots()
@@ -810,6 +830,62 @@ mod tests {
         }
         let digests: Vec<Digest> = texts.iter().map(|t| Digest::of(t)).collect();
         prefix_hash(&digests, &mut Vec::new())
+    }
+
+    /// pi's gate reads a slot's message from the engine's last render: the
+    /// value is the message the render sends there (an input's, an edit's),
+    /// found by its position or by search, and once the engine syncs
+    /// again the last render is gone.
+    #[test]
+    fn the_gate_reads_the_engines_last_render() {
+        use live::{RenderedSlots, SlotValues};
+        let bytes = include_bytes!("../../sample/session.jsonl");
+        let settings = Settings::default();
+        let calls = {
+            let file = SessionFile::parse(bytes).unwrap();
+            let path = path_to(&file, &Leaf::Active).unwrap();
+            model_calls(&file, &path.entries).len()
+        };
+        let (texts, engine) = engine_at(bytes, calls - 1, Policy::Config, &settings);
+        let mut engine = engine.unwrap();
+        let rendered = engine.render().unwrap();
+        assert!(rendered.pruned, "the sample's last call has edits");
+        let release = rendered.order;
+        assert!(release.iter().any(|&s| s < 0));
+        let script = engine.last_rendered().unwrap();
+        let values = RenderedSlots {
+            script: &script,
+            release: &release,
+        };
+        for (p, slot) in script.slots().iter().enumerate() {
+            let mut text = Vec::new();
+            script.write_slot(slot, &mut text);
+            let want = crate::json::parse_value(&text).unwrap();
+            assert_eq!(values.value(release[p], Some(p)).unwrap(), want, "slot {p}");
+            assert_eq!(values.value(release[p], None).unwrap(), want, "slot {p}");
+        }
+        for (i, text) in texts.iter().enumerate() {
+            let want = crate::json::parse_value(text).unwrap();
+            assert_eq!(values.value(i as i32, None).unwrap(), want, "input {i}");
+        }
+        let past = values.value(texts.len() as i32, None).unwrap_err();
+        assert!(
+            past.message.contains("past the engine's messages"),
+            "{}",
+            past.message
+        );
+        let unknown = values.value(i32::MIN, None).unwrap_err();
+        assert!(
+            unknown.message.contains("in neither"),
+            "{}",
+            unknown.message
+        );
+        drop(script);
+        let last = texts.len() - 1;
+        engine
+            .sync(last, &json_array(&texts[last..]), Source::Bytes)
+            .unwrap();
+        assert!(engine.last_rendered().is_none());
     }
 
     /// Every render of the incremental replay (engine kept, indexer answers
