@@ -19,8 +19,8 @@
 
 const { catalogOf } = require('../js/catalog.js');
 
-// A run of slots in a buffer of its own, doubled when full, so a call
-// allocates none.
+// The slots of the last request, in a buffer of their own, doubled when
+// full, so a call that appends to them allocates none.
 class Slots {
   constructor() {
     this.buffer = new Int32Array(64);
@@ -37,11 +37,6 @@ class Slots {
     }
     this.buffer.set(more, this.length);
     this.length = total;
-  }
-
-  /** The slots, as a view. */
-  view() {
-    return this.buffer.subarray(0, this.length);
   }
 }
 

@@ -23,8 +23,8 @@ use super::calls::Usage;
 use super::catalog::{rules_for, Catalog, ModelEntry, Rules};
 use super::gate::{decide, warm_inputs, Carried, GateInputs, GateSettings, Quoted, Reason};
 use super::request::{Incremental, Preamble};
-use super::slot_value;
 use super::wire::{convert_message, CallModel, Converted, Packed};
+use super::{first_difference, slot_value};
 use crate::engine::RenderedScript;
 use crate::error::{PruneError, Result};
 use crate::hash::HashMap;
@@ -398,12 +398,6 @@ impl LiveGate {
     fn live(&self) -> &LiveModel {
         self.model.as_ref().expect("a call sets the model first")
     }
-}
-
-/// The first index where `a` and `b` differ (the shorter length when one
-/// is a prefix of the other).
-fn first_difference(a: &[i32], b: &[i32]) -> usize {
-    a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
 
 #[cfg(test)]

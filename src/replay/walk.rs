@@ -22,7 +22,10 @@ use super::policy::Policy;
 use super::pricer::{Pricer, Sent};
 use super::requests::Requests;
 use super::settings::Settings;
-use super::{slot_value, BoundaryMode, BoundaryUsed, Contexts, FrontierEntries, PolicyReplay};
+use super::{
+    first_difference, slot_value, BoundaryMode, BoundaryUsed, Contexts, FrontierEntries,
+    PolicyReplay,
+};
 use super::{Prepared, Progress, Render};
 use crate::engine::{Engine, RenderedScript};
 use crate::error::{PruneError, Result};
@@ -76,16 +79,6 @@ fn convert_kept(requests: &mut Requests<'_>, at: &Call<'_, '_>, id: u32, d: &Dig
         let value = slot_value::message(&at.view.message(id).json);
         requests.convert(at.k, d, &value);
     }
-}
-
-/// The first index where two renders differ (the shorter one's length
-/// when one is a prefix of the other).
-fn first_difference(before: &[Digest], after: &[Digest]) -> usize {
-    before
-        .iter()
-        .zip(after)
-        .position(|(a, b)| a != b)
-        .unwrap_or(before.len().min(after.len()))
 }
 
 /// One settings' pass through a family walk.
