@@ -1,13 +1,15 @@
 'use strict';
 // The drop-ins read an indexer through its documented methods only (the
-// docs/API.md's change-detection contract). The indexer here is a Proxy over
-// js/pure's createIndexer that throws on any other property (pi-condense's
-// private `summaryBodies` included) and counts the calls. Rendered along a
-// growing sample conversation, with summaries added to a chain's batches
-// between renders (nothing else changes, so only the answers of
-// getPerBatchSummaryTextForToolCallIds can show it), every render must equal
-// js/pure.js on the same state; and renders where nothing changed must not
-// ask every chain's summary again.
+// docs/API.md's change-detection contract). The first test's indexer is a
+// Proxy over js/pure's createIndexer that throws on any other property
+// (pi-condense's private `summaryBodies` included) and counts the calls.
+// Rendered along a growing sample conversation, with summaries added to a
+// chain's batches between renders (nothing else changes, so only the
+// answers of getPerBatchSummaryTextForToolCallIds can show it), every render
+// must equal js/pure.js on the same state; and renders where nothing changed
+// must not ask every chain's summary again. The second test does the same
+// through a class shaped as pi-condense's own, whose registry of summaries
+// the drop-in reads instead of asking.
 // Runs under `node --test` and `bun test`.
 
 const { test } = require('node:test');
@@ -76,5 +78,95 @@ test('the 2.4 drop-in reads only the documented methods and sees a changed summa
   if (backend === 'native') {
     // With nothing changed, one probe for all chains, not one question per chain.
     assert.equal(quiet, 1, `a quiet render asked getPerBatchSummaryTextForToolCallIds ${quiet} times`);
+  }
+});
+
+// pi-condense's own indexer class, as its shape matters to the drop-in: a
+// class named ToolCallIndexer whose summary registry is its own array field
+// `summaryBodies`, appended to at a flush and replaced when a session is
+// rebuilt, with the summary methods on its prototype. The drop-in reads that
+// registry in place of the probe (js/conversation.js summaryRegistryOf).
+class ToolCallIndexer {
+  summaryBodies;
+  constructor(state) {
+    this.state = state;
+    this.summaryBodies = state.summaryBodies;
+    this.inner = v24.createIndexer(state);
+    this.asked = 0;
+  }
+  isSummarized(id) {
+    return this.inner.isSummarized(id);
+  }
+  getRecord(id) {
+    return this.inner.getRecord(id);
+  }
+  getShortRefForToolCallId(id) {
+    return this.inner.getShortRefForToolCallId(id);
+  }
+  getChainEntries() {
+    return this.inner.getChainEntries();
+  }
+  findChainEntryByBlockId(blockId) {
+    return this.inner.findChainEntryByBlockId(blockId);
+  }
+  registerSummaryBody(toolCallIds, text) {
+    this.summaryBodies.push({ toolCallIds, text });
+  }
+  // A session rebuilt: a new array, here as long as the one it replaces.
+  rebuild(last) {
+    const bodies = this.summaryBodies.slice(0, -1).map((b) => ({ ...b }));
+    bodies.push(last);
+    this.summaryBodies = this.state.summaryBodies = bodies;
+  }
+  getPerBatchSummariesForToolCallIds(toolCallIds) {
+    const ids = new Set(toolCallIds);
+    const texts = [];
+    for (const s of this.summaryBodies) {
+      if (s.toolCallIds.some((id) => ids.has(id)) && !texts.includes(s.text)) texts.push(s.text);
+    }
+    return texts;
+  }
+  getPerBatchSummaryTextForToolCallIds(toolCallIds) {
+    this.asked++;
+    return this.getPerBatchSummariesForToolCallIds(toolCallIds).join('\n\n');
+  }
+}
+
+test("the 2.4 drop-in sees a summary pi-condense's own indexer registers alone, and asks it nothing when nothing changed", () => {
+  const state = structuredClone(sample.state);
+  state.summaryBodies ??= [];
+  const { config } = sample;
+  const indexer = new ToolCallIndexer(state);
+  const chain = state.chains.find((c) => c.rangeSummaryText === undefined || c.rangeSummaryText === null);
+  assert.ok(chain, 'the sample has a chain summarized from its batches');
+  const n = sample.messages.length;
+  const quiet = [];
+  let changed = 0;
+  for (let k = n - 12; k <= n; k++) {
+    const messages = sample.messages.slice(0, k);
+    let what = 'nothing changed';
+    if (k % 4 === 0) {
+      // A summary of one of the chain's batches, alone: no record or short
+      // ref changes, the chain entries are the same objects.
+      indexer.registerSummaryBody([chain.droppedToolCallIds[0]], `Later summary ${++changed} of the chain's first batch.`);
+      what = 'a summary registered';
+    } else if (k % 4 === 2) {
+      // A session rebuilt: the registry is a new array of the same length,
+      // its last summary another.
+      indexer.rebuild({ toolCallIds: [chain.droppedToolCallIds[0]], text: `Rebuilt summary ${++changed}.` });
+      what = 'the registry rebuilt';
+    }
+    const before = indexer.asked;
+    const args = [indexer, config.chainCompression, config.errorPurge, config.thinkingStrip, config.protection, config.recoveryGraceTurns];
+    const got = dropIn.pruneMessages(structuredClone(messages), ...args, sample.thinkingBoundaryTimestamp ?? undefined);
+    const want = v24.pruneMessages(structuredClone(messages), { state, config, thinkingStripBoundaryTimestamp: sample.thinkingBoundaryTimestamp });
+    assert.equal(JSON.stringify(got.messages), JSON.stringify(want.messages), `render of ${k} messages (${what})`);
+    assert.equal(got.afterChars, want.afterChars);
+    if (what === 'nothing changed' && k > n - 12) quiet.push(indexer.asked - before);
+  }
+  assert.ok(changed >= 4, 'summaries were registered between renders');
+  if (backend === 'native') {
+    // Nothing changed: the registry says so, with no question asked.
+    assert.deepEqual(quiet, quiet.map(() => 0), `quiet renders asked for summaries ${quiet.join(', ')} times`);
   }
 });

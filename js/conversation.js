@@ -61,6 +61,33 @@ function sameAnswers(a, b) {
   return a.length === b.length && a.every((x, n) => sameAnswer(x, b[n]));
 }
 
+// pi-condense's own ToolCallIndexer (2.4.x and 2.9.x) answers
+// getPerBatchSummaryTextForToolCallIds from its registry of summaries alone,
+// the array field `summaryBodies`, which it only appends to (a flush) or
+// replaces (a session rebuilt) and whose entries it never changes: the same
+// array at the same length gives every chain the same answer. Whether
+// `indexer` is that class: named so, its two summary methods its
+// prototype's, not its own, and reading that field (their source says so, so
+// a release that computes summaries another way is asked as any indexer).
+// Asked once per conversation; nothing of another object but its prototype is
+// read.
+function keepsSummaryRegistry(indexer) {
+  const proto = Object.getPrototypeOf(indexer);
+  if (proto === null || !Object.hasOwn(proto, 'constructor') || proto.constructor.name !== 'ToolCallIndexer') return false;
+  const reads = { getPerBatchSummaryTextForToolCallIds: 'this.getPerBatchSummariesForToolCallIds(', getPerBatchSummariesForToolCallIds: 'this.summaryBodies' };
+  for (const [name, read] of Object.entries(reads)) {
+    if (!Object.hasOwn(proto, name) || Object.hasOwn(indexer, name) || typeof proto[name] !== 'function') return false;
+    if (!Function.prototype.toString.call(proto[name]).includes(read)) return false;
+  }
+  return true;
+}
+
+// The registry of an indexer `keepsSummaryRegistry` accepted, or null.
+function summaryRegistryOf(indexer) {
+  const own = Object.getOwnPropertyDescriptor(indexer, 'summaryBodies');
+  return own !== undefined && Array.isArray(own.value) ? own.value : null;
+}
+
 class Conversation {
   /**
    * @param native the loaded binding
@@ -83,6 +110,9 @@ class Conversation {
     this.asked = { at: [], key: [], id: [] };
     this.answered = [];
     this.chainsSeen = null;
+    // Whether the indexer is pi-condense's own (keepsSummaryRegistry), asked
+    // at the first chains().
+    this.ownIndexer = undefined;
     this.answersChanged = false;
     // Where the run of slices still being read natively starts (null: none).
     this.pendingFrom = null;
@@ -316,16 +346,19 @@ class Conversation {
 
   /**
    * Sends the indexer's chain entries when they or what the indexer answers
-   * about them changed, reading only the documented methods. Each render asks
-   * `getChainEntries()` and, once for all entries without a range summary,
-   * `getPerBatchSummaryTextForToolCallIds` of the union of their dropped ids
-   * (the probe). When the entries are the same objects, no tool result's
-   * answer changed this render (`answer`: a flush registers records and
-   * summaries together) and the probe is the same text, nothing can have
-   * changed and nothing more is asked. Otherwise every entry's summary and
-   * every `{bN}` lookup (`findChainEntryByBlockId`) is asked again, and the
-   * chains are sent when any answer differs. So any indexer with the methods
-   * is as fast as pi-condense's own, whose private fields are never read.
+   * about them changed. Each render asks `getChainEntries()`; when the
+   * entries are the same objects and no tool result's answer changed this
+   * render (`answer`: a flush registers records and summaries together),
+   * only a summary registered alone can have changed an answer, and that is
+   * checked one of two ways:
+   * - pi-condense's own indexer (`summaryRegistryOf`): its registry of
+   *   summaries is the same array at the same length;
+   * - any other indexer, through the documented methods only:
+   *   `getPerBatchSummaryTextForToolCallIds` of the union of the dropped ids
+   *   of all entries without a range summary (the probe) is the same text.
+   * Then nothing more is asked. Otherwise every entry's summary and every
+   * `{bN}` lookup (`findChainEntryByBlockId`) is asked again, and the chains
+   * are sent when any answer differs.
    */
   chains(indexer) {
     const entries = indexer.getChainEntries();
@@ -334,22 +367,28 @@ class Conversation {
     }
     const v29 = this.dialect === '2.9.1';
     const idsOf = (entry) => (v29 ? entry.droppedOccurrenceKeys ?? entry.droppedToolCallIds : entry.droppedToolCallIds);
-    const union = [];
-    for (const entry of entries) {
-      if (entry === null || typeof entry !== 'object') continue;
-      if (entry.rangeSummaryText !== undefined && entry.rangeSummaryText !== null) continue;
-      const ids = idsOf(entry);
-      if (Array.isArray(ids)) for (const id of ids) union.push(id);
-    }
-    let probe;
-    try {
-      probe = { v: union.length === 0 ? '' : indexer.getPerBatchSummaryTextForToolCallIds(union) };
-    } catch {
-      probe = { throws: true };
-    }
     const seen = this.chainsSeen;
     const sameEntries = seen !== null && seen.entries.length === entries.length && seen.entries.every((e, n) => e === entries[n]);
-    if (sameEntries && !this.answersChanged && sameAnswer(seen.probe, probe)) return;
+    this.ownIndexer ??= keepsSummaryRegistry(indexer);
+    const registry = this.ownIndexer ? summaryRegistryOf(indexer) : null;
+    let probe = null;
+    if (registry !== null) {
+      if (sameEntries && !this.answersChanged && seen.registry === registry && seen.registered === registry.length) return;
+    } else {
+      const union = [];
+      for (const entry of entries) {
+        if (entry === null || typeof entry !== 'object') continue;
+        if (entry.rangeSummaryText !== undefined && entry.rangeSummaryText !== null) continue;
+        const ids = idsOf(entry);
+        if (Array.isArray(ids)) for (const id of ids) union.push(id);
+      }
+      try {
+        probe = { v: union.length === 0 ? '' : indexer.getPerBatchSummaryTextForToolCallIds(union) };
+      } catch {
+        probe = { throws: true };
+      }
+      if (sameEntries && !this.answersChanged && seen.probe !== null && sameAnswer(seen.probe, probe)) return;
+    }
     const summaryOf = (entry) => {
       try {
         const range = entry.rangeSummaryText;
@@ -385,6 +424,8 @@ class Conversation {
       seen.lookups.every(([id, a], n) => id === lookups[n][0] && sameAnswer(a, lookups[n][1]))
     ) {
       seen.probe = probe;
+      seen.registered = registry === null ? 0 : registry.length;
+      seen.registry = registry;
       return;
     }
     let text;
@@ -394,7 +435,7 @@ class Conversation {
       throw codedError(codes.INVALID_STATE, `chain entries cannot be serialized as JSON: ${cause.message}`, { cause });
     }
     this.engine.setChains(text);
-    this.chainsSeen = { entries: entries.slice(), summaries, lookups, probe };
+    this.chainsSeen = { entries: entries.slice(), summaries, lookups, probe, registry, registered: registry === null ? 0 : registry.length };
   }
 
   /** Renders the kept messages and applies the script to `messages`. */
