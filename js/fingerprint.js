@@ -204,14 +204,35 @@ class Fingerprints {
     }
   }
 
-  /** Whether `m` matches the fingerprint at position `i`. */
+  /**
+   * Whether `m` matches the fingerprint at position `i`. Only the role is
+   * read here; each role's own function reads the rest, so each property
+   * read sees the few shapes of one role's messages (fast), not every
+   * message's (a generic lookup per read).
+   */
   matches(i, m) {
     const role = this.role[i];
     if (m === null || typeof m !== 'object') return role === NOT_OBJECT && Object.is(this.other[i], m);
     if (Array.isArray(m)) return role === AN_ARRAY && this.other[i] === m.length;
     const r = m.role;
-    if (roleCode(r) !== role || (role === ROLE_OTHER && !Object.is(this.other[i], r))) return false;
-    const t = m.timestamp;
+    if (roleCode(r) !== role) return false;
+    switch (role) {
+      case ROLE_TOOL_RESULT:
+        return toolResultMatches(this, i, m);
+      case ROLE_ASSISTANT:
+        return assistantMatches(this, i, m);
+      case ROLE_USER:
+        return userMatches(this, i, m);
+      case ROLE_CUSTOM:
+        return customMatches(this, i, m);
+      default:
+        return Object.is(this.other[i], r) && otherMatches(this, i, m);
+    }
+  }
+
+  // What every role compares: the timestamp, the content and the key count,
+  // read by the caller.
+  restMatches(i, m, t, c) {
     if (typeof t === 'number' && t === t) {
       if (t !== this.ts[i]) return false;
     } else if (this.ts[i] === this.ts[i] || !Object.is(this.tsOther[i], t)) {
@@ -219,12 +240,6 @@ class Fingerprints {
     }
     const at = i * 3;
     const num = this.num;
-    if (role === ROLE_TOOL_RESULT) {
-      if (m.toolCallId !== this.id[i] || m.toolName !== this.name[i] || errorCode(m.isError) !== num[at]) return false;
-    } else if (role === ROLE_CUSTOM) {
-      if (m.customType !== this.name[i] || refsCount(m) !== num[at]) return false;
-    }
-    const c = m.content;
     if (typeof c === 'string') {
       if (num[at + 1] !== CONTENT_STRING || this.contentOther[i] !== c.length) return false;
     } else if (!Array.isArray(c)) {
@@ -261,6 +276,32 @@ class Fingerprints {
     }
     return true;
   }
+}
+
+// One function per role, so that each read below sees one role's shapes:
+// V8 keeps what a property read has seen per function, so the three with
+// the same body are three on purpose (measured: the walk over pi's clone of
+// 5,942 messages 7-14% faster on Node 20 and 24 than with one function).
+function userMatches(p, i, m) {
+  return p.restMatches(i, m, m.timestamp, m.content);
+}
+
+function assistantMatches(p, i, m) {
+  return p.restMatches(i, m, m.timestamp, m.content);
+}
+
+function toolResultMatches(p, i, m) {
+  if (m.toolCallId !== p.id[i] || m.toolName !== p.name[i] || errorCode(m.isError) !== p.num[i * 3]) return false;
+  return p.restMatches(i, m, m.timestamp, m.content);
+}
+
+function customMatches(p, i, m) {
+  if (m.customType !== p.name[i] || refsCount(m) !== p.num[i * 3]) return false;
+  return p.restMatches(i, m, m.timestamp, m.content);
+}
+
+function otherMatches(p, i, m) {
+  return p.restMatches(i, m, m.timestamp, m.content);
 }
 
 module.exports = { Fingerprints };
