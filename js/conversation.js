@@ -351,7 +351,7 @@ class Conversation {
    * render (`answer`: a flush registers records and summaries together),
    * only a summary registered alone can have changed an answer, and that is
    * checked one of two ways:
-   * - pi-condense's own indexer (`summaryRegistryOf`): its registry of
+   * - pi-condense's own indexer (`keepsSummaryRegistry`): its registry of
    *   summaries is the same array at the same length;
    * - any other indexer, through the documented methods only:
    *   `getPerBatchSummaryTextForToolCallIds` of the union of the dropped ids
