@@ -156,7 +156,7 @@ pub fn convert_all(messages: &[Json], model: &CallModel) -> Vec<Converted<Json>>
             let c = convert_message(m, model, normalize);
             if m.get("role").is_some_and(|r| r.is_str("assistant")) && !same_model(m, model) {
                 for b in content_array(m) {
-                    if is_type(&b, "toolCall") {
+                    if is_type(b, "toolCall") {
                         if let Some(id) = b.get("id") {
                             if normalize_tool_call_id(id) != *id {
                                 renamed.push(id.clone());

@@ -14,6 +14,8 @@
 //! a message once and reuses it while it stays in the context; `payload.rs`
 //! writes the whole request for the test against pi-ai.
 
+use std::borrow::Cow;
+
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::json::text::{escape_units, text_of, units};
@@ -357,10 +359,11 @@ fn result_content(content: &[Json]) -> Json {
     Json::Arr(blocks)
 }
 
-pub(super) fn content_array(m: &Json) -> Vec<Json> {
+/// A message's `content` blocks (none unless it is an array), borrowed.
+pub(super) fn content_array(m: &Json) -> &[Json] {
     match m.get("content") {
-        Some(Json::Arr(a)) => a.clone(),
-        _ => Vec::new(),
+        Some(Json::Arr(a)) => a,
+        _ => &[],
     }
 }
 
@@ -369,10 +372,10 @@ fn user_content(content: Option<&Json>, images: bool) -> Option<Json> {
     match content {
         Some(Json::Str(t)) => (!blank(t)).then(|| sanitize(t)),
         Some(Json::Arr(items)) => {
-            let items = if images {
-                items.clone()
+            let items: Cow<'_, [Json]> = if images {
+                Cow::Borrowed(items)
             } else {
-                without_images(items, USER_IMAGE_OMITTED)
+                Cow::Owned(without_images(items, USER_IMAGE_OMITTED))
             };
             let blocks: Vec<Json> = items
                 .iter()
@@ -565,9 +568,9 @@ fn assistant(m: &Json, model: &CallModel) -> Converted<Json> {
 }
 
 fn tool_result(m: &Json, model: &CallModel, normalize_id: bool) -> Converted<Json> {
-    let mut content = content_array(m);
+    let mut content = Cow::Borrowed(content_array(m));
     if !model.images {
-        content = without_images(&content, TOOL_IMAGE_OMITTED);
+        content = Cow::Owned(without_images(&content, TOOL_IMAGE_OMITTED));
     }
     let raw = m.get("toolCallId").cloned().unwrap_or_default();
     let id = if normalize_id {
@@ -592,7 +595,7 @@ fn tool_result(m: &Json, model: &CallModel, normalize_id: bool) -> Converted<Jso
                 .filter(|b| is_type(b, "image"))
                 .map(image_block),
         );
-        content = without_images(&content, ERROR_IMAGE_PLACEHOLDER);
+        content = Cow::Owned(without_images(&content, ERROR_IMAGE_PLACEHOLDER));
     }
     let mut fields = vec![
         ("type", s("tool_result")),
