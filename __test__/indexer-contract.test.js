@@ -85,7 +85,7 @@ test('the 2.4 drop-in reads only the documented methods and sees a changed summa
 // class named ToolCallIndexer whose summary registry is its own array field
 // `summaryBodies`, appended to at a flush and replaced when a session is
 // rebuilt, with the summary methods on its prototype. The drop-in reads that
-// registry in place of the probe (js/conversation.js summaryRegistryOf).
+// registry in place of the probe (js/conversation.js keepsSummaryRegistry).
 class ToolCallIndexer {
   summaryBodies;
   constructor(state) {

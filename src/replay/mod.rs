@@ -78,8 +78,6 @@ use crate::sessionfile::file::describe_key;
 use crate::sessionfile::key::JsKey;
 use crate::sessionfile::{model_calls, path_to, Entry, Leaf, SessionFile};
 
-/// A session-file error as the replay reports it: the code, the message
-/// without a line prefix, and the line as a field.
 /// The first index where two renders differ, as digests (the replay) or
 /// slots (pi's gate): the shorter one's length when one is a prefix of the
 /// other.
@@ -87,6 +85,8 @@ fn first_difference<T: PartialEq>(before: &[T], after: &[T]) -> usize {
     before.iter().zip(after).take_while(|(a, b)| a == b).count()
 }
 
+/// A session-file error as the replay reports it: the code, the message
+/// without a line prefix, and the line as a field.
 fn located(e: crate::sessionfile::SessionError) -> crate::error::PruneError {
     let mut err = crate::error::PruneError::new(e.code(), e.message);
     err.line = e.line.map(|l| l as usize);
