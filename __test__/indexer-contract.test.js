@@ -9,7 +9,10 @@
 // must equal js/pure.js on the same state; and renders where nothing changed
 // must not ask every chain's summary again. The second test does the same
 // through a class shaped as pi-condense's own, whose registry of summaries
-// the drop-in reads instead of asking.
+// the drop-in reads instead of asking. The third registers summaries and a
+// chain one at a time through that class: each render asks only about the
+// chains a new summary names (or a new chain) and sends the engine the
+// chains from the first one whose answer changed.
 // Runs under `node --test` and `bun test`.
 
 const { test } = require('node:test');
@@ -93,6 +96,10 @@ class ToolCallIndexer {
     this.summaryBodies = state.summaryBodies;
     this.inner = v24.createIndexer(state);
     this.asked = 0;
+    // Its chain registry: by start timestamp, a later registration in the
+    // first one's place (SPEC.md §2.2), the entries themselves handed out.
+    this.chainRegistry = new Map();
+    for (const c of state.chains) this.chainRegistry.set(c.startUserTimestamp, c);
   }
   isSummarized(id) {
     return this.inner.isSummarized(id);
@@ -104,10 +111,15 @@ class ToolCallIndexer {
     return this.inner.getShortRefForToolCallId(id);
   }
   getChainEntries() {
-    return this.inner.getChainEntries();
+    return [...this.chainRegistry.values()].sort((a, b) => a.startUserTimestamp - b.startUserTimestamp);
   }
   findChainEntryByBlockId(blockId) {
-    return this.inner.findChainEntryByBlockId(blockId);
+    for (const c of this.chainRegistry.values()) if (c.blockId === blockId) return c;
+    return undefined;
+  }
+  registerChain(entry) {
+    this.state.chains.push(entry);
+    this.chainRegistry.set(entry.startUserTimestamp, entry);
   }
   registerSummaryBody(toolCallIds, text) {
     this.summaryBodies.push({ toolCallIds, text });
@@ -169,4 +181,70 @@ test("the 2.4 drop-in sees a summary pi-condense's own indexer registers alone, 
     // Nothing changed: the registry says so, with no question asked.
     assert.deepEqual(quiet, quiet.map(() => 0), `quiet renders asked for summaries ${quiet.join(', ')} times`);
   }
+});
+
+test("the 2.4 drop-in asks pi-condense's own indexer again only about the chains a new summary names", () => {
+  const state = structuredClone(sample.state);
+  state.summaryBodies ??= [];
+  // Every chain summarized from its batches, so each one's answer comes
+  // from the registry.
+  for (const c of state.chains) delete c.rangeSummaryText;
+  const { config } = sample;
+  const indexer = new ToolCallIndexer(state);
+  const [b1, b2, b3] = ['b1', 'b2', 'b3'].map((id) => state.chains.find((c) => c.blockId === id));
+  // Each step registers one summary, as a flush does, then renders one more
+  // message; `asks`: the questions it takes, one per chain whose dropped
+  // ids the summary names (a `{bN}` lookup of a chain takes that chain's
+  // answer).
+  const steps = [
+    { what: "one of b2's batches", ids: [b2.droppedToolCallIds[0]], text: 'Summary A.', asks: 1, sent: [1] },
+    { what: "one of b3's batches, with A's text", ids: [b3.droppedToolCallIds[0]], text: 'Summary A.', asks: 1, sent: [2] },
+    { what: 'a batch no chain dropped', ids: ['call-nobody-dropped'], text: 'Summary C.', asks: 0, sent: [] },
+    { what: "one of b1's batches, citing {b2}", ids: [b1.droppedToolCallIds[1]], text: 'Summary D, after {b2}.', asks: 1, sent: [0] },
+    { what: "another of b2's batches", ids: [b2.droppedToolCallIds[1]], text: 'Summary E.', asks: 1, sent: [1] },
+    { what: 'nothing', asks: 0, sent: [] },
+    { what: 'a new chain', chain: { ...b3, blockId: 'b4', startUserTimestamp: b3.startUserTimestamp + 1, droppedToolCallIds: [b3.droppedToolCallIds[2]] }, asks: 1, sent: [3] },
+    { what: "one of b3's batches, after the new chain", ids: [b3.droppedToolCallIds[3]], text: 'Summary G.', asks: 1, sent: [2] },
+  ];
+  const n = sample.messages.length;
+  const args = [indexer, config.chainCompression, config.errorPurge, config.thinkingStrip, config.protection, config.recoveryGraceTurns];
+  const render = (k, what) => {
+    const messages = sample.messages.slice(0, k);
+    const got = dropIn.pruneMessages(structuredClone(messages), ...args, sample.thinkingBoundaryTimestamp ?? undefined);
+    const want = v24.pruneMessages(structuredClone(messages), { state, config, thinkingStripBoundaryTimestamp: sample.thinkingBoundaryTimestamp });
+    assert.equal(JSON.stringify(got.messages), JSON.stringify(want.messages), `render of ${k} messages (${what})`);
+    assert.equal(got.afterChars, want.afterChars);
+    assert.equal(got.beforeChars, want.beforeChars);
+  };
+  // What the engine is sent of the chains, from which entry on.
+  const sentFrom = [];
+  const proto = backend === 'native' ? require('../loader.js').NativeEngine.prototype : null;
+  const setChains = proto?.setChains;
+  if (proto) {
+    proto.setChains = function (text) {
+      sentFrom.push(JSON.parse(text).from ?? 0);
+      return setChains.call(this, text);
+    };
+  }
+  try {
+    render(n - steps.length, 'the first');
+    steps.forEach((step, s) => {
+      if (step.ids) indexer.registerSummaryBody(step.ids, step.text);
+      if (step.chain) indexer.registerChain(step.chain);
+      const before = indexer.asked;
+      sentFrom.length = 0;
+      render(n - steps.length + s + 1, step.what);
+      if (backend !== 'native') return;
+      assert.equal(indexer.asked - before, step.asks, `questions after a summary of ${step.what}`);
+      // Sent from the first chain whose answer changed (the entries in
+      // start order: b1, b2, b3, then the new b4), or not at all.
+      if (step.sent !== undefined) assert.deepEqual(sentFrom, step.sent, `chains sent after ${step.what}`);
+    });
+  } finally {
+    if (proto) proto.setChains = setChains;
+  }
+  // The summaries reached the rendered chains: a chain block quotes them.
+  const last = dropIn.pruneMessages(structuredClone(sample.messages), ...args, sample.thinkingBoundaryTimestamp ?? undefined);
+  const text = JSON.stringify(last.messages);
+  for (const t of ['Summary A.', 'Summary D, after', 'Summary E.']) assert.ok(text.includes(t), `${t} is rendered`);
 });

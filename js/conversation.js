@@ -88,6 +88,33 @@ function summaryRegistryOf(indexer) {
   return own !== undefined && Array.isArray(own.value) ? own.value : null;
 }
 
+// The ids the summaries registry[from..] name (their `toolCallIds`), or
+// null when one of them is not of the shape SPEC.md §2.2 gives
+// (`{toolCallIds: [...], text}`): then every chain is asked again.
+function registeredIds(registry, from) {
+  const ids = new Set();
+  for (let k = from; k < registry.length; k++) {
+    const body = registry[k];
+    const named = body !== null && typeof body === 'object' ? body.toolCallIds : undefined;
+    if (!Array.isArray(named)) return null;
+    for (const id of named) ids.add(id);
+  }
+  return ids;
+}
+
+// The `{bN}` block ids a chain summary's text cites, in order, by answer
+// (later renders reuse an answer while it stands).
+const blockRefs = new WeakMap();
+function blockRefsOf(answer) {
+  let refs = blockRefs.get(answer);
+  if (refs === undefined) {
+    refs = [];
+    if (typeof answer.v === 'string') for (const match of answer.v.matchAll(BLOCK_REF_RE)) refs.push(`b${match[1]}`);
+    blockRefs.set(answer, refs);
+  }
+  return refs;
+}
+
 class Conversation {
   /**
    * @param native the loaded binding
@@ -346,19 +373,25 @@ class Conversation {
 
   /**
    * Sends the indexer's chain entries when they or what the indexer answers
-   * about them changed. Each render asks `getChainEntries()`; when the
-   * entries are the same objects and no tool result's answer changed this
-   * render (`answer`: a flush registers records and summaries together),
-   * only a summary registered alone can have changed an answer, and that is
-   * checked one of two ways:
-   * - pi-condense's own indexer (`keepsSummaryRegistry`): its registry of
-   *   summaries is the same array at the same length;
-   * - any other indexer, through the documented methods only:
+   * about them changed. Each render asks `getChainEntries()`; what else is
+   * asked depends on the indexer:
+   * - pi-condense's own (`keepsSummaryRegistry`): besides the entries, its
+   *   registry of summaries is the only input (SPEC.md §2.2
+   *   `perBatchSummaryText`, `blockLookup`), and a summary's text joins an
+   *   entry's answer only when their ids meet. While the registry is the
+   *   same array, an entry (or `{bN}` lookup) already answered is asked
+   *   again only when a summary registered since names one of its dropped
+   *   ids (`registeredIds`); the same entries and the same length: nothing
+   *   is asked.
+   * - any other indexer, through the documented methods only: when the
+   *   entries are the same objects and no tool result's answer changed this
+   *   render (`answer`: a flush registers records and summaries together),
    *   `getPerBatchSummaryTextForToolCallIds` of the union of the dropped ids
-   *   of all entries without a range summary (the probe) is the same text.
-   * Then nothing more is asked. Otherwise every entry's summary and every
-   * `{bN}` lookup (`findChainEntryByBlockId`) is asked again, and the chains
-   * are sent when any answer differs.
+   *   of all entries without a range summary (the probe) is the same text:
+   *   nothing more is asked. Otherwise every entry's summary and every
+   *   `{bN}` lookup (`findChainEntryByBlockId`) is asked again.
+   * The chains are sent when the entries or any answer differ, from the
+   * first entry that does.
    */
   chains(indexer) {
     const entries = indexer.getChainEntries();
@@ -372,8 +405,14 @@ class Conversation {
     this.ownIndexer ??= keepsSummaryRegistry(indexer);
     const registry = this.ownIndexer ? summaryRegistryOf(indexer) : null;
     let probe = null;
+    // The ids named by the summaries registered since the last render
+    // (pi-condense's own indexer, the same registry); null: ask everything.
+    let touched = null;
     if (registry !== null) {
-      if (sameEntries && !this.answersChanged && seen.registry === registry && seen.registered === registry.length) return;
+      if (seen !== null && seen.registry === registry) {
+        if (sameEntries && seen.registered === registry.length) return;
+        touched = registeredIds(registry, seen.registered);
+      }
     } else {
       const union = [];
       for (const entry of entries) {
@@ -398,15 +437,33 @@ class Conversation {
         return { throws: true };
       }
     };
-    const summaries = entries.map(summaryOf);
+    // An answer kept for `entry` that still stands, or undefined.
+    const keptFor = (entry, answer) => {
+      if (touched === null || answer === undefined || entry === null || typeof entry !== 'object') return undefined;
+      const range = entry.rangeSummaryText;
+      if (range !== undefined && range !== null) return answer;
+      const ids = idsOf(entry);
+      return Array.isArray(ids) && !ids.some((id) => touched.has(id)) ? answer : undefined;
+    };
+    const answers = registry === null ? null : new Map();
+    const summaries = entries.map((entry) => {
+      const a = keptFor(entry, seen?.answers?.get(entry)) ?? summaryOf(entry);
+      if (answers !== null && entry !== null && typeof entry === 'object') answers.set(entry, a);
+      return a;
+    });
     const lookups = [];
     const looked = new Set();
+    const before = touched === null ? null : new Map(seen.lookups.map((l) => [l[0], l]));
     for (const s of summaries) {
-      if (typeof s.v !== 'string') continue;
-      for (const match of s.v.matchAll(BLOCK_REF_RE)) {
-        const blockId = `b${match[1]}`;
+      for (const blockId of blockRefsOf(s)) {
         if (looked.has(blockId)) continue;
         looked.add(blockId);
+        const was = before === null ? undefined : before.get(blockId);
+        // The same entries: the lookup finds what it found.
+        if (was !== undefined && was.length === 3 && sameEntries && keptFor(was[2], was[1]) !== undefined) {
+          lookups.push(was);
+          continue;
+        }
         let found;
         try {
           found = indexer.findChainEntryByBlockId(blockId);
@@ -414,28 +471,40 @@ class Conversation {
           lookups.push([blockId, { throws: true }]);
           continue;
         }
-        lookups.push([blockId, found ? summaryOf(found) : { none: true }]);
+        if (!found) {
+          lookups.push([blockId, { none: true }]);
+          continue;
+        }
+        const kept = was !== undefined && was[2] === found ? keptFor(found, was[1]) : undefined;
+        lookups.push([blockId, kept ?? answers?.get(found) ?? summaryOf(found), found]);
       }
     }
+    const registered = registry === null ? 0 : registry.length;
     if (
       sameEntries &&
       sameAnswers(seen.summaries, summaries) &&
       seen.lookups.length === lookups.length &&
       seen.lookups.every(([id, a], n) => id === lookups[n][0] && sameAnswer(a, lookups[n][1]))
     ) {
-      seen.probe = probe;
-      seen.registered = registry === null ? 0 : registry.length;
-      seen.registry = registry;
+      Object.assign(seen, { summaries, lookups, probe, registry, registered, answers });
       return;
     }
+    // The entries the engine keeps up to the first that changed (by object,
+    // or by its answer) go unsent.
+    let from = 0;
+    if (seen !== null) {
+      const common = Math.min(seen.entries.length, entries.length);
+      while (from < common && entries[from] === seen.entries[from] && sameAnswer(summaries[from], seen.summaries[from])) from++;
+    }
+    const sent = { entries, summaries, lookups: lookups.map(([id, a]) => [id, a]) };
     let text;
     try {
-      text = JSON.stringify({ entries, summaries, lookups });
+      text = JSON.stringify(from === 0 ? sent : { from, ...sent, entries: entries.slice(from), summaries: summaries.slice(from) });
     } catch (cause) {
       throw codedError(codes.INVALID_STATE, `chain entries cannot be serialized as JSON: ${cause.message}`, { cause });
     }
     this.engine.setChains(text);
-    this.chainsSeen = { entries: entries.slice(), summaries, lookups, probe, registry, registered: registry === null ? 0 : registry.length };
+    this.chainsSeen = { entries: entries.slice(), summaries, lookups, probe, registry, registered, answers };
   }
 
   /** Renders the kept messages and applies the script to `messages`. */

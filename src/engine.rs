@@ -148,6 +148,15 @@ impl Engine {
         self.memo.invalidate_chains();
     }
 
+    /// As `set_chains`, for the entries and summaries from `from` on (those
+    /// before are kept) and every lookup: `chains` holds only those.
+    pub fn update_chains(&mut self, from: usize, chains: Chains) -> Result<()> {
+        self.state.update_given_chains(from, chains)?;
+        self.last = None;
+        self.memo.invalidate_chains();
+        Ok(())
+    }
+
     pub fn len(&self) -> usize {
         self.log.len()
     }

@@ -225,6 +225,41 @@ impl State {
         self.chains = chains;
     }
 
+    /// The given chains from `from` on replaced by `update`'s entries and
+    /// summaries, and the lookups by its lookups. An error, and nothing
+    /// changed, when the chains were not given or had fewer entries.
+    pub fn update_given_chains(&mut self, from: usize, update: Chains) -> Result<()> {
+        let (
+            Chains::Given {
+                entries,
+                summaries,
+                lookups,
+            },
+            Chains::Given {
+                entries: more,
+                summaries: more_summaries,
+                lookups: new_lookups,
+            },
+        ) = (&mut self.chains, update)
+        else {
+            return Err(PruneError::bad_argument(
+                "chains: an update with no chains given before",
+            ));
+        };
+        if from > entries.len() || from > summaries.len() {
+            return Err(PruneError::bad_argument(format!(
+                "chains: an update from entry {from} of {}",
+                entries.len()
+            )));
+        }
+        entries.truncate(from);
+        entries.extend(more);
+        summaries.truncate(from);
+        summaries.extend(more_summaries);
+        *lookups = new_lookups;
+        Ok(())
+    }
+
     pub fn is_empty(&self) -> bool {
         self.records.is_empty() && self.dedup_aliases.is_empty() && !self.has_chain_entries()
     }
@@ -479,6 +514,54 @@ mod tests {
             b"one\\n\\ntwo"
         );
         assert!(s.per_batch_summary_text(None).is_err());
+    }
+
+    #[test]
+    fn given_chains_update_from_an_entry() {
+        let entry = |b: &str| Json::Obj(vec![(b"blockId".as_slice().into(), Json::str(b))]);
+        let given = |blocks: &[&str], lookups: &[(&str, &str)]| Chains::Given {
+            entries: blocks.iter().map(|b| entry(b)).collect(),
+            summaries: blocks
+                .iter()
+                .map(|b| Ok(Json::str(&format!("of {b}"))))
+                .collect(),
+            lookups: lookups
+                .iter()
+                .map(|(b, v)| (b.as_bytes().into(), Ok(Some(Json::str(v)))))
+                .collect(),
+        };
+        let mut s = state("{}", Dialect::V2_4);
+        let refused = s.update_given_chains(0, given(&["b1"], &[]));
+        assert!(refused
+            .unwrap_err()
+            .message
+            .contains("no chains given before"));
+        s.set_given_chains(given(&["b1", "b2", "b3"], &[("b1", "old")]));
+        let past = s.update_given_chains(4, given(&[], &[]));
+        assert!(past.unwrap_err().message.contains("from entry 4 of 3"));
+        assert_eq!(
+            s.chain_entries().len(),
+            3,
+            "a refused update changes nothing"
+        );
+        s.update_given_chains(1, given(&["b4"], &[("b4", "new")]))
+            .unwrap();
+        let blocks: Vec<String> = s
+            .chain_entries()
+            .iter()
+            .map(|e| text(e.get("blockId")).unwrap())
+            .collect();
+        assert_eq!(blocks, ["b1", "b4"]);
+        assert_eq!(
+            text(Some(&s.entry_summary(1).unwrap())).as_deref(),
+            Some("of b4")
+        );
+        assert_eq!(
+            s.block_lookup(b"b1").unwrap(),
+            None,
+            "the lookups are replaced"
+        );
+        assert!(s.block_lookup(b"b4").unwrap().is_some());
     }
 
     #[test]

@@ -151,11 +151,22 @@ impl NativeEngine {
 
     /// A host indexer's chain registry, as JSON text: `{"entries": [...],
     /// "summaries": [outcome...], "lookups": [[blockId, outcome]...]}` where
-    /// an outcome is `{"v": value}` or `{"throws": true}`.
+    /// an outcome is `{"v": value}` or `{"throws": true}`. With `"from": k`,
+    /// only the entries and summaries from position k on (those before are
+    /// the kept ones), and every lookup. Costs reading that text.
     #[napi(catch_unwind)]
     pub fn set_chains(&mut self, env: Env, chains_json: String) -> napi::Result<()> {
-        let run = || -> Result<Chains, PruneError> {
+        let run = || -> Result<(Option<usize>, Chains), PruneError> {
             let c = parse_json(&chains_json, "chains")?;
+            let from = match c.get("from") {
+                None => None,
+                Some(Json::Num(k)) if k.fract() == 0.0 && *k >= 0.0 => Some(*k as usize),
+                Some(_) => {
+                    return Err(PruneError::bad_argument(
+                        "chains: from must be a whole number of entries",
+                    ))
+                }
+            };
             let list = |key: &str| c.get(key).and_then(Json::as_array).unwrap_or(&[]);
             let entries = list("entries").to_vec();
             let summaries = list("summaries").iter().map(outcome).collect();
@@ -170,15 +181,21 @@ impl NativeEngine {
                     lookups.insert(id.into(), value);
                 }
             }
-            Ok(Chains::Given {
+            let chains = Chains::Given {
                 entries,
                 summaries,
                 lookups,
-            })
+            };
+            Ok((from, chains))
         };
-        let chains = run().map_err(|e| js_error(&env, e))?;
-        self.inner.set_chains(chains);
-        Ok(())
+        let r = run().and_then(|(from, chains)| match from {
+            None => {
+                self.inner.set_chains(chains);
+                Ok(())
+            }
+            Some(from) => self.inner.update_chains(from, chains),
+        });
+        r.map_err(|e| js_error(&env, e))
     }
 
     /// Replaces the kept messages from `from` on with the elements of
