@@ -112,6 +112,9 @@ function nodeBinary(which) {
 }
 
 const median = (list) => (list.length === 0 ? NaN : [...list].sort((a, b) => a - b)[list.length >> 1]);
+// The nearest-rank 90th percentile: the render a user waits longest for, but
+// one in ten (after a flush, a new chain).
+const p90 = (list) => (list.length === 0 ? NaN : [...list].sort((a, b) => a - b)[Math.ceil(list.length * 0.9) - 1]);
 const lines = (file) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
 
 // The project folder pi runs in (the same path for every run: pi puts it
@@ -256,7 +259,7 @@ function benchRelease(ctx, opts, release, agent) {
     }
     const row = { release, size, messages: got.addon.messages ?? cut.messages, rounds: opts.rounds, mismatches };
     for (const mode of ['own', 'addon']) {
-      row[mode] = { render: median(got[mode].rest), first: median(got[mode].first), send: median(got[mode].send), renders: got[mode].rest.length };
+      row[mode] = { render: median(got[mode].rest), p90: p90(got[mode].rest), first: median(got[mode].first), send: median(got[mode].send), renders: got[mode].rest.length };
     }
     if (opts.gate) row.gated = { chain: median(got.gated.rest), render: median(got.gated.render), gate: median(got.gated.gate), share: median(got.gated.gate.map((g, n) => g / got.gated.render[n])) };
     rows.push(row);
@@ -282,17 +285,19 @@ function markdown(rows, meta) {
     "Per model call, median ms of the whole `context` handler chain (every extension's handler and pi's work between them) over " +
       `${meta.prompts * 4 - 1} renders x ${meta.rounds} interleaved rounds per size, the first render after \`pi --session\` opened the session apart; ` +
       "own = condense-native installed with CONDENSE_NATIVE=off (pi-condense's own render), addon = condense-native rendering; own/addon above 1 is faster. " +
+      '"p90": the 90th percentile of the same renders (those after a flush or a new chain ask the indexer more). ' +
       "\"pi before send\" is pi's whole work per call before the request goes out (turn_start to the provider's call: its clone of the context, the chain, the conversion to the payload), addon. " +
       'Sessions: built by pi-condense alone in pi (fixtures/pi-extension/faux-model.js, every batch summarized), cut before a prompt; ' +
       '"messages" is what the first render after opening saw (pi\'s context: the session\'s messages and pi-condense\'s summary messages). ' +
       'Every request the model received was compared, own against addon, byte for byte.',
   );
   out.push('');
-  out.push('| runtime | release | messages | own | addon | own/addon | first: own | first: addon | own/addon | pi before send | mismatching rounds |');
-  out.push('|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
+  out.push('| runtime | release | messages | own | addon | own/addon | p90: own | p90: addon | own/addon | first: own | first: addon | own/addon | pi before send | mismatching rounds |');
+  out.push('|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
   for (const r of rows) {
     out.push(
       `| ${r.node} | ${r.release} | ${r.messages.toLocaleString('en-US')} | ${fmt(r.own.render)} | ${fmt(r.addon.render)} | ${ratio(r.own.render, r.addon.render)} | ` +
+        `${fmt(r.own.p90)} | ${fmt(r.addon.p90)} | ${ratio(r.own.p90, r.addon.p90)} | ` +
         `${fmt(r.own.first)} | ${fmt(r.addon.first)} | ${ratio(r.own.first, r.addon.first)} | ${fmt(r.addon.send)} | ${r.mismatches} of ${r.rounds} |`,
     );
   }
