@@ -12,7 +12,8 @@
 // the drop-in reads instead of asking. The third registers summaries and a
 // chain one at a time through that class: each render asks only about the
 // chains a new summary names (or a new chain) and sends the engine the
-// chains from the first one whose answer changed.
+// chains from the first one whose answer changed. The fourth does the same
+// for 2.9.1, whose summaries and chains meet by occurrence key.
 // Runs under `node --test` and `bun test`.
 
 const { test } = require('node:test');
@@ -247,4 +248,80 @@ test("the 2.4 drop-in asks pi-condense's own indexer again only about the chains
   const last = dropIn.pruneMessages(structuredClone(sample.messages), ...args, sample.thinkingBoundaryTimestamp ?? undefined);
   const text = JSON.stringify(last.messages);
   for (const t of ['Summary A.', 'Summary D, after', 'Summary E.']) assert.ok(text.includes(t), `${t} is rendered`);
+});
+
+test("the 2.9 drop-in matches a new summary to pi-condense's own chains by their occurrence keys", () => {
+  const dropIn29 = require('../js/pi-condense-2.9.js');
+  const v29 = require('../js/pure/v2.9.js');
+  const vector = require('./fixtures/vectors-2.9.json').find((v) => v.name === 'combo-020-n271');
+  const state = structuredClone(vector.state);
+  state.summaryBodies ??= [];
+  const { config } = vector;
+  const inner = v29.createIndexer(state);
+  // pi-condense 2.9.1's own class, in shape: its summaries keyed by
+  // occurrence (`id@timestamp`), the chains' `droppedOccurrenceKeys`.
+  class ToolCallIndexer {
+    constructor() {
+      this.summaryBodies = state.summaryBodies;
+      this.asked = 0;
+    }
+    isSummarized(key) {
+      return inner.isSummarized(key);
+    }
+    hasLegacyBareRecord(id) {
+      return inner.hasLegacyBareRecord(id);
+    }
+    getRecord(key) {
+      return inner.getRecord(key);
+    }
+    getShortRefForToolCallId(key) {
+      return inner.getShortRefForToolCallId(key);
+    }
+    getChainEntries() {
+      return inner.getChainEntries();
+    }
+    findChainEntryByBlockId(blockId) {
+      return inner.findChainEntryByBlockId(blockId);
+    }
+    registerSummaryBody(toolCallIds, text) {
+      this.summaryBodies.push({ toolCallIds, text });
+    }
+    getPerBatchSummariesForToolCallIds(keys) {
+      const wanted = new Set(keys);
+      const texts = [];
+      for (const s of this.summaryBodies) {
+        if (s.toolCallIds.some((k) => wanted.has(k)) && !texts.includes(s.text)) texts.push(s.text);
+      }
+      return texts;
+    }
+    getPerBatchSummaryTextForToolCallIds(keys) {
+      this.asked++;
+      return this.getPerBatchSummariesForToolCallIds(keys).join('\n\n');
+    }
+  }
+  const indexer = new ToolCallIndexer();
+  const batchChains = inner.getChainEntries().filter((c) => c.rangeSummaryText === undefined || c.rangeSummaryText === null);
+  const [x, y] = batchChains.filter((c) => c.droppedOccurrenceKeys[0] !== c.droppedToolCallIds[0]);
+  assert.ok(x && y, 'two chains whose occurrence keys are not their bare ids');
+  const steps = [
+    { what: `an occurrence ${x.blockId} dropped`, keys: [x.droppedOccurrenceKeys[0]], text: 'Summary X.', asks: 1 },
+    { what: `an occurrence ${y.blockId} dropped, with X's text`, keys: [y.droppedOccurrenceKeys[0]], text: 'Summary X.', asks: 1 },
+    { what: `the bare id ${x.blockId} dropped (not an occurrence key)`, keys: [x.droppedToolCallIds[0]], text: 'Summary Z.', asks: 0 },
+  ];
+  const n = vector.messages.length;
+  const render = (k, what) => {
+    const messages = vector.messages.slice(0, k);
+    const args = [config.chainCompression, config.errorPurge, config.protection, config.recoveryGraceTurns];
+    const got = dropIn29.pruneMessages(structuredClone(messages), indexer, ...args);
+    const want = v29.pruneMessages(structuredClone(messages), { state, config });
+    assert.equal(JSON.stringify(got.messages), JSON.stringify(want.messages), `render of ${k} messages (${what})`);
+    assert.equal(got.afterChars, want.afterChars);
+  };
+  render(n - steps.length, 'the first');
+  steps.forEach((step, s) => {
+    indexer.registerSummaryBody(step.keys, step.text);
+    const before = indexer.asked;
+    render(n - steps.length + s + 1, step.what);
+    if (backend === 'native') assert.equal(indexer.asked - before, step.asks, `questions after a summary of ${step.what}`);
+  });
 });
