@@ -440,6 +440,7 @@ class Conversation {
     // An answer kept for `entry` that still stands, or undefined.
     const keptFor = (entry, answer) => {
       if (touched === null || answer === undefined || entry === null || typeof entry !== 'object') return undefined;
+      if (touched.size === 0) return answer;
       const range = entry.rangeSummaryText;
       if (range !== undefined && range !== null) return answer;
       const ids = idsOf(entry);
