@@ -149,11 +149,16 @@ impl Engine {
     }
 
     /// As `set_chains`, for the entries and summaries from `from` on (those
-    /// before are kept) and every lookup: `chains` holds only those.
+    /// before are kept) and every lookup: `chains` holds only those. With
+    /// the lookups unchanged, the synthetic blocks of the entries kept stand.
     pub fn update_chains(&mut self, from: usize, chains: Chains) -> Result<()> {
-        self.state.update_given_chains(from, chains)?;
+        let same_lookups = self.state.update_given_chains(from, chains)?;
         self.last = None;
-        self.memo.invalidate_chains();
+        if same_lookups {
+            self.memo.invalidate_chains_from(from);
+        } else {
+            self.memo.invalidate_chains();
+        }
         Ok(())
     }
 

@@ -226,9 +226,10 @@ impl State {
     }
 
     /// The given chains from `from` on replaced by `update`'s entries and
-    /// summaries, and the lookups by its lookups. An error, and nothing
-    /// changed, when the chains were not given or had fewer entries.
-    pub fn update_given_chains(&mut self, from: usize, update: Chains) -> Result<()> {
+    /// summaries, and the lookups by its lookups; true when the lookups are
+    /// the ones kept. An error, and nothing changed, when the chains were
+    /// not given or had fewer entries.
+    pub fn update_given_chains(&mut self, from: usize, update: Chains) -> Result<bool> {
         let (
             Chains::Given {
                 entries,
@@ -256,8 +257,9 @@ impl State {
         entries.extend(more);
         summaries.truncate(from);
         summaries.extend(more_summaries);
+        let same_lookups = *lookups == new_lookups;
         *lookups = new_lookups;
-        Ok(())
+        Ok(same_lookups)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -544,6 +546,10 @@ mod tests {
             3,
             "a refused update changes nothing"
         );
+        let same = s.update_given_chains(1, given(&["b4"], &[("b4", "new")]));
+        assert!(!same.unwrap(), "other lookups");
+        let same = s.update_given_chains(2, given(&["b5"], &[("b4", "new")]));
+        assert!(same.unwrap(), "the same lookups");
         s.update_given_chains(1, given(&["b4"], &[("b4", "new")]))
             .unwrap();
         let blocks: Vec<String> = s

@@ -56,6 +56,15 @@ impl Memo {
         self.range_plan = None;
     }
 
+    /// As `invalidate_chains`, when the entries before `from`, their
+    /// summaries and the `{bN}` lookups are the ones kept: their synthetic
+    /// blocks (which read nothing else of the chains) stand.
+    pub fn invalidate_chains_from(&mut self, from: usize) {
+        self.chain_ids.clear();
+        self.synthetic.keep_entries(from);
+        self.range_plan = None;
+    }
+
     /// Forgets the decisions about messages `from` and after of `log`
     /// (about to be re-sent).
     pub fn truncate(&mut self, from: usize, log: &Log) {

@@ -45,6 +45,14 @@ impl SyntheticCache {
         self.texts.clear();
     }
 
+    /// Forgets what was built for the chain entries from `from` on (their
+    /// summaries are read again for all: a copy of each).
+    pub fn keep_entries(&mut self, from: usize) {
+        self.summaries = None;
+        self.heads.truncate(from);
+        self.texts.truncate(from);
+    }
+
     /// Forgets the texts quoting messages `from` and after (about to be
     /// re-sent): they are built again.
     pub fn truncate(&mut self, from: usize) {
