@@ -90,12 +90,14 @@ test('the 2.4 drop-in reads only the documented methods and sees a changed summa
 // `summaryBodies`, appended to at a flush and replaced when a session is
 // rebuilt, with the summary methods on its prototype. The drop-in reads that
 // registry in place of the probe (js/conversation.js keepsSummaryRegistry).
+// `inner`: the release's indexer over the same state (js/pure), which
+// answers about tool results; 2.4.3's by default.
 class ToolCallIndexer {
   summaryBodies;
-  constructor(state) {
+  constructor(state, inner = v24.createIndexer(state)) {
     this.state = state;
     this.summaryBodies = state.summaryBodies;
-    this.inner = v24.createIndexer(state);
+    this.inner = inner;
     this.asked = 0;
     // Its chain registry: by start timestamp, a later registration in the
     // first one's place (SPEC.md §2.2), the entries themselves handed out.
@@ -104,6 +106,9 @@ class ToolCallIndexer {
   }
   isSummarized(id) {
     return this.inner.isSummarized(id);
+  }
+  hasLegacyBareRecord(id) {
+    return this.inner.hasLegacyBareRecord(id);
   }
   getRecord(id) {
     return this.inner.getRecord(id);
@@ -257,50 +262,10 @@ test("the 2.9 drop-in matches a new summary to pi-condense's own chains by their
   const state = structuredClone(vector.state);
   state.summaryBodies ??= [];
   const { config } = vector;
-  const inner = v29.createIndexer(state);
   // pi-condense 2.9.1's own class, in shape: its summaries keyed by
   // occurrence (`id@timestamp`), the chains' `droppedOccurrenceKeys`.
-  class ToolCallIndexer {
-    constructor() {
-      this.summaryBodies = state.summaryBodies;
-      this.asked = 0;
-    }
-    isSummarized(key) {
-      return inner.isSummarized(key);
-    }
-    hasLegacyBareRecord(id) {
-      return inner.hasLegacyBareRecord(id);
-    }
-    getRecord(key) {
-      return inner.getRecord(key);
-    }
-    getShortRefForToolCallId(key) {
-      return inner.getShortRefForToolCallId(key);
-    }
-    getChainEntries() {
-      return inner.getChainEntries();
-    }
-    findChainEntryByBlockId(blockId) {
-      return inner.findChainEntryByBlockId(blockId);
-    }
-    registerSummaryBody(toolCallIds, text) {
-      this.summaryBodies.push({ toolCallIds, text });
-    }
-    getPerBatchSummariesForToolCallIds(keys) {
-      const wanted = new Set(keys);
-      const texts = [];
-      for (const s of this.summaryBodies) {
-        if (s.toolCallIds.some((k) => wanted.has(k)) && !texts.includes(s.text)) texts.push(s.text);
-      }
-      return texts;
-    }
-    getPerBatchSummaryTextForToolCallIds(keys) {
-      this.asked++;
-      return this.getPerBatchSummariesForToolCallIds(keys).join('\n\n');
-    }
-  }
-  const indexer = new ToolCallIndexer();
-  const batchChains = inner.getChainEntries().filter((c) => c.rangeSummaryText === undefined || c.rangeSummaryText === null);
+  const indexer = new ToolCallIndexer(state, v29.createIndexer(state));
+  const batchChains = indexer.getChainEntries().filter((c) => c.rangeSummaryText === undefined || c.rangeSummaryText === null);
   const [x, y] = batchChains.filter((c) => c.droppedOccurrenceKeys[0] !== c.droppedToolCallIds[0]);
   assert.ok(x && y, 'two chains whose occurrence keys are not their bare ids');
   const steps = [
