@@ -460,24 +460,23 @@ class Conversation {
         if (looked.has(blockId)) continue;
         looked.add(blockId);
         const was = before === null ? undefined : before.get(blockId);
-        // The same entries: the lookup finds what it found.
-        if (was !== undefined && was.length === 3 && sameEntries && keptFor(was[2], was[1]) !== undefined) {
-          lookups.push(was);
-          continue;
-        }
         let found;
-        try {
-          found = indexer.findChainEntryByBlockId(blockId);
-        } catch {
-          lookups.push([blockId, { throws: true }]);
-          continue;
-        }
-        if (!found) {
-          lookups.push([blockId, { none: true }]);
-          continue;
+        if (sameEntries && was !== undefined && was.length === 3) {
+          found = was[2]; // the same entries: the lookup finds what it found
+        } else {
+          try {
+            found = indexer.findChainEntryByBlockId(blockId);
+          } catch {
+            lookups.push([blockId, { throws: true }]);
+            continue;
+          }
+          if (!found) {
+            lookups.push([blockId, { none: true }]);
+            continue;
+          }
         }
         const kept = was !== undefined && was[2] === found ? keptFor(found, was[1]) : undefined;
-        lookups.push([blockId, kept ?? answers?.get(found) ?? summaryOf(found), found]);
+        lookups.push(kept === undefined ? [blockId, answers?.get(found) ?? summaryOf(found), found] : was);
       }
     }
     const registered = registry === null ? 0 : registry.length;
