@@ -9,6 +9,7 @@
 //! same text from `v8.serialize`'s bytes.
 
 pub(crate) mod lex;
+pub(crate) mod members;
 pub(crate) mod number;
 pub(crate) mod read;
 pub(crate) mod spread;

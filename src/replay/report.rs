@@ -57,75 +57,24 @@
 //! is the array the context handler hands back to pi at that call: what
 //! was sent and priced.
 
-// The writers shared with the tune's report, under short names.
-use crate::json::text::{write_key as field, write_str as string};
+use crate::json::members::{null_or, object, Members};
 use crate::json::write_json_number as num;
 use crate::script::Stats;
 
 use super::{PolicyReplay, Replay};
 
-fn opt_string(out: &mut Vec<u8>, s: Option<&str>) {
-    match s {
-        Some(s) => string(out, s),
-        None => out.extend_from_slice(b"null"),
-    }
-}
-
-fn opt_num(out: &mut Vec<u8>, v: Option<f64>) {
-    match v {
-        Some(v) => num(out, v),
-        None => out.extend_from_slice(b"null"),
-    }
-}
-
-fn flag(out: &mut Vec<u8>, b: bool) {
-    out.extend_from_slice(if b { b"true" } else { b"false" });
-}
-
 fn hex(out: &mut Vec<u8>, h: u64) {
     out.extend_from_slice(format!("\"{h:016x}\"").as_bytes());
 }
 
-/// `"name":v` for each pair, in order.
-fn nums(out: &mut Vec<u8>, pairs: &[(&str, f64)]) {
-    for (name, v) in pairs {
-        field(out, name);
-        num(out, *v);
-    }
-}
-
-/// `{"name":v,...}`.
-fn num_object(out: &mut Vec<u8>, pairs: &[(&str, f64)]) {
-    out.push(b'{');
-    nums(out, pairs);
-    out.push(b'}');
-}
-
-/// `[item,...]`, each item written by `each`.
-fn list<T>(
-    out: &mut Vec<u8>,
-    items: impl IntoIterator<Item = T>,
-    mut each: impl FnMut(&mut Vec<u8>, T),
-) {
-    out.push(b'[');
-    for (i, item) in items.into_iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        each(out, item);
-    }
-    out.push(b']');
-}
-
-fn stats(out: &mut Vec<u8>, s: &Stats, v29: bool) {
+fn stats(o: &mut Members, s: &Stats, v29: bool) {
     let (last, v) = if v29 {
         ("orphansSwept", s.orphans_swept)
     } else {
         ("thinkingStripped", s.thinking_stripped)
     };
-    num_object(
-        out,
-        &[
+    o.object("stats", |o| {
+        o.nums(&[
             ("stubbed", f64::from(s.stubbed)),
             ("purgedArgs", f64::from(s.purged_args)),
             ("chainDropped", f64::from(s.chain_dropped)),
@@ -135,51 +84,37 @@ fn stats(out: &mut Vec<u8>, s: &Stats, v29: bool) {
                 f64::from(s.final_thinking_stripped),
             ),
             (last, f64::from(v)),
-        ],
-    );
+        ]);
+    });
 }
 
 /// `{count, lines}`: lines pi skipped, and the first line numbers.
 pub fn skipped_lines(out: &mut Vec<u8>, (count, lines): &(usize, Vec<u32>)) {
-    out.push(b'{');
-    nums(out, &[("count", *count as f64)]);
-    field(out, "lines");
-    list(out, lines, |out, n| num(out, f64::from(*n)));
-    out.push(b'}');
+    object(out, |o| {
+        o.num("count", *count as f64)
+            .array("lines", lines, |out, n| num(out, f64::from(*n)));
+    });
 }
 
 /// `{rule, reason}`, or null for a policy that reads no boundary.
 pub fn boundary(out: &mut Vec<u8>, b: Option<&super::BoundaryUsed>) {
-    match b {
-        None => out.extend_from_slice(b"null"),
-        Some(b) => {
-            out.push(b'{');
-            field(out, "rule");
-            string(out, b.rule);
-            field(out, "reason");
-            string(out, &b.reason);
-            out.push(b'}');
-        }
-    }
+    null_or(out, b, |out, b| {
+        object(out, |o| {
+            o.str("rule", b.rule).str("reason", &b.reason);
+        })
+    });
 }
 
 /// One policy's row: what it is, its bill, its invariant, the prefix
 /// rule's own figures (under that model), and its renders when asked.
-fn policy(out: &mut Vec<u8>, replay: &Replay, p: &PolicyReplay, renders: bool) {
-    out.push(b'{');
-    field(out, "policy");
-    string(out, p.policy.name());
-    field(out, "config");
-    match &p.config {
-        Some(c) => c.write_json(out),
-        None => out.extend_from_slice(b"null"),
-    }
-    field(out, "thinkingBoundary");
-    boundary(out, p.boundary.as_ref());
+fn policy(o: &mut Members, replay: &Replay, p: &PolicyReplay, renders: bool) {
     let b = &p.bill;
-    nums(
-        out,
-        &[
+    o.str("policy", p.policy.name())
+        .raw("config", |out| {
+            null_or(out, p.config.as_ref(), |out, c| c.write_json(out))
+        })
+        .raw("thinkingBoundary", |out| boundary(out, p.boundary.as_ref()))
+        .nums(&[
             ("charsSent", p.chars_sent as f64),
             ("costUsd", b.cost_usd),
             ("costUsdVsNone", replay.vs_none(p, |q| q.bill.cost_usd)),
@@ -188,40 +123,29 @@ fn policy(out: &mut Vec<u8>, replay: &Replay, p: &PolicyReplay, renders: bool) {
             ("cacheWriteTokens", b.cache_write_tokens),
             ("warms", b.warms as f64),
             ("warmCostUsd", b.warm_cost_usd),
-        ],
-    );
-    field(out, "callClasses");
-    let names = ["first", "append", "partial", "rewrite", "expired"];
-    let classes: Vec<(&str, f64)> = names
-        .iter()
-        .zip(b.classes)
-        .map(|(n, c)| (*n, c as f64))
-        .collect();
-    num_object(out, &classes);
-    field(out, "causes");
+        ])
+        .object("callClasses", |o| {
+            let names = ["first", "append", "partial", "rewrite", "expired"];
+            for (n, c) in names.iter().zip(b.classes) {
+                o.num(n, c as f64);
+            }
+        });
     let mut causes = b.causes.clone();
     causes.sort_by(|x, y| y.cost_usd.total_cmp(&x.cost_usd));
-    list(out, &causes, |out, c| {
-        out.push(b'{');
-        field(out, "cause");
-        string(out, &c.label);
-        nums(
-            out,
-            &[
+    o.array("causes", &causes, |out, c| {
+        object(out, |o| {
+            o.str("cause", &c.label).nums(&[
                 ("calls", c.calls as f64),
                 ("tokensWritten", c.tokens_written),
                 ("costUsd", c.cost_usd),
-            ],
-        );
-        out.push(b'}');
+            ]);
+        })
     });
-    invariant(out, p);
+    invariant(o, p);
     if let Some((rule, sums)) = &b.prefix {
-        field(out, "prefix");
         let cost = |q: &PolicyReplay| q.bill.prefix.as_ref().map_or(0.0, |(r, s)| r.cost(s));
-        num_object(
-            out,
-            &[
+        o.object("prefix", |o| {
+            o.nums(&[
                 ("inputTokens", rule.tokens(p.chars_sent)),
                 ("cacheReadTokens", rule.tokens(sums.read_chars)),
                 ("cacheWriteTokens", rule.tokens(sums.write_chars)),
@@ -229,165 +153,122 @@ fn policy(out: &mut Vec<u8>, replay: &Replay, p: &PolicyReplay, renders: bool) {
                 ("cacheWriteChars", sums.write_chars as f64),
                 ("cost", rule.cost(sums)),
                 ("costVsNone", replay.vs_none(p, cost)),
-            ],
-        );
+            ]);
+        });
     }
     if let Some(g) = &p.gate {
-        gate(out, g);
+        gate(o, g);
     }
     if renders {
-        field(out, "renders");
-        list(out, &p.renders, |out, r| render(out, replay, p, r));
+        o.array("renders", &p.renders, |out, r| {
+            object(out, |o| render(o, replay, p, r))
+        });
     }
-    out.push(b'}');
 }
 
 /// A gated policy's settings and decisions.
-fn gate(out: &mut Vec<u8>, g: &super::GateTotals) {
+fn gate(o: &mut Members, g: &super::GateTotals) {
     use super::gate::Reason;
-    field(out, "gate");
-    out.push(b'{');
     let holds = g.count(Reason::Waits);
     let applies: u64 = g.counts.iter().sum::<u64>() - holds;
-    // The settings as the gate writes them (`horizon`, `budget`).
-    if let crate::json::Json::Obj(entries) = g.settings.to_json() {
-        for (key, value) in &entries {
-            field(out, &String::from_utf8_lossy(key));
-            value.write_json(out);
+    o.object("gate", |o| {
+        // The settings as the gate writes them (`horizon`, `budget`).
+        if let crate::json::Json::Obj(entries) = g.settings.to_json() {
+            for (key, value) in &entries {
+                o.raw(&String::from_utf8_lossy(key), |out| value.write_json(out));
+            }
         }
-    }
-    nums(out, &[("applies", applies as f64), ("holds", holds as f64)]);
-    field(out, "reasons");
-    let reasons: Vec<(&str, f64)> = Reason::ALL
-        .iter()
-        .map(|&r| (r.name(), g.count(r) as f64))
-        .collect();
-    num_object(out, &reasons);
-    out.push(b'}');
+        o.nums(&[("applies", applies as f64), ("holds", holds as f64)])
+            .object("reasons", |o| {
+                for &r in Reason::ALL.iter() {
+                    o.num(r.name(), g.count(r) as f64);
+                }
+            });
+    });
 }
 
 /// A policy's flush-gated invariant.
-fn invariant(out: &mut Vec<u8>, p: &PolicyReplay) {
-    field(out, "invariant");
-    out.push(b'{');
-    field(out, "flushGated");
-    flag(out, p.policy.flush_gated());
-    nums(
-        out,
-        &[
-            ("checked", p.checked as f64),
-            ("broken", p.violation_count as f64),
-        ],
-    );
-    field(out, "violations");
-    list(out, &p.violations, |out, v| {
-        out.push(b'{');
-        nums(
-            out,
-            &[
-                ("render", v.render as f64),
-                ("outputIndex", v.output_index as f64),
-            ],
-        );
-        field(out, "inputIndex");
-        opt_num(out, v.input_index.map(|i| i as f64));
-        field(out, "phase");
-        string(out, v.phase.name());
-        field(out, "detail");
-        string(out, &v.detail);
-        out.push(b'}');
+fn invariant(o: &mut Members, p: &PolicyReplay) {
+    o.object("invariant", |o| {
+        o.flag("flushGated", p.policy.flush_gated())
+            .nums(&[
+                ("checked", p.checked as f64),
+                ("broken", p.violation_count as f64),
+            ])
+            .array("violations", &p.violations, |out, v| {
+                object(out, |o| {
+                    o.nums(&[
+                        ("render", v.render as f64),
+                        ("outputIndex", v.output_index as f64),
+                    ])
+                    .opt_num("inputIndex", v.input_index.map(|i| i as f64))
+                    .str("phase", v.phase.name())
+                    .str("detail", &v.detail);
+                })
+            });
     });
-    out.push(b'}');
 }
 
 /// One render's row.
-fn render(out: &mut Vec<u8>, replay: &Replay, p: &PolicyReplay, r: &super::Render) {
+fn render(o: &mut Members, replay: &Replay, p: &PolicyReplay, r: &super::Render) {
     let call = &replay.calls[r.call];
-    out.push(b'{');
-    nums(
-        out,
-        &[
-            ("charsBefore", r.chars_before as f64),
-            ("charsAfter", r.chars_after as f64),
-            ("messagesBefore", r.messages_before as f64),
-            ("messagesAfter", r.messages_after as f64),
-            ("breakIndex", r.break_index as f64),
-        ],
-    );
-    field(out, "prefixHash");
-    hex(out, r.prefix_hash);
-    field(out, "outputHash");
-    hex(out, r.output_hash);
-    field(out, "entryId");
-    string(out, &call.entry_id);
-    field(out, "leafId");
-    opt_string(out, call.leaf_id.as_deref());
-    field(out, "timestamp");
-    opt_num(out, call.time);
-    field(out, "stats");
+    o.nums(&[
+        ("charsBefore", r.chars_before as f64),
+        ("charsAfter", r.chars_after as f64),
+        ("messagesBefore", r.messages_before as f64),
+        ("messagesAfter", r.messages_after as f64),
+        ("breakIndex", r.break_index as f64),
+    ])
+    .raw("prefixHash", |out| hex(out, r.prefix_hash))
+    .raw("outputHash", |out| hex(out, r.output_hash))
+    .str("entryId", &call.entry_id)
+    .opt_str("leafId", call.leaf_id.as_deref())
+    .opt_num("timestamp", call.time);
     stats(
-        out,
+        o,
         &r.stats,
         p.policy.dialect() == crate::dialect::Dialect::V2_9,
     );
     if let Some(pr) = &r.priced {
-        priced(out, pr);
+        priced(o, pr);
     }
     if let Some(reason) = r.gate {
-        field(out, "gate");
-        string(out, reason.sent());
-        field(out, "gateReason");
-        string(out, reason.name());
+        o.str("gate", reason.sent())
+            .str("gateReason", reason.name());
     }
     if let Some(m) = &r.messages {
-        field(out, "messages");
-        out.extend_from_slice(m);
+        o.raw("messages", |out| out.extend_from_slice(m));
     }
-    out.push(b'}');
 }
 
 /// One call's bill, class and cause (and the prefix rule's characters
 /// under that model).
-fn priced(out: &mut Vec<u8>, pr: &super::Priced) {
-    nums(
-        out,
-        &[
-            ("inputTokens", pr.bill.input_tokens),
-            ("cacheReadTokens", pr.bill.cache_read_tokens),
-            ("cacheWriteTokens", pr.bill.cache_write_tokens),
-            ("costUsd", pr.bill.cost_usd),
-            ("cacheReadMessages", f64::from(pr.read_messages)),
-        ],
-    );
-    field(out, "callClass");
-    string(out, pr.class.name());
-    field(out, "rewriteCause");
-    match &pr.cause {
-        None => out.extend_from_slice(b"null"),
-        Some(c) => {
-            out.push(b'{');
-            field(out, "cause");
-            string(out, c.cause.name());
-            field(out, "flush");
-            flag(out, c.flush);
-            field(out, "gapSeconds");
-            opt_num(out, c.gap_ms.map(|g| g / 1000.0));
-            out.push(b'}');
-        }
-    }
+fn priced(o: &mut Members, pr: &super::Priced) {
+    o.nums(&[
+        ("inputTokens", pr.bill.input_tokens),
+        ("cacheReadTokens", pr.bill.cache_read_tokens),
+        ("cacheWriteTokens", pr.bill.cache_write_tokens),
+        ("costUsd", pr.bill.cost_usd),
+        ("cacheReadMessages", f64::from(pr.read_messages)),
+    ])
+    .str("callClass", pr.class.name())
+    .raw("rewriteCause", |out| {
+        null_or(out, pr.cause.as_ref(), |out, c| {
+            object(out, |o| {
+                o.str("cause", c.cause.name())
+                    .flag("flush", c.flush)
+                    .opt_num("gapSeconds", c.gap_ms.map(|g| g / 1000.0));
+            })
+        })
+    });
     if let Some(c) = &pr.prefix {
-        field(out, "prefix");
-        out.push(b'{');
-        nums(
-            out,
-            &[
+        o.object("prefix", |o| {
+            o.nums(&[
                 ("cacheReadChars", c.read_chars as f64),
                 ("cacheWriteChars", c.write_chars as f64),
-            ],
-        );
-        field(out, "cacheExpired");
-        flag(out, c.expired);
-        out.push(b'}');
+            ])
+            .flag("cacheExpired", c.expired);
+        });
     }
 }
 
@@ -395,82 +276,62 @@ fn priced(out: &mut Vec<u8>, pr: &super::Priced) {
 /// per-render rows).
 pub fn to_json(replay: &Replay, renders: bool) -> Vec<u8> {
     let mut out = Vec::new();
-    let out = &mut out;
-    out.push(b'{');
-    nums(out, &[("modelCalls", replay.calls.len() as f64)]);
-    field(out, "skippedLines");
-    skipped_lines(out, &replay.skipped_lines);
-    if let super::CacheModel::Prefix(m) = &replay.cache_model {
-        field(out, "prefix");
-        num_object(
-            out,
-            &[
-                ("charsPerToken", m.chars_per_token),
-                ("inputPrice", m.input_price),
-                ("cacheWriteMultiplier", m.cache_write_multiplier),
-                ("cacheReadMultiplier", m.cache_read_multiplier),
-                ("cacheTtlSeconds", m.cache_ttl_ms / 1000.0),
-            ],
-        );
-    }
-    field(out, "cacheModel");
-    string(out, replay.cache_model.name());
-    field(out, "retention");
-    string(
-        out,
-        if replay.long_retention {
+    object(&mut out, |o| {
+        o.num("modelCalls", replay.calls.len() as f64)
+            .raw("skippedLines", |out| {
+                skipped_lines(out, &replay.skipped_lines)
+            });
+        if let super::CacheModel::Prefix(m) = &replay.cache_model {
+            o.object("prefix", |o| {
+                o.nums(&[
+                    ("charsPerToken", m.chars_per_token),
+                    ("inputPrice", m.input_price),
+                    ("cacheWriteMultiplier", m.cache_write_multiplier),
+                    ("cacheReadMultiplier", m.cache_read_multiplier),
+                    ("cacheTtlSeconds", m.cache_ttl_ms / 1000.0),
+                ]);
+            });
+        }
+        let retention = if replay.long_retention {
             "long"
         } else {
             "short"
-        },
-    );
-    field(out, "models");
-    list(out, &replay.models, |out, (key, name, known)| {
-        let f = replay.calibration.factor(*key);
-        out.push(b'{');
-        field(out, "model");
-        string(out, name);
-        field(out, "inCatalog");
-        flag(out, *known);
-        nums(out, &[("charsPerToken", 1.0 / f.tokens_per_char)]);
-        field(out, "preambleTokens");
-        opt_num(out, f.preamble_tokens);
-        field(out, "calibration");
-        string(out, f.source);
-        nums(out, &[("calls", f.calls as f64)]);
-        field(out, "fitError");
-        opt_num(out, f.fit_error);
-        out.push(b'}');
+        };
+        o.str("cacheModel", replay.cache_model.name())
+            .str("retention", retention)
+            .array("models", &replay.models, |out, (key, name, known)| {
+                let f = replay.calibration.factor(*key);
+                object(out, |o| {
+                    o.str("model", name)
+                        .flag("inCatalog", *known)
+                        .num("charsPerToken", 1.0 / f.tokens_per_char)
+                        .opt_num("preambleTokens", f.preamble_tokens)
+                        .str("calibration", f.source)
+                        .num("calls", f.calls as f64)
+                        .opt_num("fitError", f.fit_error);
+                })
+            });
+        let rc = &replay.reconciliation;
+        let error = if rc.recorded_cost_usd > 0.0 {
+            rc.predicted_cost_usd / rc.recorded_cost_usd - 1.0
+        } else {
+            f64::NAN
+        };
+        o.object("recorded", |o| {
+            o.str("policy", rc.recorded_policy)
+                .str("status", rc.status)
+                .opt_str("reason", rc.reason.as_deref())
+                .nums(&[
+                    ("calls", rc.calls as f64),
+                    ("classMatch", rc.class_match),
+                    ("recordedCostUsd", rc.recorded_cost_usd),
+                    ("predictedCostUsd", rc.predicted_cost_usd),
+                    ("costError", error),
+                ]);
+        })
+        .array("policies", &replay.policies, |out, p| {
+            object(out, |o| policy(o, replay, p, renders))
+        });
     });
-    let rc = &replay.reconciliation;
-    field(out, "recorded");
-    out.push(b'{');
-    field(out, "policy");
-    string(out, rc.recorded_policy);
-    field(out, "status");
-    string(out, rc.status);
-    field(out, "reason");
-    opt_string(out, rc.reason.as_deref());
-    let error = if rc.recorded_cost_usd > 0.0 {
-        rc.predicted_cost_usd / rc.recorded_cost_usd - 1.0
-    } else {
-        f64::NAN
-    };
-    nums(
-        out,
-        &[
-            ("calls", rc.calls as f64),
-            ("classMatch", rc.class_match),
-            ("recordedCostUsd", rc.recorded_cost_usd),
-            ("predictedCostUsd", rc.predicted_cost_usd),
-            ("costError", error),
-        ],
-    );
-    out.push(b'}');
-    field(out, "policies");
-    list(out, &replay.policies, |out, p| {
-        policy(out, replay, p, renders)
-    });
-    out.push(b'}');
-    std::mem::take(out)
+    out
 }

@@ -987,29 +987,21 @@ impl<'w, 'f> Walk<'w, 'f> {
         gate: Option<Reason>,
         messages: &[u8],
     ) -> Result<()> {
-        use crate::json::text::{write_key, write_str};
         use std::io::Write;
         let k = at.k;
         let key = self.prepared.meta[k].model_key;
         let model = self.prepared.models.iter().find(|m| m.0 == key);
         let mut line = Vec::with_capacity(messages.len() + 128);
-        line.push(b'{');
-        write_key(&mut line, "k");
-        crate::json::write_json_number(&mut line, k as f64);
-        write_key(&mut line, "timestamp");
-        match self.prepared.infos[k].time {
-            Some(t) => crate::json::write_json_number(&mut line, t),
-            None => line.extend_from_slice(b"null"),
-        }
-        write_key(&mut line, "model");
-        write_str(&mut line, model.map_or("", |m| m.1.as_str()));
-        if let Some(reason) = gate {
-            write_key(&mut line, "gate");
-            write_str(&mut line, reason.sent());
-        }
-        write_key(&mut line, "messages");
-        line.extend_from_slice(messages);
-        line.extend_from_slice(b"}\n");
+        crate::json::members::object(&mut line, |o| {
+            o.num("k", k as f64)
+                .opt_num("timestamp", self.prepared.infos[k].time)
+                .str("model", model.map_or("", |m| m.1.as_str()));
+            if let Some(reason) = gate {
+                o.str("gate", reason.sent());
+            }
+            o.raw("messages", |out| out.extend_from_slice(messages));
+        });
+        line.push(b'\n');
         file.write_all(&line)
             .and_then(|()| {
                 if k + 1 == self.prepared.calls.len() {
