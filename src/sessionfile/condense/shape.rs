@@ -86,30 +86,32 @@ pub fn state_json(state: &CondenseState<'_>) -> Vec<u8> {
     let fields = record_fields(state.dialect());
     let (dedup, short) = state.aliases_and_short_refs();
     let mut out = Vec::new();
-    out.extend_from_slice(b"{\"records\":");
-    write_object(&mut out, state.records().as_object(), |out, r| {
-        write_record(out, *r, fields)
+    crate::json::members::object(&mut out, |o| {
+        o.raw("records", |out| {
+            write_object(out, state.records().as_object(), |out, r| {
+                write_record(out, *r, fields)
+            })
+        })
+        .raw("dedupAliases", |out| {
+            write_object(out, defined(&dedup), write_val)
+        })
+        .raw("shortRefs", |out| {
+            write_object(out, defined(&short), write_val)
+        })
+        .raw("refAliases", |out| {
+            write_object(out, defined(state.ref_aliases()), write_val)
+        })
+        .array("chains", state.chains().iter(), |out, (_, data)| {
+            write(out, *data)
+        })
+        .array("summaryBodies", state.summary_bodies(), |out, body| {
+            crate::json::members::object(out, |o| {
+                // JSON.stringify writes undefined array elements as null.
+                o.array("toolCallIds", &body.tool_call_ids, write_val)
+                    .raw("text", |out| write_quoted(out, &body.text));
+            })
+        });
     });
-    out.extend_from_slice(b",\"dedupAliases\":");
-    write_object(&mut out, defined(&dedup), write_val);
-    out.extend_from_slice(b",\"shortRefs\":");
-    write_object(&mut out, defined(&short), write_val);
-    out.extend_from_slice(b",\"refAliases\":");
-    write_object(&mut out, defined(state.ref_aliases()), write_val);
-    out.extend_from_slice(b",\"chains\":");
-    write_list(&mut out, b"[]", state.chains().iter(), |out, (_, data)| {
-        write(out, *data)
-    });
-    out.extend_from_slice(b",\"summaryBodies\":");
-    write_list(&mut out, b"[]", state.summary_bodies(), |out, body| {
-        out.extend_from_slice(b"{\"toolCallIds\":");
-        // JSON.stringify writes undefined array elements as null.
-        write_list(out, b"[]", &body.tool_call_ids, write_val);
-        out.extend_from_slice(b",\"text\":");
-        write_quoted(out, &body.text);
-        out.push(b'}');
-    });
-    out.push(b'}');
     out
 }
 
