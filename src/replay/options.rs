@@ -28,6 +28,35 @@ fn number(root: &Json, name: &str, default: f64, positive: bool) -> Result<f64> 
     }
 }
 
+/// A string field, as text (absent or null: None).
+fn string_field(root: &Json, name: &str) -> Result<Option<String>> {
+    match root.get(name) {
+        None | Some(Json::Null) => Ok(None),
+        Some(Json::Str(t)) => Ok(Some(crate::json::text::to_string_lossy(t))),
+        Some(_) => Err(PruneError::bad_argument(format!("{name} must be a string"))),
+    }
+}
+
+/// A string field naming one of `choices` (absent or null: the first).
+pub(crate) fn one_of<T: Copy>(root: &Json, name: &str, choices: &[(&str, T)]) -> Result<T> {
+    let Some(given) = string_field(root, name)? else {
+        return Ok(choices[0].1);
+    };
+    match choices.iter().find(|(n, _)| *n == given) {
+        Some(&(_, v)) => Ok(v),
+        None => {
+            let names: Vec<String> = choices.iter().map(|(n, _)| format!("'{n}'")).collect();
+            let (last, rest) = names.split_last().expect("choices are never empty");
+            let list = if rest.is_empty() {
+                last.clone()
+            } else {
+                format!("{} or {last}", rest.join(", "))
+            };
+            Err(PruneError::bad_argument(format!("{name} must be {list}")))
+        }
+    }
+}
+
 /// `policies`: names, each once, in order (default: all).
 fn policies(root: &Json) -> Result<Vec<Policy>> {
     Ok(match root.get("policies") {
@@ -104,32 +133,16 @@ impl ReplayOptions {
             Some(Json::Bool(true)) => true,
             Some(_) => return Err(PruneError::bad_argument("renders must be a boolean")),
         };
-        let text = |name: &str| -> Result<Option<String>> {
-            match root.get(name) {
-                None | Some(Json::Null) => Ok(None),
-                Some(Json::Str(t)) => Ok(Some(crate::json::text::to_string_lossy(t))),
-                Some(_) => Err(PruneError::bad_argument(format!("{name} must be a string"))),
-            }
+        let cache_model = match one_of(
+            &root,
+            "cacheModel",
+            &[("provider", false), ("prefix", true)],
+        )? {
+            false => CacheModel::Provider,
+            true => CacheModel::Prefix(rule),
         };
-        let cache_model = match text("cacheModel")?.as_deref() {
-            None | Some("provider") => CacheModel::Provider,
-            Some("prefix") => CacheModel::Prefix(rule),
-            Some(_) => {
-                return Err(PruneError::bad_argument(
-                    "cacheModel must be 'provider' or 'prefix'",
-                ))
-            }
-        };
-        let long_retention = match text("retention")?.as_deref() {
-            None | Some("short") => false,
-            Some("long") => true,
-            Some(_) => {
-                return Err(PruneError::bad_argument(
-                    "retention must be 'short' or 'long'",
-                ))
-            }
-        };
-        let model = match text("model")? {
+        let long_retention = one_of(&root, "retention", &[("short", false), ("long", true)])?;
+        let model = match string_field(&root, "model")? {
             None => None,
             Some(m) => {
                 let Some((provider, id)) = m.split_once('/') else {
@@ -147,17 +160,16 @@ impl ReplayOptions {
                 })
             }
         };
-        let thinking_boundary = match text("thinkingBoundary")?.as_deref() {
-            None | Some("auto") => BoundaryMode::Auto,
-            Some("recorded") => BoundaryMode::Recorded,
-            Some("config") => BoundaryMode::Config,
-            Some(_) => {
-                return Err(PruneError::bad_argument(
-                    "thinkingBoundary must be 'auto', 'recorded' or 'config'",
-                ))
-            }
-        };
-        let recorded_policy = match text("recordedPolicy")? {
+        let thinking_boundary = one_of(
+            &root,
+            "thinkingBoundary",
+            &[
+                ("auto", BoundaryMode::Auto),
+                ("recorded", BoundaryMode::Recorded),
+                ("config", BoundaryMode::Config),
+            ],
+        )?;
+        let recorded_policy = match string_field(&root, "recordedPolicy")? {
             None => Policy::None,
             Some(p) => match Policy::parse(&p)? {
                 p if p.gated() => {
@@ -169,7 +181,7 @@ impl ReplayOptions {
             },
         };
         let gate = GateSettings::from_json(root.get("gate"), "gate")?;
-        let contexts = contexts(root.get("contexts"), text("contextsDir")?)?;
+        let contexts = contexts(root.get("contexts"), string_field(&root, "contextsDir")?)?;
         if policies.iter().any(|p| p.gated()) && !cache_model.is_provider() {
             return Err(PruneError::bad_argument(
                 "the +gate policies decide on the provider's cache model: leave cacheModel out (or 'provider')",
@@ -244,6 +256,32 @@ mod tests {
             let e = ReplayOptions::from_json(bad.as_bytes()).unwrap_err();
             assert!(e.code.as_str().starts_with("ERR_CONDENSE_"), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_choice_names_its_values() {
+        for (bad, message) in [
+            (
+                r#"{"cacheModel":"lru"}"#,
+                "cacheModel must be 'provider' or 'prefix'",
+            ),
+            (r#"{"retention":1}"#, "retention must be a string"),
+            (
+                r#"{"retention":"day"}"#,
+                "retention must be 'short' or 'long'",
+            ),
+            (
+                r#"{"thinkingBoundary":"live"}"#,
+                "thinkingBoundary must be 'auto', 'recorded' or 'config'",
+            ),
+        ] {
+            let e = ReplayOptions::from_json(bad.as_bytes()).unwrap_err();
+            assert_eq!(e.message, message, "{bad}");
+        }
+        let o = ReplayOptions::from_json(br#"{"retention":"long","thinkingBoundary":"config"}"#)
+            .unwrap();
+        assert!(o.long_retention);
+        assert_eq!(o.thinking_boundary, BoundaryMode::Config);
     }
 
     #[test]
