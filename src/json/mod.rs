@@ -5,8 +5,9 @@
 //! tape with JS property semantics), `value` (an owned value, `Json`, for the
 //! state and config). Writing: `text` (strings as their canonical JSON text,
 //! the one string form), `number`, `utf16` (lengths as JS counts them),
-//! `stringify` and `spread` (a read value written back). `v8_wire` reads the
-//! same text from `v8.serialize`'s bytes.
+//! `stringify` and `spread` (a read value written back), `members` (an
+//! object written by hand, a member a line: the reports). `v8_wire` reads
+//! the same text from `v8.serialize`'s bytes.
 
 pub(crate) mod lex;
 pub(crate) mod members;
