@@ -125,21 +125,35 @@ pub fn replay_file(path: String, options_json: String) -> NativeReplayResult {
     result(run(Source::Path(&path), &options_json, None))
 }
 
-pub struct ReplayTask {
-    input: Option<TaskInput>,
-    options_json: String,
+type ReportJob = dyn FnOnce(&Progress) -> Result<String, PruneError> + Send;
+
+/// A replay or a tune on the libuv pool: its job (the inputs moved in)
+/// counts renders into `progress`, and the promise resolves with the JSON
+/// text or the error fields.
+pub struct ReportTask {
+    job: Option<Box<ReportJob>>,
     progress: Arc<Progress>,
 }
 
-impl Task for ReplayTask {
+impl ReportTask {
+    pub(super) fn spawn(
+        progress: Option<&NativeReplayProgress>,
+        job: impl FnOnce(&Progress) -> Result<String, PruneError> + Send + 'static,
+    ) -> AsyncTask<ReportTask> {
+        AsyncTask::new(ReportTask {
+            job: Some(Box::new(job)),
+            progress: progress_of(progress),
+        })
+    }
+}
+
+impl Task for ReportTask {
     type Output = Result<String, PruneError>;
     type JsValue = NativeReplayResult;
 
     fn compute(&mut self) -> napi::Result<Self::Output> {
-        let progress = Some(&*self.progress);
-        Ok(match self.input.take() {
-            Some(TaskInput::Path(p)) => run(Source::Path(&p), &self.options_json, progress),
-            Some(TaskInput::Bytes(b)) => run(Source::Bytes(&b), &self.options_json, progress),
+        Ok(match self.job.take() {
+            Some(job) => job(&self.progress),
             None => Err(PruneError::bad_argument("the task ran twice")),
         })
     }
@@ -158,11 +172,14 @@ pub fn replay_async(
     input: Either<String, Uint8Array>,
     options_json: String,
     progress: Option<&NativeReplayProgress>,
-) -> AsyncTask<ReplayTask> {
-    AsyncTask::new(ReplayTask {
-        input: Some(input.into()),
-        options_json,
-        progress: progress_of(progress),
+) -> AsyncTask<ReportTask> {
+    let input: TaskInput = input.into();
+    ReportTask::spawn(progress, move |progress| {
+        let source = match &input {
+            TaskInput::Path(p) => Source::Path(p),
+            TaskInput::Bytes(b) => Source::Bytes(b),
+        };
+        run(source, &options_json, Some(progress))
     })
 }
 

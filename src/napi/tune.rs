@@ -4,13 +4,10 @@
 //! is the tune's JSON text (`tune::to_json`) or the error fields, as for
 //! the replay; panics never cross.
 
-use std::sync::Arc;
-
 use napi::bindgen_prelude::AsyncTask;
-use napi::{Env, Task};
 use napi_derive::napi;
 
-use super::replay::{progress_of, result, NativeReplayProgress, NativeReplayResult};
+use super::replay::{result, NativeReplayProgress, NativeReplayResult, ReportTask};
 use super::{guarded, read_file, utf8_string};
 use crate::error::PruneError;
 use crate::json::parse_value;
@@ -57,35 +54,14 @@ pub fn tune_files(paths: Vec<String>, options_json: String) -> NativeReplayResul
     result(run(&paths, &options_json, None))
 }
 
-pub struct TuneTask {
-    paths: Vec<String>,
-    options_json: String,
-    progress: Arc<Progress>,
-}
-
-impl Task for TuneTask {
-    type Output = Result<String, PruneError>;
-    type JsValue = NativeReplayResult;
-
-    fn compute(&mut self) -> napi::Result<Self::Output> {
-        Ok(run(&self.paths, &self.options_json, Some(&*self.progress)))
-    }
-
-    fn resolve(&mut self, _env: Env, output: Self::Output) -> napi::Result<Self::JsValue> {
-        Ok(result(output))
-    }
-}
-
 /// The same tune off the JS thread, counting renders into `progress`.
 #[napi(catch_unwind)]
 pub fn tune_async(
     paths: Vec<String>,
     options_json: String,
     progress: Option<&NativeReplayProgress>,
-) -> AsyncTask<TuneTask> {
-    AsyncTask::new(TuneTask {
-        paths,
-        options_json,
-        progress: progress_of(progress),
+) -> AsyncTask<ReportTask> {
+    ReportTask::spawn(progress, move |progress| {
+        run(&paths, &options_json, Some(progress))
     })
 }
