@@ -24,21 +24,20 @@ use crate::state::{Chains, State};
 
 type Key = JsKey<'static>;
 
-/// Where the indexer's answers go: a render engine, or a timeline that
-/// keeps them for every engine of the dialect (`timeline.rs`).
-pub trait AnswerSink {
+/// One thing the indexer tells a render engine; the timeline keeps them
+/// for every engine of the dialect (`timeline.rs`).
+pub enum Answer {
     /// `isSummarized`, `getRecord`, `getShortRefForToolCallId` for a key.
-    fn answer(
-        &mut self,
-        key: &[u8],
+    Key {
+        key: Box<[u8]>,
         summarized: bool,
         record: Option<Json>,
         short_ref: Option<Json>,
-    );
+    },
     /// 2.9.1's `hasLegacyBareRecord` for an id.
-    fn answer_legacy(&mut self, id: &[u8], legacy: bool);
+    Legacy { id: Box<[u8]>, legacy: bool },
     /// The chain registry, whole.
-    fn set_chains(&mut self, chains: Chains);
+    Chains(Chains),
 }
 
 /// How an entry touched a key.
@@ -265,14 +264,9 @@ impl Indexer {
         state.records().get(k).is_some() && self.keys_of.get(k).is_some_and(|v| v.len() == 1)
     }
 
-    /// Hands the engine the answers of every key touched since the last
-    /// call (and of the keys that alias them), and the chain registry when
-    /// it changed.
-    pub fn answer(
-        &mut self,
-        state: &CondenseState<'_>,
-        engine: &mut impl AnswerSink,
-    ) -> Result<()> {
+    /// Appends the answers of every key touched since the last call (and
+    /// of the keys that alias them), and the chain registry when it changed.
+    pub fn answer(&mut self, state: &CondenseState<'_>, out: &mut Vec<Answer>) -> Result<()> {
         let pairs = state.dedup_alias_pairs();
         for (j, (new, original)) in pairs.iter().enumerate().skip(self.pairs_seen) {
             let (new, original) = (owned(new), owned(original));
@@ -344,12 +338,21 @@ impl Indexer {
             } else {
                 (None, None)
             };
-            engine.answer(&name, summarized, record, short_ref);
-            if self.dialect == Dialect::V2_9 {
-                engine.answer_legacy(&name, self.legacy(state, k));
+            let legacy = (self.dialect == Dialect::V2_9).then(|| self.legacy(state, k));
+            out.push(Answer::Key {
+                key: name.as_slice().into(),
+                summarized,
+                record,
+                short_ref,
+            });
+            if let Some(legacy) = legacy {
+                out.push(Answer::Legacy {
+                    id: name.into(),
+                    legacy,
+                });
             }
         }
-        self.chains(state, engine)
+        self.chains(state, out)
     }
 
     /// Whether summary bodies added since the last call may change a chain
@@ -371,7 +374,7 @@ impl Indexer {
         })
     }
 
-    fn chains(&mut self, state: &CondenseState<'_>, engine: &mut impl AnswerSink) -> Result<()> {
+    fn chains(&mut self, state: &CondenseState<'_>, out: &mut Vec<Answer>) -> Result<()> {
         let bodies = self.bodies_matter(state);
         if !self.chains_dirty && !bodies {
             return Ok(());
@@ -402,11 +405,11 @@ impl Indexer {
         }
         self.dropped = dropped;
         self.has_chains = !entries.is_empty();
-        engine.set_chains(Chains::Given {
+        out.push(Answer::Chains(Chains::Given {
             entries,
             summaries,
             lookups,
-        });
+        }));
         Ok(())
     }
 }

@@ -8,76 +8,11 @@
 
 use std::ops::Range;
 
-use super::indexer::{AnswerSink, Indexer};
+use super::indexer::{Answer, Indexer};
 use crate::dialect::Dialect;
 use crate::engine::Engine;
 use crate::error::{PruneError, Result};
-use crate::json::Json;
 use crate::sessionfile::{CondenseState, ModelCall, SessionFile};
-use crate::state::Chains;
-
-/// One thing the indexer told the engine.
-enum Answer {
-    Key {
-        key: Box<[u8]>,
-        summarized: bool,
-        record: Option<Json>,
-        short_ref: Option<Json>,
-    },
-    Legacy {
-        id: Box<[u8]>,
-        legacy: bool,
-    },
-    Chains(Chains),
-}
-
-impl AnswerSink for Vec<Answer> {
-    fn answer(
-        &mut self,
-        key: &[u8],
-        summarized: bool,
-        record: Option<Json>,
-        short_ref: Option<Json>,
-    ) {
-        self.push(Answer::Key {
-            key: key.into(),
-            summarized,
-            record,
-            short_ref,
-        });
-    }
-
-    fn answer_legacy(&mut self, id: &[u8], legacy: bool) {
-        self.push(Answer::Legacy {
-            id: id.into(),
-            legacy,
-        });
-    }
-
-    fn set_chains(&mut self, chains: Chains) {
-        self.push(Answer::Chains(chains));
-    }
-}
-
-impl AnswerSink for Engine {
-    fn answer(
-        &mut self,
-        key: &[u8],
-        summarized: bool,
-        record: Option<Json>,
-        short_ref: Option<Json>,
-    ) {
-        Engine::answer(self, key, summarized, record, short_ref);
-    }
-
-    fn answer_legacy(&mut self, id: &[u8], legacy: bool) {
-        Engine::answer_legacy(self, id, legacy);
-    }
-
-    fn set_chains(&mut self, chains: Chains) {
-        Engine::set_chains(self, chains);
-    }
-}
 
 /// The state at one model call.
 pub(super) struct Step {
