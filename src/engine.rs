@@ -17,7 +17,7 @@ use crate::json::Json;
 use crate::phases::{self, Inputs, Memo};
 use crate::record::{array_len, Log};
 use crate::record::{scan_array, Source};
-use crate::script::{Diagnostic, EditScript, Op, Slot, Stats};
+use crate::script::{Diagnostic, EditScript, Op, SharedText, Slot, Stats};
 use crate::state::{Chains, State};
 
 mod slots;
@@ -322,26 +322,6 @@ enum EditKey {
         text: SharedText,
         timestamp: Option<Vec<u8>>,
     },
-}
-
-/// A synthetic block's text as an edit key, compared by identity: the memo
-/// builds a new one whenever the text changes, and the key keeps it alive,
-/// so identity is equality here without hashing megabytes per render.
-#[derive(Debug, Clone)]
-struct SharedText(std::rc::Rc<[u8]>);
-
-impl PartialEq for SharedText {
-    fn eq(&self, other: &Self) -> bool {
-        std::rc::Rc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-impl Eq for SharedText {}
-
-impl std::hash::Hash for SharedText {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        std::ptr::hash(self.0.as_ptr(), h);
-    }
 }
 
 #[derive(Clone, Copy)]

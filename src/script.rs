@@ -90,6 +90,27 @@ pub struct Inserted {
     pub timestamp: Option<Json>,
 }
 
+/// An inserted block's text as a map key, compared by identity: the memo
+/// builds a new one whenever the text changes, and the key keeps it alive,
+/// so identity is equality here without hashing megabytes per render (the
+/// engine's edit keys, the replay's digests).
+#[derive(Debug, Clone)]
+pub struct SharedText(pub std::rc::Rc<[u8]>);
+
+impl PartialEq for SharedText {
+    fn eq(&self, other: &Self) -> bool {
+        std::rc::Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for SharedText {}
+
+impl std::hash::Hash for SharedText {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        std::ptr::hash(self.0.as_ptr(), h);
+    }
+}
+
 /// What each phase changed, for reports.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Stats {

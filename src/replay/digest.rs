@@ -9,14 +9,12 @@
 //! `JSON.stringify` text; its length is that text's UTF-16 length, as
 //! JavaScript counts it. `prefix_hash` hashes a run of digests.
 
-use std::rc::Rc;
-
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::engine::RenderedScript;
 use crate::hash::HashMap;
 use crate::json::utf16_len;
-use crate::script::{Op, Slot};
+use crate::script::{Op, SharedText, Slot};
 use crate::sessionfile::ContextView;
 
 /// One output message: its digest and `JSON.stringify(message).length`.
@@ -32,25 +30,6 @@ impl Digest {
             hash: xxh3_64(json),
             len: utf16_len(json) as u32,
         }
-    }
-}
-
-/// A synthetic block's text, compared by identity (the engine's memo makes
-/// a new one when the text changes; holding it keeps the address unique).
-#[derive(Clone)]
-struct SharedText(Rc<[u8]>);
-
-impl PartialEq for SharedText {
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-impl Eq for SharedText {}
-
-impl std::hash::Hash for SharedText {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        std::ptr::hash(self.0.as_ptr(), h);
     }
 }
 
