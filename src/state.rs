@@ -455,6 +455,14 @@ mod tests {
         v.map(|v| String::from_utf8(v.js_string()).unwrap())
     }
 
+    /// The `blockId`s of `s`'s chain entries, in order.
+    fn block_ids(s: &State) -> Vec<String> {
+        s.chain_entries()
+            .iter()
+            .map(|e| text(e.get("blockId")).unwrap())
+            .collect()
+    }
+
     #[test]
     fn record_lookup_follows_aliases() {
         let s = state(
@@ -500,12 +508,7 @@ mod tests {
                           {"blockId":"b3","startUserTimestamp":40,"droppedToolCallIds":["y"]}]}"#,
             Dialect::V2_4,
         );
-        let ids: Vec<String> = s
-            .chain_entries()
-            .iter()
-            .map(|e| text(e.get("blockId")).unwrap())
-            .collect();
-        assert_eq!(ids, ["b2", "b1", "b3"]);
+        assert_eq!(block_ids(&s), ["b2", "b1", "b3"]);
         let lookup = |b: &str| text(s.block_lookup(b.as_bytes()).unwrap().as_ref());
         assert_eq!(lookup("b1").as_deref(), Some("later"));
         assert_eq!(lookup("b3").as_deref(), Some("two\\n\\none"));
@@ -552,12 +555,7 @@ mod tests {
         assert!(same.unwrap(), "the same lookups");
         s.update_given_chains(1, given(&["b4"], &[("b4", "new")]))
             .unwrap();
-        let blocks: Vec<String> = s
-            .chain_entries()
-            .iter()
-            .map(|e| text(e.get("blockId")).unwrap())
-            .collect();
-        assert_eq!(blocks, ["b1", "b4"]);
+        assert_eq!(block_ids(&s), ["b1", "b4"]);
         assert_eq!(
             text(Some(&s.entry_summary(1).unwrap())).as_deref(),
             Some("of b4")

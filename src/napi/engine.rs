@@ -80,10 +80,7 @@ fn parse_json(text: &str, what: &str) -> Result<Json, PruneError> {
 
 /// `{"v": value}` or `{"throws": true}` (a call that threw in the host).
 fn outcome(v: &Json) -> Result<Json, ()> {
-    match v.get("v") {
-        Some(value) => Ok(value.clone()),
-        None => Err(()),
-    }
+    v.get("v").cloned().ok_or(())
 }
 
 #[napi]

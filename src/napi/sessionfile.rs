@@ -16,6 +16,7 @@ use crate::sessionfile::{load, load_path, Dialect, LoadOptions, Loaded, SessionE
 
 /// A load's outcome: the three JSON texts, or the error fields.
 #[napi(object)]
+#[derive(Default)]
 pub struct NativeLoadResult {
     /// `JSON.stringify` of the handler view (an array of messages).
     pub messages: Option<String>,
@@ -51,18 +52,13 @@ fn result(outcome: Result<Loaded, SessionError>) -> NativeLoadResult {
             message_count: l.message_count as u32,
             state: Some(utf8_string(l.state)),
             frontier: Some(utf8_string(l.frontier)),
-            error_code: None,
-            error_message: None,
-            error_line: None,
+            ..NativeLoadResult::default()
         },
         Err(e) => NativeLoadResult {
-            messages: None,
-            message_count: 0,
-            state: None,
-            frontier: None,
             error_code: Some(e.code().as_str().to_string()),
             error_message: Some(e.message),
             error_line: e.line,
+            ..NativeLoadResult::default()
         },
     }
 }

@@ -110,10 +110,7 @@ pub(crate) fn prune_result(p: Pruned<EngineBuffer>, dialect: Dialect) -> NativeP
         pruned: p.pruned,
         before_chars: p.before_chars as f64,
         after_chars: p.after_chars as f64,
-        messages: match p.messages {
-            Some(buffer) => Either::A(buffer),
-            None => Either::B(Null),
-        },
+        messages: p.messages.map_or(Either::B(Null), Either::A),
         frontier: p.frontier.into(),
         stats: NativeStats::of(p.stats, dialect),
         diagnostics: diagnostics_json(&p.diagnostics),

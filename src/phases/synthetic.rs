@@ -11,7 +11,7 @@ use super::stub::StubCache;
 use super::text::write_scalar;
 use super::Inputs;
 use crate::error::{PruneError, Result};
-use crate::hash::{HashMap, HashSet};
+use crate::hash::HashMap;
 use crate::json::parse_value;
 use crate::json::value::{characters, write_joined, write_value};
 use crate::json::Json;
@@ -267,33 +267,6 @@ fn key_of_json(v: Option<&Json>) -> Option<Key> {
     })
 }
 
-/// A JS `Set` of state values, tested with message fields.
-#[derive(Default, Debug)]
-pub struct ValueSet {
-    texts: HashSet<Box<[u8]>>,
-    others: Vec<Scalar>,
-}
-
-impl ValueSet {
-    /// Adds a state value (None: `undefined`).
-    pub fn insert(&mut self, v: Option<&Json>) {
-        match key_of_json(v) {
-            Some(Key::Text(t)) => {
-                self.texts.insert(t);
-            }
-            Some(Key::Other(s)) => self.others.push(s),
-            None => {}
-        }
-    }
-
-    pub fn contains(&self, s: &Scalar, syms: &Interner) -> bool {
-        match s {
-            Scalar::Str(sym) => self.texts.contains(syms.text(*sym)),
-            _ => self.others.iter().any(|o| o.same(s)),
-        }
-    }
-}
-
 /// A JS `Map` keyed by state values, looked up with message fields.
 #[derive(Debug)]
 pub struct ValueMap<V> {
@@ -330,6 +303,20 @@ impl<V> ValueMap<V> {
             Scalar::Str(s) => self.texts.get(syms.text(*s)),
             _ => self.others.iter().find(|(o, _)| o.same(key)).map(|e| &e.1),
         }
+    }
+}
+
+/// A JS `Set` of state values, tested with message fields.
+pub type ValueSet = ValueMap<()>;
+
+impl ValueSet {
+    /// Adds a state value (None: `undefined`).
+    pub fn insert(&mut self, v: Option<&Json>) {
+        self.set(v, ());
+    }
+
+    pub fn contains(&self, s: &Scalar, syms: &Interner) -> bool {
+        self.get(s, syms).is_some()
     }
 }
 
