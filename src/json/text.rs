@@ -37,14 +37,15 @@ pub fn escape_byte(out: &mut Vec<u8>, b: u8) {
         b'\n' => out.extend_from_slice(b"\\n"),
         b'\r' => out.extend_from_slice(b"\\r"),
         b'\t' => out.extend_from_slice(b"\\t"),
-        _ => out.extend_from_slice(&[
-            b'\\',
-            b'u',
-            b'0',
-            b'0',
-            HEX[(b >> 4) as usize],
-            HEX[(b & 15) as usize],
-        ]),
+        _ => escape_u(out, u16::from(b)),
+    }
+}
+
+/// Appends `\uXXXX` (lowercase hex) for a code unit.
+fn escape_u(out: &mut Vec<u8>, u: u16) {
+    out.extend_from_slice(b"\\u");
+    for shift in [12, 8, 4, 0] {
+        out.push(HEX[usize::from((u >> shift) & 15)]);
     }
 }
 
@@ -195,12 +196,7 @@ pub fn escape_unit_or_char(out: &mut Vec<u8>, c: UnitOrChar) {
                 out.extend_from_slice(s.as_bytes());
             }
         }
-        UnitOrChar::Lone(u) => {
-            out.extend_from_slice(b"\\u");
-            for shift in [12, 8, 4, 0] {
-                out.push(HEX[usize::from((u >> shift) & 15)]);
-            }
-        }
+        UnitOrChar::Lone(u) => escape_u(out, u),
     }
 }
 
@@ -329,9 +325,7 @@ pub fn write_quoted(out: &mut Vec<u8>, text: &[u8]) {
 
 /// Appends `s` as a JSON string.
 pub fn write_str(out: &mut Vec<u8>, s: &str) {
-    let mut text = Vec::with_capacity(s.len());
-    escape_str(&mut text, s);
-    write_quoted(out, &text);
+    write_quoted(out, &text_of(s));
 }
 
 /// Appends `"name":` to an object being written by hand, after a comma

@@ -161,12 +161,9 @@ impl Reader<'_> {
     }
 
     fn tag(&mut self) -> Option<u8> {
-        loop {
-            match self.byte()? {
-                PADDING => continue,
-                t => return Some(t),
-            }
-        }
+        let t = self.peek_tag()?;
+        self.at += 1;
+        Some(t)
     }
 
     fn peek_tag(&mut self) -> Option<u8> {
@@ -213,13 +210,9 @@ impl Reader<'_> {
             INT32 => {
                 // Zigzag-coded int32; a wider value is not V8's.
                 let z = u32::try_from(self.varint()?).ok()?;
-                let n = i64::from(z >> 1) ^ -i64::from(z & 1);
-                out.extend(itoa_i64(n, &mut [0; 20]));
+                out.number((i64::from(z >> 1) ^ -i64::from(z & 1)) as f64);
             }
-            UINT32 => {
-                let n = u32::try_from(self.varint()?).ok()?;
-                out.extend(itoa_i64(i64::from(n), &mut [0; 20]));
-            }
+            UINT32 => out.number(f64::from(u32::try_from(self.varint()?).ok()?)),
             DOUBLE => {
                 let raw: [u8; 8] = self.bytes(8)?.try_into().ok()?;
                 out.number(f64::from_le_bytes(raw));
@@ -346,11 +339,7 @@ impl Reader<'_> {
             if i > 0 {
                 out.push(b',');
             }
-            match self.value(out, depth + 1)? {
-                Written::Value => {}
-                // JSON.stringify writes null for both.
-                Written::Undefined | Written::Hole => out.extend(b"null"),
-            }
+            self.element(out, depth)?;
         }
         // Named properties on an array would come here; JSON ignores them,
         // but they are rare enough to leave to JSON's text.
@@ -358,6 +347,16 @@ impl Reader<'_> {
             return None;
         }
         out.push(b']');
+        Some(())
+    }
+
+    /// An element of an array at `depth`.
+    fn element<T: Text>(&mut self, out: &mut T, depth: usize) -> Option<()> {
+        match self.value(out, depth + 1)? {
+            Written::Value => {}
+            // JSON.stringify writes null for both.
+            Written::Undefined | Written::Hole => out.extend(b"null"),
+        }
         Some(())
     }
 
@@ -382,10 +381,7 @@ impl Reader<'_> {
             if next > 0 {
                 out.push(b',');
             }
-            match self.value(out, depth + 1)? {
-                Written::Value => {}
-                Written::Undefined | Written::Hole => out.extend(b"null"),
-            }
+            self.element(out, depth)?;
             next += 1;
             pairs += 1;
         }
@@ -418,26 +414,6 @@ fn holes<T: Text>(out: &mut T, next: &mut u64, upto: u64) {
         out.extend(if *next == 0 { b"null" } else { b",null" });
         *next += 1;
     }
-}
-
-/// Decimal digits of an integer (the spelling JS gives integers in the
-/// int32 and uint32 range).
-fn itoa_i64(n: i64, buf: &mut [u8; 20]) -> &[u8] {
-    let mut i = buf.len();
-    let mut v = n.unsigned_abs();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    if n < 0 {
-        i -= 1;
-        buf[i] = b'-';
-    }
-    &buf[i..]
 }
 
 #[cfg(test)]

@@ -14,6 +14,8 @@
 //! canonical by construction, so the fast path skips the checks there: the
 //! escapes, the numbers' spelling, the keys' order and uniqueness, UTF-8.
 
+use std::borrow::Cow;
+
 use super::stops::Stops;
 
 use super::{
@@ -476,31 +478,27 @@ impl<const TRUSTED: bool> Fast<'_, TRUSTED> {
     /// The blockId of an existing synthetic chain block, from the user's
     /// `content?.[0]?.text` (converted with `String()`).
     fn chain_block_of(&self, log: &mut Log, first: FirstText) -> Option<u32> {
-        match first {
-            FirstText::None => None,
+        let text = match first {
+            FirstText::None => return None,
             FirstText::Value(span) => {
                 let v = &self.b[span.range()];
-                if v.first() == Some(&b'"') {
-                    chain_block_id(&v[1..v.len() - 1]).map(|id| log.syms.intern(id))
-                } else if v.first() == Some(&b'[') {
+                match v.first() {
+                    Some(b'"') => Cow::Borrowed(&v[1..v.len() - 1]),
                     // An array converts to its elements joined by commas.
-                    let json = parse_value(v).ok()?;
-                    let text = json.js_string();
-                    chain_block_id(&text).map(|id| log.syms.intern(id))
-                } else {
-                    None
+                    Some(b'[') => Cow::Owned(parse_value(v).ok()?.js_string()),
+                    _ => return None,
                 }
             }
             FirstText::ObjectContent(start, end) => {
                 // `content[0]` of an object is its property "0".
                 let json = parse_value(&self.b[start as usize..end as usize]).ok()?;
-                let text = match json.get("0")?.get("text")? {
+                match json.get("0")?.get("text")? {
                     Json::Null => return None,
-                    t => t.js_string(),
-                };
-                chain_block_id(&text).map(|id| log.syms.intern(id))
+                    t => Cow::Owned(t.js_string()),
+                }
             }
-        }
+        };
+        chain_block_id(&text).map(|id| log.syms.intern(id))
     }
 
     fn literal(&mut self, word: &[u8]) -> Option<()> {

@@ -62,16 +62,10 @@ pub fn parse_date(s: &[u8]) -> DateValue {
     let units = to_units(s);
     // V8 reads a NUL as the end of the string.
     let end = units.iter().position(|&u| u == 0).unwrap_or(units.len());
-    let Some(fields) = parse_fields(&units[..end]) else {
+    let Some((date, offset_seconds)) = parse_fields(&units[..end]) else {
         return DateValue::Time(f64::NAN);
     };
-    let day = make_day(fields.year, fields.month0, fields.day);
-    let time = f64::from(fields.hour) * 3_600_000.0
-        + f64::from(fields.minute) * 60_000.0
-        + f64::from(fields.second) * 1000.0
-        + f64::from(fields.ms);
-    let date = day * 86_400_000.0 + time;
-    match fields.offset_seconds {
+    match offset_seconds {
         Some(offset) => DateValue::Time(time_clip(date - f64::from(offset) * 1000.0)),
         None if date.is_nan() || date.abs() > MAX_LOCAL_MS => DateValue::Time(f64::NAN),
         None => DateValue::LocalTime,
@@ -107,12 +101,20 @@ fn to_iso_string_form(s: &[u8]) -> Option<f64> {
     {
         return None;
     }
-    let t = make_day(year, month - 1, day) * 86_400_000.0
-        + f64::from(hour) * 3_600_000.0
+    Some(time_clip(make_date(
+        make_day(year, month - 1, day),
+        [hour, minute, second, ms],
+    )))
+}
+
+/// Milliseconds from the epoch for a day from [`make_day`] and a time of
+/// day (hour, minute, second, millisecond).
+fn make_date(day: f64, [hour, minute, second, ms]: [i32; 4]) -> f64 {
+    let time = f64::from(hour) * 3_600_000.0
         + f64::from(minute) * 60_000.0
         + f64::from(second) * 1000.0
         + f64::from(ms);
-    Some(time_clip(t))
+    day * 86_400_000.0 + time
 }
 
 /// Days from 1970-01-01 to the given date (month from 0, day may overflow
@@ -131,17 +133,6 @@ fn make_day(year: i32, month0: i32, day: i32) -> f64 {
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     let days = era * 146_097 + doe - 719_468;
     (days + i64::from(day) - 1) as f64
-}
-
-struct Fields {
-    year: i32,
-    month0: i32,
-    day: i32,
-    hour: i32,
-    minute: i32,
-    second: i32,
-    ms: i32,
-    offset_seconds: Option<i32>,
 }
 
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -596,7 +587,9 @@ fn es5(
     Es5::Done
 }
 
-fn parse_fields(units: &[u16]) -> Option<Fields> {
+/// The date a legacy or ES-format string names, in milliseconds from the
+/// epoch before its offset, and the offset in seconds when it fixes one.
+fn parse_fields(units: &[u16]) -> Option<(f64, Option<i32>)> {
     let mut sc = Scanner::new(units);
     let mut day = DayParts::default();
     let mut time = TimeParts::default();
@@ -688,18 +681,12 @@ fn parse_fields(units: &[u16]) -> Option<Fields> {
         token = sc.take();
     }
     let (year, month, d) = day.resolve()?;
-    let [hour, minute, second, ms] = time.resolve()?;
+    let time = time.resolve()?;
     let offset_seconds = zone.resolve()?;
-    Some(Fields {
-        year,
-        month0: month - 1,
-        day: d,
-        hour,
-        minute,
-        second,
-        ms,
+    Some((
+        make_date(make_day(year, month - 1, d), time),
         offset_seconds,
-    })
+    ))
 }
 
 #[cfg(test)]

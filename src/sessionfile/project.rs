@@ -210,10 +210,8 @@ pub fn project<'s>(
                 if renamed {
                     overrides.push(("role", Override::Json(b"\"custom\"")));
                 }
-                match (content_override, fixed_content) {
-                    (Some(o), _) => overrides.push(("content", o)),
-                    (None, Some(fixed)) => overrides.push(("content", Override::Json(fixed))),
-                    (None, None) => {}
+                if let Some(o) = content_override.or(fixed_content.map(Override::Json)) {
+                    overrides.push(("content", o));
                 }
                 if overrides.is_empty() {
                     if v.canonical() {

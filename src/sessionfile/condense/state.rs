@@ -118,14 +118,10 @@ impl<'s> CondenseState<'s> {
                     let new = field(data, "newToolCallId");
                     let original = field(data, "originalToolCallId");
                     if new.truthy() && original.truthy() {
-                        let pair = match self.dialect {
-                            Dialect::V2_4 => (new, original),
-                            Dialect::V2_9 => (
-                                occurrence_key(new, field(data, "newResultTimestamp")),
-                                occurrence_key(original, field(data, "originalResultTimestamp")),
-                            ),
-                        };
-                        self.aliases.push(pair);
+                        self.aliases.push((
+                            self.key(new, field(data, "newResultTimestamp")),
+                            self.key(original, field(data, "originalResultTimestamp")),
+                        ));
                         self.version += 1;
                     }
                 }
@@ -175,12 +171,7 @@ impl<'s> CondenseState<'s> {
                         format!("context-prune-index toolCalls[{i}] is null: pi-condense throws rebuilding its state"),
                     ));
                 }
-                let key = match self.dialect {
-                    Dialect::V2_4 => field(call, "toolCallId"),
-                    Dialect::V2_9 => {
-                        occurrence_key(field(call, "toolCallId"), field(call, "resultTimestamp"))
-                    }
-                };
+                let key = self.key(field(call, "toolCallId"), field(call, "resultTimestamp"));
                 self.records.set(key, call);
                 if !backfilled {
                     let hashed = call.get("contentHash").is_some_and(|h| !h.is_null());
@@ -248,9 +239,15 @@ impl<'s> CondenseState<'s> {
     }
 
     fn key_of(&self, r: &Ref<'s>) -> JsVal<'s> {
+        self.key(r.tool_call_id.clone(), r.result_timestamp.clone())
+    }
+
+    /// The key of a tool call in this dialect: its id (2.4.3), or
+    /// [`occurrence_key`] with its result's timestamp (2.9.1).
+    fn key(&self, id: JsVal<'s>, ts: JsVal<'s>) -> JsVal<'s> {
         match self.dialect {
-            Dialect::V2_4 => r.tool_call_id.clone(),
-            Dialect::V2_9 => occurrence_key(r.tool_call_id.clone(), r.result_timestamp.clone()),
+            Dialect::V2_4 => id,
+            Dialect::V2_9 => occurrence_key(id, ts),
         }
     }
 
