@@ -209,15 +209,6 @@ impl<'f> Context<'f> {
         }
     }
 
-    /// The context messages of a call (none before its first entry).
-    fn ids(&self, call: &ModelCall) -> &[u32] {
-        if call.leaf.is_some() {
-            self.view.messages()
-        } else {
-            &[]
-        }
-    }
-
     /// Moves to `call`'s leaf.
     fn seek(&mut self, file: &'f SessionFile<'f>, path: &[u32], call: &ModelCall) -> Result<Seek> {
         let wanted = call.leaf.map_or(0, |l| l + 1);
@@ -234,11 +225,7 @@ impl<'f> Context<'f> {
             None => 0,
         };
         self.applied = wanted;
-        let ids = if call.leaf.is_some() {
-            self.view.messages()
-        } else {
-            &[]
-        };
+        let ids = call_ids(&self.view, call);
         let kept = from.min(self.lens.len()).min(ids.len());
         self.sum -= self.lens.drain(kept..).map(|l| l as usize).sum::<usize>();
         for &id in &ids[kept..] {
@@ -251,6 +238,15 @@ impl<'f> Context<'f> {
             from,
             chars_before: array_len(ids.len(), self.sum),
         })
+    }
+}
+
+/// The context messages of a call (none before its first entry).
+fn call_ids<'v>(view: &'v ContextView<'_>, call: &ModelCall) -> &'v [u32] {
+    if call.leaf.is_some() {
+        view.messages()
+    } else {
+        &[]
     }
 }
 
@@ -451,7 +447,7 @@ impl<'w, 'f> Walk<'w, 'f> {
                 }
             }
             let step = timeline.step(k)?;
-            let ids = context.ids(call);
+            let ids = call_ids(&context.view, call);
             let at = Call {
                 k,
                 policy,
@@ -508,14 +504,9 @@ impl<'w, 'f> Walk<'w, 'f> {
         let from = at.seek.from.min(engine.len());
         if from < engine.len() || at.ids.len() != engine.len() {
             bytes.clear();
-            bytes.push(b'[');
-            for (n, &id) in at.ids[from..].iter().enumerate() {
-                if n > 0 {
-                    bytes.push(b',');
-                }
-                bytes.extend_from_slice(&at.view.message(id).json);
-            }
-            bytes.push(b']');
+            write_list(bytes, b"[]", &at.ids[from..], |out, &id| {
+                out.extend_from_slice(&at.view.message(id).json)
+            });
             engine.sync(from, bytes, Source::Bytes).map_err(fail)?;
         }
         engine.render_before_thinking().map_err(fail)
