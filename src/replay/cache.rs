@@ -31,6 +31,17 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// A request of `total_chars` that read `read_chars` (ending at
+    /// `read_at`) and wrote `write_chars`: the rest is plain input.
+    fn of(total_chars: u64, read_at: Option<usize>, read_chars: u64, write_chars: u64) -> Self {
+        Outcome {
+            read_at,
+            read_chars,
+            write_chars,
+            input_chars: total_chars - read_chars - write_chars,
+        }
+    }
+
     /// The read covers nothing past the tools and system (`preamble`
     /// positions), or nothing at all.
     pub fn within_preamble(&self, preamble: usize) -> bool {
@@ -152,12 +163,7 @@ impl Cache {
         let read_chars = read_at.map_or(0, |q| request.positions[q].chars);
         let cached_end = last.map_or(0, |bp| request.positions[bp].chars);
         let write_chars = cached_end.saturating_sub(read_chars);
-        Outcome {
-            read_at,
-            read_chars,
-            write_chars,
-            input_chars: request.total_chars - read_chars - write_chars,
-        }
+        Outcome::of(request.total_chars, read_at, read_chars, write_chars)
     }
 
     fn implicit(&self, request: &Request, rules: &Rules, tpc: f64, now: f64) -> Outcome {
@@ -174,12 +180,7 @@ impl Cache {
                 write_chars = request.positions[bp].chars.saturating_sub(read_chars);
             }
         }
-        Outcome {
-            read_at,
-            read_chars,
-            write_chars,
-            input_chars: request.total_chars - read_chars - write_chars,
-        }
+        Outcome::of(request.total_chars, read_at, read_chars, write_chars)
     }
 
     fn automatic(&self, request: &Request, rules: &Rules, tpc: f64, now: f64) -> Outcome {
@@ -198,12 +199,7 @@ impl Cache {
             }
         }
         // No write premium: what is not read is plain input.
-        Outcome {
-            read_at,
-            read_chars,
-            write_chars: 0,
-            input_chars: request.total_chars - read_chars,
-        }
+        Outcome::of(request.total_chars, read_at, read_chars, 0)
     }
 }
 

@@ -86,6 +86,18 @@ struct State {
     trailing_effort: bool,
 }
 
+impl State {
+    /// A position ending here, in the current message.
+    fn position(&self) -> Position {
+        Position {
+            chars: self.chars,
+            hash: self.hash,
+            messages: self.source as u32,
+            source: self.source as u32,
+        }
+    }
+}
+
 /// Builds a request's positions from the wire messages as `assemble`
 /// streams them.
 struct Builder<'b> {
@@ -138,12 +150,7 @@ impl<'a> WireSink<'a, Packed> for Builder<'_> {
             // An effort marker: a message of its own, about 60 chars.
             st.chars += 60;
             st.hash = mix(st.hash, xxh3_64(&level.to_json()));
-            self.positions.push(Position {
-                chars: st.chars,
-                hash: st.hash,
-                messages: st.source as u32,
-                source: st.source as u32,
-            });
+            self.positions.push(st.position());
             st.trailing_effort = true;
         }
     }
@@ -169,12 +176,7 @@ impl<'a> WireSink<'a, Packed> for Builder<'_> {
             p.chars = st.chars;
             p.hash = st.hash;
         } else {
-            self.positions.push(Position {
-                chars: st.chars,
-                hash: st.hash,
-                messages: st.source as u32,
-                source: st.source as u32,
-            });
+            self.positions.push(st.position());
         }
         st.previous_kind = Some(block.kind);
         st.last_position = Some(self.positions.len() - 1);
@@ -259,12 +261,7 @@ impl Incremental {
         let mut push = |chars: u64, item: u64, marked: bool| {
             st.chars += chars;
             st.hash = mix(st.hash, item);
-            r.positions.push(Position {
-                chars: st.chars,
-                hash: st.hash,
-                messages: 0,
-                source: 0,
-            });
+            r.positions.push(st.position());
             if marked {
                 self.preamble_breakpoints.push(r.positions.len() - 1);
             }
