@@ -13,6 +13,7 @@ use crate::dialect::Dialect;
 use crate::error::{PruneError, Result};
 use crate::frontier::{assistant_timestamps, compute_thinking_boundary, frontier_of, Frontier};
 use crate::hash::{HashMap, HashSet};
+use crate::indexer_methods::AbsentMethods;
 use crate::json::Json;
 use crate::phases::{self, Inputs, Memo};
 use crate::record::{array_len, Log};
@@ -106,6 +107,17 @@ impl Engine {
     pub fn set_state(&mut self, state: State) {
         self.state = state;
         self.changed();
+    }
+
+    /// The host indexer's methods that are not functions (a drop-in's
+    /// indexer); the phases raise where the release would call one. A
+    /// change makes every kept decision again, as the ones kept were made
+    /// with other methods.
+    pub fn set_absent_methods(&mut self, absent: AbsentMethods) {
+        if self.state.absent != absent {
+            self.state.absent = absent;
+            self.changed();
+        }
     }
 
     /// Only phase 4 of 2.4.3 reads the boundary, and it keeps no decision

@@ -18,6 +18,7 @@ mod error;
 mod frontier;
 mod glob;
 mod hash;
+mod indexer_methods;
 mod json;
 mod phases;
 mod prune;

@@ -23,6 +23,7 @@ mod thinking;
 use crate::config::Config;
 use crate::dialect::Dialect;
 use crate::error::{PruneError, Result};
+use crate::indexer_methods::IndexerMethod;
 use crate::record::{Block, Content, Kind, Log, Refs, SummaryRef};
 use crate::script::{Diagnostic, EditScript, Stats};
 use crate::state::State;
@@ -183,16 +184,7 @@ pub fn run_before_thinking(
     memo: &mut Memo,
     spare: Vec<crate::script::Slot>,
 ) -> Result<EditScript> {
-    let log = inputs.log;
-    // Phase 1 reads `msg.role` of every element: a null one throws.
-    if let Some(i) = log.records.iter().position(|r| r.kind == Kind::Null) {
-        return Err(PruneError::bad_message(
-            i,
-            "element",
-            "is null, not a message object",
-        ));
-    }
-    let mut script = EditScript::identity_in(log.len(), spare);
+    let mut script = EditScript::identity_in(inputs.log.len(), spare);
     let mut stats = Stats::default();
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
     let mut changed = stub::run(inputs, &mut memo.stubs, &mut script, &mut stats)?;
@@ -206,6 +198,7 @@ pub fn run_before_thinking(
         )?;
     }
     if let Some(chain) = &inputs.config.chain {
+        inputs.state.require(IndexerMethod::GetChainEntries)?;
         if inputs.state.has_chain_entries() {
             // Each chain phase takes its own cache and those both share.
             let Memo {
