@@ -12,10 +12,12 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod apply;
 mod config;
+mod cost;
 mod dialect;
 mod engine;
 mod error;
 mod frontier;
+mod gate;
 mod glob;
 mod hash;
 mod indexer_methods;

@@ -191,9 +191,9 @@ pub fn replay_async(
 /// index.js. Returns the JSON text, or an error message prefixed `error: `.
 #[napi(catch_unwind)]
 pub fn replay_wire_payload(messages_json: String, model_json: String, retention: String) -> String {
+    use crate::cost::payload::payload;
+    use crate::cost::wire::CallModel;
     use crate::json::parse_value;
-    use crate::replay::payload::payload;
-    use crate::replay::wire::CallModel;
     let messages = match parse_value(messages_json.as_bytes()) {
         Ok(crate::json::Json::Arr(m)) => m,
         _ => return "error: messages must be a JSON array".into(),
@@ -214,7 +214,7 @@ pub fn replay_wire_payload(messages_json: String, model_json: String, retention:
 pub fn check_gate_settings(json: String, name: String) -> NativeReplayResult {
     let outcome = crate::json::parse_value(json.as_bytes())
         .map_err(|e| PruneError::bad_argument(format!("{name}: {e}")))
-        .and_then(|v| crate::replay::gate::GateSettings::from_json(Some(&v), &name))
+        .and_then(|v| crate::gate::rule::GateSettings::from_json(Some(&v), &name))
         .map(|s| {
             let mut out = Vec::new();
             s.to_json().write_json(&mut out);

@@ -12,17 +12,17 @@
 //! model given the cache as it stands, changing nothing; [`Pricer::gate`]
 //! quotes the gate's two candidates with it (`gate.rs`).
 
-use super::bill::{classify, BillTotals, CacheModel, CallBill, CallClass, Reads, Tariff};
-use super::cache::{Cache, Outcome};
-use super::calibration::{Calibration, SizePoint};
 use super::calls::CallMeta;
-use super::catalog::{rules_for, Catalog, Family, Rules};
 use super::cause::{decide, Change, Rewrite, Seen};
-use super::digest::Digest;
-use super::gate::{warm_inputs, Carried, GateInputs, Quoted};
-use super::prefix::{PrefixCall, PrefixRule, PrefixSums};
-use super::request::{Preamble, Request, Update};
 use super::requests::{Conversions, Draft, Requests};
+use crate::cost::bill::{classify, BillTotals, CacheModel, CallBill, CallClass, Reads, Tariff};
+use crate::cost::cache::{Cache, Outcome};
+use crate::cost::calibration::{Calibration, SizePoint};
+use crate::cost::catalog::{rules_for, Catalog, Family, Rules};
+use crate::cost::digest::Digest;
+use crate::cost::prefix::{PrefixCall, PrefixRule, PrefixSums};
+use crate::cost::request::{Preamble, Request, Update};
+use crate::gate::rule::{warm_inputs, Carried, GateInputs, Quoted};
 use crate::hash::HashMap;
 
 /// One priced call.

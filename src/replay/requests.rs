@@ -8,10 +8,10 @@
 use std::sync::{Arc, RwLock};
 
 use super::calls::CallMeta;
-use super::catalog::Rules;
-use super::digest::Digest;
-use super::request::{Incremental, Preamble, Request, Update};
-use super::wire::{convert_message, Converted, Packed};
+use crate::cost::catalog::Rules;
+use crate::cost::digest::Digest;
+use crate::cost::request::{Incremental, Preamble, Request, Update};
+use crate::cost::wire::{convert_message, Converted, Packed};
 use crate::hash::HashMap;
 use crate::json::Json;
 

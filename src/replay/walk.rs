@@ -15,24 +15,140 @@
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::cause::{policy_changes, Change, Current, Previous};
-use super::digest::{Digest, Digests};
-use super::gate::{decide, Carried, GateSettings, Reason};
+use super::digest::Digests;
 use super::invariant::{self, Violation};
+use super::options::ReplayOptions;
+use super::options::{BoundaryMode, Contexts};
 use super::policy::Policy;
+use super::prepared::{id_string, FrontierEntries, Prepared};
 use super::pricer::{Pricer, Sent};
+use super::progress::Progress;
 use super::requests::Requests;
+use super::result::{BoundaryUsed, GateTotals, PolicyReplay, Render};
 use super::settings::Settings;
-use super::{
-    first_difference, slot_value, BoundaryMode, BoundaryUsed, Contexts, FrontierEntries,
-    PolicyReplay,
-};
-use super::{Prepared, Progress, Render};
+use crate::cost::bill::CacheModel;
+use crate::cost::calibration::Calibration;
+use crate::cost::digest::first_difference;
+use crate::cost::digest::Digest;
+use crate::cost::slot_value;
 use crate::engine::{Engine, RenderedScript};
 use crate::error::{PruneError, Result};
+use crate::gate::rule::{decide, Carried, GateSettings, Reason};
 use crate::json::value::write_list;
 use crate::record::{array_len, Source};
 use crate::script::{EditScript, Slot, Stats};
-use crate::sessionfile::{ContextView, ModelCall, SessionFile};
+use crate::sessionfile::{ContextView, ModelCall, SessionError, SessionFile};
+
+impl<'a> Prepared<'a> {
+    /// Parses `bytes` and calibrates. `walks`: how many policy passes the
+    /// caller will run (for the progress total).
+    pub fn new(
+        bytes: &'a [u8],
+        options: &ReplayOptions,
+        progress: Option<&Progress>,
+        walks: usize,
+    ) -> Result<Self> {
+        Self::calibrated(bytes, options, progress, walks, false)
+    }
+
+    /// As `new`, for walks that will run on several threads (a tune): the
+    /// state of the dialect the calibration pass does not rebuild is
+    /// rebuilt on the pool meanwhile, so no walk waits for it later. It
+    /// costs the memory of both rebuilds at once.
+    pub fn new_for_pool(
+        bytes: &'a [u8],
+        options: &ReplayOptions,
+        progress: Option<&Progress>,
+        walks: usize,
+    ) -> Result<Self> {
+        Self::calibrated(bytes, options, progress, walks, true)
+    }
+
+    fn calibrated(
+        bytes: &'a [u8],
+        options: &ReplayOptions,
+        progress: Option<&Progress>,
+        walks: usize,
+        pool: bool,
+    ) -> Result<Self> {
+        let mut prepared = Prepared::uncalibrated(bytes, options, progress, walks)?;
+        prepared.calibration = prepared.calibrate(progress, pool)?;
+        Ok(prepared)
+    }
+
+    /// The tokens per character per model: under the provider model fitted
+    /// on the recorded policy's measure pass (with the other dialect's
+    /// state rebuilt meanwhile for a pool); under the prefix rule fixed.
+    fn calibrate(&self, progress: Option<&Progress>, pool: bool) -> Result<Calibration> {
+        let options = &self.options;
+        Ok(if let CacheModel::Prefix(rule) = &options.cache_model {
+            let mut c = Calibration::fit(&[], Some(rule.chars_per_token));
+            for (k, _, _) in &self.models {
+                c.by_model.insert(*k, c.factor(*k));
+            }
+            c
+        } else {
+            // For a pool, the other dialect's state is rebuilt meanwhile,
+            // when a policy will need it.
+            let recorded = options.recorded_policy.dialect();
+            let other = options
+                .policies
+                .iter()
+                .map(|p| p.dialect())
+                .find(|&d| d != recorded)
+                .filter(|_| pool);
+            let measure = || {
+                self.walk(&options.settings, progress)
+                    .run(options.recorded_policy, Pass::Measure)
+            };
+            // rayon::join from outside the pool would move the pass to a
+            // worker thread, whose allocator heap then holds its freed
+            // memory for the rest of the replay: without a rebuild beside
+            // it, the pass stays on this thread.
+            let measured = match other {
+                Some(d) => {
+                    let rebuild = || {
+                        self.timelines.get(&self.file, &self.path, &self.calls, d);
+                    };
+                    rayon::join(measure, rebuild).0
+                }
+                None => measure(),
+            };
+            Calibration::fit(&measured?.points, options.chars_per_token)
+        })
+    }
+
+    fn walk<'w>(&'w self, settings: &'w Settings, progress: Option<&'w Progress>) -> Walk<'w, 'a> {
+        Walk {
+            prepared: self,
+            settings,
+            progress,
+        }
+    }
+
+    /// One policy over every call, rendered with `settings`.
+    pub fn run(
+        &self,
+        policy: Policy,
+        settings: &Settings,
+        progress: Option<&Progress>,
+    ) -> Result<PolicyReplay> {
+        self.walk(settings, progress).run(policy, Pass::Price)
+    }
+
+    /// One release over every call, once per member of `family` (the
+    /// release gated or not, with settings that differ at most in their
+    /// thinking strip: they share every phase before it).
+    pub fn run_family(
+        &self,
+        family: &[(Policy, &Settings)],
+        progress: Option<&Progress>,
+    ) -> Result<Vec<PolicyReplay>> {
+        let settings = family.first().map_or(&self.options.settings, |m| m.1);
+        self.walk(settings, progress)
+            .run_family(family, Pass::Price)
+    }
+}
 
 /// Violations kept in full per policy (all are counted).
 const KEPT_VIOLATIONS: usize = 1000;
@@ -219,7 +335,7 @@ impl<'f> Context<'f> {
         }
         let from = match call.leaf {
             Some(l) => {
-                self.view.seek(l).map_err(super::located)?;
+                self.view.seek(l).map_err(SessionError::located)?;
                 self.view.take_changed_from()
             }
             None => 0,
@@ -317,13 +433,13 @@ fn strip_of(config: Option<&crate::json::Json>) -> Option<f64> {
 /// Whether a pass prices the calls or only measures them for the
 /// calibration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Pass {
+pub enum Pass {
     Price,
     Measure,
 }
 
 /// One policy's walk over a prepared file, with one settings (or a family).
-pub(super) struct Walk<'w, 'f> {
+pub struct Walk<'w, 'f> {
     pub prepared: &'w Prepared<'f>,
     pub settings: &'w Settings,
     pub progress: Option<&'w Progress>,
@@ -391,9 +507,7 @@ impl<'w, 'f> Walk<'w, 'f> {
                 points: Vec::new(),
                 priced: Vec::new(),
                 boundary: None,
-                gate: policy
-                    .gated()
-                    .then(|| super::GateTotals::new(p.options.gate)),
+                gate: policy.gated().then(|| GateTotals::new(p.options.gate)),
             },
             scratch: Vec::new(),
         })
@@ -1013,7 +1127,7 @@ impl<'w, 'f> Walk<'w, 'f> {
                     .prepared
                     .file
                     .entry(at.view.message(at.ids[i]).entry as usize);
-                v.detail = format!("{} (entry {})", v.detail, super::id_string(&entry));
+                v.detail = format!("{} (entry {})", v.detail, id_string(&entry));
             }
             result.violations.push(v);
         }

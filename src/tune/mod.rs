@@ -16,7 +16,8 @@ use rayon::prelude::*;
 
 use crate::error::{Code, PruneError, Result};
 use crate::json::Json;
-use crate::replay::{BoundaryUsed, Policy, Prepared, Progress, ReplayOptions, Settings};
+use crate::replay::result::BoundaryUsed;
+use crate::replay::{Policy, Prepared, Progress, ReplayOptions, Settings};
 
 pub use choose::{choose, Choice};
 pub use grid::{Candidate, HELD};

@@ -16,15 +16,16 @@
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use super::bill::Tariff;
-use super::cache::Cache;
-use super::calibration::{Calibration, ModelFactor, SizePoint};
-use super::calls::Usage;
-use super::catalog::{rules_for, Catalog, ModelEntry, Rules};
-use super::gate::{decide, warm_inputs, Carried, GateInputs, GateSettings, Quoted, Reason};
-use super::request::{Incremental, Preamble};
-use super::wire::{convert_message, CallModel, Converted, Packed};
-use super::{first_difference, slot_value};
+use super::rule::{decide, warm_inputs, Carried, GateInputs, GateSettings, Quoted, Reason};
+use crate::cost::bill::Tariff;
+use crate::cost::cache::Cache;
+use crate::cost::calibration::{Calibration, ModelFactor, SizePoint};
+use crate::cost::catalog::{rules_for, Catalog, ModelEntry, Rules};
+use crate::cost::digest::first_difference;
+use crate::cost::request::{Incremental, Preamble};
+use crate::cost::slot_value;
+use crate::cost::usage::Usage;
+use crate::cost::wire::{convert_message, CallModel, Converted, Packed};
 use crate::engine::RenderedScript;
 use crate::error::{PruneError, Result};
 use crate::hash::HashMap;
@@ -335,7 +336,7 @@ impl LiveGate {
     /// previous call's.
     fn set_model(&mut self, json: &Json) -> bool {
         let model = CallModel::from_json(json.get("model").unwrap_or(&Json::Null));
-        let key = xxh3_64(&[&model.provider[..], b"/", &model.id[..]].concat());
+        let key = model.key();
         let switched = self.model.as_ref().is_none_or(|m| m.key != key);
         self.model = Some(LiveModel {
             rules: rules_for(&model, self.long),

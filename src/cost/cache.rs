@@ -206,9 +206,9 @@ impl Cache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::replay::catalog::{rules_for, Family};
-    use crate::replay::request::Position;
-    use crate::replay::wire::CallModel;
+    use crate::cost::catalog::{rules_for, Family};
+    use crate::cost::request::Position;
+    use crate::cost::wire::CallModel;
 
     fn request(sizes: &[u64], hashes: &[u64], bps: &[usize]) -> Request {
         let mut chars = 0;
