@@ -337,7 +337,7 @@ enum EditKey {
 }
 
 #[derive(Clone, Copy)]
-struct Sent {
+struct SentEdit {
     id: u32,
     len: usize,
     /// The last render that used it.
@@ -347,7 +347,7 @@ struct Sent {
 /// The edits the JS side holds.
 #[derive(Default)]
 struct SentEdits {
-    by_key: HashMap<EditKey, Sent>,
+    by_key: HashMap<EditKey, SentEdit>,
     next_id: u32,
     /// Renders described so far.
     renders: u64,
@@ -377,7 +377,7 @@ impl SentEdits {
 
     /// A synthetic block sent before with the same text and timestamp as
     /// `key` (whose text is a new allocation), re-filed under `key`.
-    fn adopt_same_insert(&mut self, key: &EditKey, render: u64) -> Option<Sent> {
+    fn adopt_same_insert(&mut self, key: &EditKey, render: u64) -> Option<SentEdit> {
         let EditKey::Insert { text, timestamp } = key else {
             return None;
         };
@@ -479,7 +479,7 @@ impl SentEdits {
             let sent = match known {
                 Some(s) => s,
                 None => {
-                    let s = Sent {
+                    let s = SentEdit {
                         id: self.next_id,
                         len: slot_len(inputs, memo, script, slot),
                         used: render,

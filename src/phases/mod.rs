@@ -24,7 +24,7 @@ use crate::config::Config;
 use crate::dialect::Dialect;
 use crate::error::{PruneError, Result};
 use crate::indexer_methods::IndexerMethod;
-use crate::record::{Block, Content, Kind, Log, Refs, SummaryRef};
+use crate::record::{Block, Content, ElementKind, Log, Refs, SummaryRef};
 use crate::script::{Diagnostic, EditScript, Stats};
 use crate::state::State;
 
@@ -98,7 +98,7 @@ impl<'a> Inputs<'a> {
             Refs::Array => self.log.refs(i),
         };
         Ok(refs.iter().enumerate().map(move |(j, r)| {
-            if r.kind == Kind::Null {
+            if r.kind == ElementKind::Null {
                 Err(null_at(i, &format!("details.toolCallRefs[{j}]")))
             } else {
                 Ok((j, r))
@@ -115,7 +115,11 @@ fn null_at(i: usize, field: &str) -> PruneError {
 
 /// The error at message `i`'s first null content block, if it has one.
 pub fn no_null_block(log: &Log, i: usize) -> Result<()> {
-    match log.blocks(i).iter().position(|b| b.kind == Kind::Null) {
+    match log
+        .blocks(i)
+        .iter()
+        .position(|b| b.kind == ElementKind::Null)
+    {
         Some(j) => Err(null_at(i, &format!("content[{j}]"))),
         None => Ok(()),
     }
@@ -126,9 +130,9 @@ fn objects(i: usize, blocks: &[Block]) -> impl Iterator<Item = Result<(usize, &B
         .iter()
         .enumerate()
         .filter_map(move |(j, b)| match b.kind {
-            Kind::Null => Some(Err(null_at(i, &format!("content[{j}]")))),
-            Kind::NonObject => None,
-            Kind::Object => Some(Ok((j, b))),
+            ElementKind::Null => Some(Err(null_at(i, &format!("content[{j}]")))),
+            ElementKind::NonObject => None,
+            ElementKind::Object => Some(Ok((j, b))),
         })
 }
 

@@ -14,7 +14,7 @@ use crate::hash::{HashMap, HashSet};
 use crate::indexer_methods::IndexerMethod;
 use crate::json::value::write_value;
 use crate::json::Json;
-use crate::record::{Kind, Log, Role, Scalar};
+use crate::record::{ElementKind, Log, Role, Scalar};
 use crate::script::{EditScript, Stats};
 
 const GRACE_TOOL: &[u8] = b"context_tree_query";
@@ -151,7 +151,7 @@ pub fn run(
     for (i, rec) in log.records.iter().enumerate() {
         // The reference reads `msg.role` of every element in turn: a null
         // one throws there, after what the messages before it asked.
-        if rec.kind == Kind::Null {
+        if rec.kind == ElementKind::Null {
             return Err(PruneError::bad_message(
                 i,
                 "element",

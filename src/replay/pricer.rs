@@ -49,7 +49,7 @@ pub struct Sent<'o> {
 }
 
 /// What a call keeps of the previous request on its model.
-struct Previous {
+struct PreviousRequest {
     time: f64,
     preamble: Preamble,
     total_chars: u64,
@@ -69,7 +69,7 @@ fn holds(r: &Request, at: Option<(usize, u64)>) -> bool {
 struct Provider<'a> {
     requests: Requests<'a>,
     caches: HashMap<u64, Cache>,
-    previous: HashMap<u64, Previous>,
+    previous: HashMap<u64, PreviousRequest>,
     last_model: Option<u64>,
     /// The latest request (kept in `requests`), for pi's warms: its model
     /// key, rules and time.
@@ -480,7 +480,7 @@ impl<'a> Pricer<'a> {
 fn seen(
     meta: &CallMeta,
     switched: bool,
-    prev: Option<&Previous>,
+    prev: Option<&PreviousRequest>,
     request: &Request,
     update: &Update,
     rules: &Rules,
@@ -504,7 +504,7 @@ fn seen(
 }
 
 /// Whether the read reached what the previous call cached.
-fn reached(request: &Request, prev: &Previous, o: &Outcome) -> bool {
+fn reached(request: &Request, prev: &PreviousRequest, o: &Outcome) -> bool {
     match (o.read_at, prev.last_bp) {
         (Some(q), Some((bp, _))) => q >= bp && holds(request, prev.last_bp),
         // The previous call cached nothing (too short): an unchanged
@@ -515,7 +515,13 @@ fn reached(request: &Request, prev: &Previous, o: &Outcome) -> bool {
 }
 
 /// What a request sent at `now` leaves for the next call on its model.
-fn left_by(request: &Request, rules: &Rules, tpc: f64, now: f64, preamble: Preamble) -> Previous {
+fn left_by(
+    request: &Request,
+    rules: &Rules,
+    tpc: f64,
+    now: f64,
+    preamble: Preamble,
+) -> PreviousRequest {
     let last_bp = match rules.family {
         Family::OpenAiPrefix | Family::Google => request.positions.len().checked_sub(1),
         _ => request
@@ -525,7 +531,7 @@ fn left_by(request: &Request, rules: &Rules, tpc: f64, now: f64, preamble: Pream
             .filter(|&bp| request.positions[bp].chars as f64 * tpc >= rules.min_tokens),
     };
     let at = |i: usize| (i, request.positions[i].hash);
-    Previous {
+    PreviousRequest {
         time: now,
         preamble,
         total_chars: request.total_chars,

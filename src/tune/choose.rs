@@ -8,7 +8,7 @@
 //! held-out saving is no larger than the gap between the two halves'
 //! savings (the noise of the split), the current settings are kept.
 
-use super::{Candidate, Outcome};
+use super::{Candidate, FileRun};
 
 /// The held-out check of a recommendation.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,11 +40,11 @@ pub struct Choice {
     pub held_out: Option<HeldOut>,
 }
 
-fn total(outcomes: &[Outcome], files: &[usize]) -> f64 {
+fn total(outcomes: &[FileRun], files: &[usize]) -> f64 {
     files.iter().map(|&f| outcomes[f].cost_usd).sum()
 }
 
-fn saving(outcomes: &[Vec<Outcome>], chosen: usize, current: usize, files: &[usize]) -> f64 {
+fn saving(outcomes: &[Vec<FileRun>], chosen: usize, current: usize, files: &[usize]) -> f64 {
     let base = total(&outcomes[current], files);
     if base > 0.0 {
         1.0 - total(&outcomes[chosen], files) / base
@@ -57,7 +57,7 @@ fn saving(outcomes: &[Vec<Outcome>], chosen: usize, current: usize, files: &[usi
 /// from the current one, on a tie).
 fn cheapest(
     candidates: &[Candidate],
-    outcomes: &[Vec<Outcome>],
+    outcomes: &[Vec<FileRun>],
     files: &[usize],
     current: usize,
 ) -> usize {
@@ -75,7 +75,7 @@ fn cheapest(
 
 /// Ranks, finds the front, and recommends (`current`: the user's
 /// configuration's index).
-pub fn choose(candidates: &[Candidate], outcomes: &[Vec<Outcome>], current: usize) -> Choice {
+pub fn choose(candidates: &[Candidate], outcomes: &[Vec<FileRun>], current: usize) -> Choice {
     let files: Vec<usize> = (0..outcomes.first().map_or(0, Vec::len)).collect();
     let cost: Vec<f64> = outcomes.iter().map(|o| total(o, &files)).collect();
     let chars: Vec<u64> = outcomes

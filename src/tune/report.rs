@@ -27,12 +27,12 @@
 //! `current.thinkingBoundary` says which 2.4.3 boundary rule the current
 //! configuration rendered with (null for a release that reads none).
 
-use super::{Candidate, Outcome, Tuned, HELD};
+use super::{Candidate, FileRun, Tuned, HELD};
 use crate::json::members::{null_or, object, Members};
 use crate::json::text::write_str;
 use crate::json::write_json_number;
 
-fn sum(outcomes: &[Outcome]) -> (f64, u64) {
+fn sum(outcomes: &[FileRun]) -> (f64, u64) {
     (
         outcomes.iter().map(|o| o.cost_usd).sum(),
         outcomes.iter().map(|o| o.chars_sent).sum(),
@@ -48,7 +48,7 @@ fn settings(o: &mut Members, c: &Candidate) {
         });
 }
 
-fn head(o: &mut Members, c: &Candidate, outcomes: &[Outcome]) {
+fn head(o: &mut Members, c: &Candidate, outcomes: &[FileRun]) {
     let (cost, chars) = sum(outcomes);
     settings(o, c);
     o.num("costUsd", cost).num("charsSent", chars as f64);
@@ -67,7 +67,7 @@ fn files(o: &mut Members, name: &str, t: &Tuned, indices: impl IntoIterator<Item
 }
 
 /// A configuration's USD per cause, summed over the files, most first.
-fn causes(outcomes: &[Outcome]) -> Vec<(String, u64, f64)> {
+fn causes(outcomes: &[FileRun]) -> Vec<(String, u64, f64)> {
     let mut causes: Vec<(String, u64, f64)> = Vec::new();
     for o in outcomes {
         for (label, calls, usd) in &o.causes {
