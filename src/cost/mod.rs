@@ -16,6 +16,7 @@ pub mod cache;
 pub mod calibration;
 pub mod catalog;
 pub mod digest;
+pub mod kept;
 // Reached only from the binding's test export (`replayWirePayload`).
 #[cfg(feature = "napi")]
 pub mod payload;

@@ -221,7 +221,8 @@ mod tests {
     /// again the last render is gone.
     #[test]
     fn the_gate_reads_the_engines_last_render() {
-        use live::{RenderedSlots, SlotValues};
+        use crate::cost::kept::MessageValues;
+        use live::RenderedSlots;
         let bytes = include_bytes!("../../sample/session.jsonl");
         let settings = Settings::default();
         let calls = {
@@ -244,20 +245,29 @@ mod tests {
             let mut text = Vec::new();
             script.write_slot(slot, &mut text);
             let want = crate::json::parse_value(&text).unwrap();
-            assert_eq!(values.value(release[p], Some(p)).unwrap(), want, "slot {p}");
-            assert_eq!(values.value(release[p], None).unwrap(), want, "slot {p}");
+            assert_eq!(
+                values.value(&release[p], Some(p)).unwrap().to_json(),
+                text,
+                "slot {p}"
+            );
+            assert_eq!(
+                values.value(&release[p], Some(p)).unwrap(),
+                want,
+                "slot {p}"
+            );
+            assert_eq!(values.value(&release[p], None).unwrap(), want, "slot {p}");
         }
         for (i, text) in texts.iter().enumerate() {
             let want = crate::json::parse_value(text).unwrap();
-            assert_eq!(values.value(i as i32, None).unwrap(), want, "input {i}");
+            assert_eq!(values.value(&(i as i32), None).unwrap(), want, "input {i}");
         }
-        let past = values.value(texts.len() as i32, None).unwrap_err();
+        let past = values.value(&(texts.len() as i32), None).unwrap_err();
         assert!(
             past.message.contains("past the engine's messages"),
             "{}",
             past.message
         );
-        let unknown = values.value(i32::MIN, None).unwrap_err();
+        let unknown = values.value(&i32::MIN, None).unwrap_err();
         assert!(
             unknown.message.contains("in neither"),
             "{}",
@@ -269,6 +279,37 @@ mod tests {
             .sync(last, &json_array(&texts[last..]), Source::Bytes)
             .unwrap();
         assert!(engine.last_rendered().is_none());
+    }
+
+    /// The message the wire request converts for a slot (what the render
+    /// shows of it) is the one the slot's text spells, at every call of
+    /// the sample under both releases.
+    #[test]
+    fn a_slot_shows_the_message_its_text_spells() {
+        use crate::cost::slot_value;
+        let bytes = include_bytes!("../../sample/session.jsonl");
+        let settings = Settings::default();
+        let calls = {
+            let file = SessionFile::parse(bytes).unwrap();
+            let path = path_to(&file, &Leaf::Active).unwrap();
+            model_calls(&file, &path.entries).len()
+        };
+        let mut checked = 0;
+        for policy in [Policy::Config, Policy::V2_9] {
+            for k in (0..calls).step_by(7) {
+                let (_, engine) = engine_at(bytes, k, policy, &settings);
+                let mut engine = engine.unwrap();
+                let script = engine.render_script().unwrap();
+                for slot in script.slots() {
+                    let mut text = Vec::new();
+                    script.write_slot(slot, &mut text);
+                    let value = slot_value::shown(&script.shown(slot));
+                    assert_eq!(value.to_json(), text, "{} call {k}", policy.name());
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 500, "{checked} slots");
     }
 
     /// Every render of the incremental replay (engine kept, indexer answers
@@ -318,13 +359,12 @@ mod gate_tests {
     use super::*;
     use crate::gate::rule as gate;
 
-    /// Behind the gate every request the pricer builds step by step equals
-    /// one built afresh (`Requests::update` checks it under test), through
-    /// holds, drafts carried from call to call and adoptions; an applied
-    /// render is the release's own and a held one starts with the previous
-    /// request.
+    /// Behind the gate, through holds, drafts carried from call to call and
+    /// adoptions, an applied render is the release's own and a held one
+    /// starts with the previous request (that a request kept step by step
+    /// equals one built afresh is `cost::kept`'s test).
     #[test]
-    fn gated_requests_equal_fresh_ones() {
+    fn gated_renders_are_the_release_or_the_hold() {
         let bytes = &include_bytes!("../../sample/session.jsonl")[..];
         for horizon in [None, Some(0.0), Some(1e9)] {
             let options = ReplayOptions {
