@@ -107,24 +107,19 @@ test('typed errors carry a stable code and name the message and field', () => {
 });
 
 // The production binary has no way to panic on purpose; a build with the
-// test-only `debug-panic` feature does (Cargo.toml), loaded beside it.
-const cargo = require('node:child_process').spawnSync('cargo', ['--version']).status === 0;
-test('a panic inside the addon becomes a JS error, and the addon keeps working', { skip: !cargo && 'cargo absent', timeout: 600000 }, () => {
-  const { execFileSync } = require('node:child_process');
-  const os = require('node:os');
-  const root = path.join(__dirname, '..');
-  execFileSync('cargo', ['build', '--lib', '--features', 'debug-panic', '--message-format', 'short'], { cwd: root, stdio: 'ignore' });
-  const lib = ['libcondense_native.so', 'libcondense_native.dylib', 'condense_native.dll']
-    .map((f) => path.join(root, 'target', 'debug', f))
-    .find((f) => fs.existsSync(f));
-  const copy = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'condense-panic-')), 'panic.node');
-  fs.copyFileSync(lib, copy);
-  const binding = require(copy);
+// test-only exports does (Cargo.toml `test-exports`), loaded beside it.
+const { testBinding, NO_CARGO } = require('./helpers/test-binding.js');
+test('a panic inside the addon becomes a JS error, and the addon keeps working', { skip: NO_CARGO, timeout: 600000 }, () => {
+  const binding = testBinding();
+  assert.ok(binding, 'the test-exports build loads');
   assert.throws(() => binding.debugPanic(), (e) => e instanceof Error && /panic/.test(e.message));
   // The same binary keeps working after the panic.
   const r = binding.pruneBytes(bytesOf(sample.messages), JSON.stringify(sample.state), JSON.stringify(sample.config), null, null);
   assert.ok(r.pruned);
-  assert.equal(typeof require('../loader.js').debugPanic, 'undefined', 'the production binary has no debugPanic');
+  const production = require('../loader.js');
+  for (const name of ['debugPanic', 'wireToJson', 'replayWirePayload']) {
+    assert.equal(typeof production[name], 'undefined', `the production binary has no ${name}`);
+  }
 });
 
 test('sizeOf equals JSON.stringify(JSON.parse(bytes)).length, raw spellings included', () => {

@@ -62,10 +62,7 @@ function json(value) {
 // for them and run the pure-JS oracles directly when they are absent. A new
 // native export must either get a fallback or be listed here. Session loading
 // and the replay have no fallback: js/sessionfile.js and js/replay.js throw
-// ERR_CONDENSE_UNSUPPORTED without them. wireToJson is the engine's reader
-// of v8.serialize bytes, exposed for __test__/wire.test.js only;
-// replayWirePayload is the replay's Anthropic request, for
-// __test__/wire-payload.test.js only. checkGateSettings serves the replay's
+// ERR_CONDENSE_UNSUPPORTED without them. checkGateSettings serves the replay's
 // gate (gateSettings throws ERR_CONDENSE_UNSUPPORTED without it); NativeGate
 // is pi's gate, which the extension turns on only with the native binding.
 const NATIVE_ONLY = [
@@ -79,10 +76,8 @@ const NATIVE_ONLY = [
   'replayAsync',
   'replayBytes',
   'replayFile',
-  'replayWirePayload',
   'tuneAsync',
   'tuneFiles',
-  'wireToJson',
 ];
 
 test('the fallback exports what the native binding exports', { skip: noNative }, () => {

@@ -29,7 +29,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { isDeepStrictEqual } = require('node:util');
 
-const { localNative } = require('./helpers/local-native.js');
+const { testBinding, NO_CARGO } = require('./helpers/test-binding.js');
 const { piPayload, anthropicModel, fetchAttempts } = require('./helpers/pi-payload.js');
 const { conversation } = require('./helpers/pi-payload-gen.js');
 
@@ -46,13 +46,9 @@ const CORPUS = path.join(__dirname, '..', '..', 'shared', 'corpus');
 const CORPUS_FILES = ['small', 'medium'];
 const PREFIXES = 5;
 
-const native = localNative();
-const NO_NATIVE =
-  native === null
-    ? 'no native build loads here'
-    : typeof native.replayWirePayload !== 'function'
-      ? 'the native binding has no replayWirePayload yet'
-      : false;
+// replayWirePayload is a test-only export (helpers/test-binding.js).
+const native = NO_CARGO ? null : testBinding();
+const NO_NATIVE = native === null ? NO_CARGO || 'the test-exports build does not load here' : false;
 
 // Per request model: most assistant turns come from it (so its thinking is
 // replayed), some from other models and providers.

@@ -23,8 +23,10 @@ const { pruneMessages, backend } = require('..');
 const pure = { v24: require('../js/pure/v2.4.js'), v29: require('../js/pure/v2.9.js') };
 const { wireBytes, wireAvailable } = require('../js/wire.js');
 
-const native = backend === 'native' ? require('../loader.js') : null;
-const NO_WIRE = native === null ? 'no native addon' : !wireAvailable() ? 'this runtime has no v8.serialize format the engine reads' : false;
+// wireToJson is a test-only export (helpers/test-binding.js).
+const { testBinding, NO_CARGO } = require('./helpers/test-binding.js');
+const native = backend === 'native' && !NO_CARGO ? testBinding() : null;
+const NO_WIRE = native === null ? 'no native addon with the test exports' : !wireAvailable() ? 'this runtime has no v8.serialize format the engine reads' : false;
 const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : 20261202;
 
 function serialize(value) {
@@ -192,10 +194,11 @@ function sameResult(got, want, label) {
   assert.equal(JSON.stringify(got.messages), JSON.stringify(want.messages), `${label}: messages`);
 }
 
-test('(c) stateless pruneMessages of a long conversation answers as the oracle, wire or not', { skip: native === null ? 'no native addon' : false }, () => {
+const production = backend === 'native' ? require('../loader.js') : null;
+test('(c) stateless pruneMessages of a long conversation answers as the oracle, wire or not', { skip: production === null ? 'no native addon' : false }, () => {
   // Counts the slices sent each way: as v8.serialize bytes the engine
   // took, and as JSON text (Bun, or a slice holding a date).
-  const P = native.NativeEngine.prototype;
+  const P = production.NativeEngine.prototype;
   const originals = { syncLaterWire: P.syncLaterWire, syncLater: P.syncLater };
   let taken = 0;
   let asText = 0;

@@ -44,11 +44,6 @@ function build(desc, messages) {
   }
 }
 
-/** The input index an edit description rewrites (-1 for a chain block). */
-function inputOf(desc) {
-  return desc[0] === OP.INSERT ? -1 : desc[1];
-}
-
 /**
  * The output array: for each slot of `order`, the caller's message (v >= 0)
  * or a fresh one built from edit `-v - 1` of `edits`.
@@ -62,4 +57,4 @@ function apply(order, edits, messages) {
   return out;
 }
 
-module.exports = { OP, apply, build, inputOf, stubMessage, syntheticBlock, editedMessage, purgedArguments };
+module.exports = { OP, apply, build, stubMessage, syntheticBlock, editedMessage, purgedArguments };

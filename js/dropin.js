@@ -10,7 +10,6 @@
 
 const { Conversation } = require('./conversation.js');
 const { checkArray } = require('./args.js');
-const { inputOf } = require('./applier.js');
 const { absentMethods } = require('./pure/rules.js');
 
 const pureDialects = { v24: require('./pure/v2.4.js'), v29: require('./pure/v2.9.js') };
@@ -140,28 +139,22 @@ function makeDropIns(native, pure) {
 
   /**
    * The drop-in's last render for `indexer` slot by slot, for pi's gate
-   * (pi/gate.js): `{ conversation, from, order, engine, sourceOf }`.
+   * (pi/gate.js): `{ conversation, from, order, engine }`.
    * `from`: the first input message the render read afresh (those before it
    * are the previous render's); `order`: each output slot's input index
    * (>= 0) or edit (-id - 1), null when the render is the input itself;
    * `engine`: the NativeEngine that rendered it (the gate reads the
-   * messages it converts from its last render); `sourceOf(id)`: the input
-   * index an edit rewrites (-1 for a chain block). Null before a native
+   * messages it converts from its last render). Null before a native
    * render.
    */
   function lastRender(indexer, dialect) {
     const conv = kept[dialect].get(indexer);
     if (conv === undefined || conv.lastFrom === undefined) return null;
-    const edits = conv.edits;
     return {
       conversation: conv,
       from: conv.lastFrom,
       order: conv.lastOrder,
       engine: conv.engine,
-      sourceOf: (id) => {
-        const desc = edits.get(id);
-        return desc === undefined ? -1 : inputOf(desc);
-      },
     };
   }
 

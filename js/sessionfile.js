@@ -2,8 +2,8 @@
 
 // loadSession / loadSessionAsync: read a pi session file natively and hand
 // back the messages a `context` handler would receive, pi-condense's state
-// rebuilt from the file, and the frontier. The binding returns three JSON
-// texts; this layer parses them (that parse is most of the JS-side cost, see
+// rebuilt from the file, and the frontier. The binding returns one JSON
+// text; this layer parses it (that parse is most of the JS-side cost, see
 // benches/load.js) and turns a failure into an Error with a stable `code`,
 // the file `line` and the file name (js/filearg.js, shared with replay).
 
@@ -30,11 +30,7 @@ function makeSessionFileApi(native, { argumentError }) {
 
   function settle(result, name) {
     throwIfFailed(result, name);
-    return {
-      messages: JSON.parse(result.messages),
-      state: JSON.parse(result.state),
-      frontier: JSON.parse(result.frontier),
-    };
+    return JSON.parse(result.json);
   }
 
   /**

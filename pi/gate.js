@@ -3,11 +3,11 @@
 // render of a model call (R), the extension sends R (apply) or the hold H
 // (every message the previous request sent, followed by the messages
 // appended since as R renders them, or as they are where R folds one into
-// a chain block further back). The rule is src/replay/gate.rs
-// `decide`, run by the native `NativeGate` (src/replay/live.rs) on quotes of
-// the replay's cost model; the hold is built the way src/replay/walk.rs
-// `Lane::gate` builds the replay's. This file only names the messages
-// (slots) and builds the arrays.
+// a chain block further back). The rule is src/gate/rule.rs `decide`, run
+// by the native `NativeGate` (src/gate/live.rs) on quotes of the replay's
+// cost model, which also lays out the hold (src/gate/hold.rs, as the
+// replay's walk builds its holds). This file only names the messages
+// (slots) and maps the layout to pi's objects.
 //
 // A slot is what pi-condense's drop-in calls an output message: an input
 // index (>= 0; the same message while the conversation only grows) or an
@@ -18,27 +18,6 @@
 // previous call's.
 
 const { catalogOf } = require('../js/catalog.js');
-
-// The slots of the last request, in a buffer of their own, doubled when
-// full, so a call that appends to them allocates none.
-class Slots {
-  constructor() {
-    this.buffer = new Int32Array(64);
-    this.length = 0;
-  }
-
-  /** Appends `more` (an array or typed array of slots). */
-  append(more) {
-    const total = this.length + more.length;
-    if (this.buffer.length < total) {
-      const grown = new Int32Array(total * 2);
-      grown.set(this.buffer.subarray(0, this.length));
-      this.buffer = grown;
-    }
-    this.buffer.set(more, this.length);
-    this.length = total;
-  }
-}
 
 class PiGate {
   /**
@@ -55,8 +34,7 @@ class PiGate {
     this.clock = clock;
     this.coldNext = true;
     this.conversation = null;
-    this.sent = null; // the messages of the last request, and their slots
-    this.sentSlots = new Slots();
+    this.sent = null; // the messages of the last request
     this.inputs = 0; // pi's messages at the last call
     this.model = null;
     this.modelName = null;
@@ -105,7 +83,6 @@ class PiGate {
     // messages that are not an append of the previous call's (the drop-in
     // read one again before that call's length).
     const cold = this.coldNext || render.conversation !== this.conversation || render.from < this.inputs;
-    const tail = cold ? null : this.tail(messages, order, out, render.sourceOf);
     // The model, system and tools cross when they change; the messages
     // the gate has not converted yet it reads from the drop-in's engine.
     const passed = this.passed;
@@ -118,7 +95,6 @@ class PiGate {
       passed.tools === this.tools ? null : (passed.tools = this.tools),
       cold ? null : answerUsage(messages, this.inputs),
       order,
-      tail === null ? NO_SLOTS : tail.slots,
     );
     const decision = this.reasons[code];
     this.coldNext = false;
@@ -127,75 +103,26 @@ class PiGate {
     this.last = decision;
     if (decision.sent === 'apply') {
       this.sent = out;
-      this.sentSlots.length = 0;
-      this.sentSlots.append(order);
       return result;
     }
-    return { ...result, messages: this.hold(messages, order, out, tail), pruned: true };
+    return { ...result, messages: this.hold(messages, out, this.native.held), pruned: true };
   }
 
   /**
-   * The hold's messages: the previous request's slots (an input as pi
-   * hands it over now, as the release's render does; an edit as it was
-   * sent), then the tail. Up to the first slot where the release differs
-   * from the previous request (the native side finds it) they are the
-   * release's own messages.
+   * The hold's messages as the native side laid them out
+   * (src/gate/live.rs `Held`): up to `common` the release's own, then per
+   * message pi's input now (`-j - 1`), the previous request's (before
+   * `previous`) or the release's render's.
    */
-  hold(messages, order, out, tail) {
-    const sent = this.sentSlots;
-    const length = sent.length;
-    const slots = sent.buffer;
-    const same = this.native.common;
-    const held = out.slice(0, same);
-    held.length = length + tail.slots.length;
-    for (let i = same; i < length; i++) held[i] = slots[i] >= 0 ? messages[slots[i]] : this.sent[i];
-    for (let i = 0; i < tail.slots.length; i++) held[length + i] = tail.messages[i];
-    sent.append(tail.slots);
+  hold(messages, out, { common, previous, sources }) {
+    const held = out.slice(0, common);
+    held.length = common + sources.length;
+    for (let k = 0; k < sources.length; k++) {
+      const v = sources[k];
+      held[common + k] = v < 0 ? messages[-v - 1] : common + k < previous ? this.sent[v] : out[v];
+    }
     this.sent = held;
     return held;
-  }
-
-  /**
-   * The hold's appended part: the output slots whose input is at or past
-   * the previous call's length, the chain blocks that follow such a slot,
-   * and (in input order) the appended inputs the release left out.
-   */
-  tail(messages, order, out, sourceOf) {
-    const from = this.inputs;
-    const source = (v) => (v >= 0 ? v : sourceOf(-v - 1));
-    // Walk back to the first slot of the appended part (an O(appended) scan).
-    let start = order.length;
-    while (start > 0) {
-      const src = source(order[start - 1]);
-      if (src >= 0 && src < from) break;
-      start--;
-    }
-    const slots = [];
-    const held = [];
-    let next = from;
-    let anchor = -1;
-    for (let i = start; i < order.length; i++) {
-      const src = source(order[i]);
-      if (src >= 0) {
-        anchor = src;
-        if (src < from) continue;
-        for (; next < src; next++) {
-          slots.push(next);
-          held.push(messages[next]);
-        }
-        slots.push(order[i]);
-        held.push(out[i]);
-        next = src + 1;
-      } else if (anchor >= from) {
-        slots.push(order[i]);
-        held.push(out[i]);
-      }
-    }
-    for (; next < messages.length; next++) {
-      slots.push(next);
-      held.push(messages[next]);
-    }
-    return { slots: Int32Array.from(slots), messages: held };
   }
 
   /** Applies, holds, reasons and the estimated saving so far. */
@@ -203,8 +130,6 @@ class PiGate {
     return this.native.totals;
   }
 }
-
-const NO_SLOTS = new Int32Array(0);
 
 // 0, 1, ... n - 1: the slots of a render that is the input itself (kept
 // and grown, handed out as views).

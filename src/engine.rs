@@ -21,6 +21,8 @@ use crate::record::{scan_array, Source};
 use crate::script::{Diagnostic, EditScript, Op, SharedText, Slot, Stats};
 use crate::state::{Chains, State};
 
+pub mod background;
+mod protocol;
 mod slots;
 pub use slots::{RenderedScript, Shown};
 

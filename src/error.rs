@@ -127,6 +127,18 @@ impl PruneError {
     }
 }
 
+/// Runs `run`, a panic turned into an `InvalidSession` error saying
+/// `message` (a bug: the JS side gets an error, never a crash).
+pub fn guarded<T>(message: &str, run: impl FnOnce() -> Result<T>) -> Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(run))
+        .unwrap_or_else(|_| Err(PruneError::new(Code::InvalidSession, message)))
+}
+
+/// A file's bytes, or an `Io` error.
+pub fn read_file(path: &str) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|e| PruneError::new(Code::Io, format!("cannot read the file: {e}")))
+}
+
 impl fmt::Display for PruneError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.code.as_str(), self.message)

@@ -134,6 +134,16 @@ pub struct Diagnostic {
     pub detail: Vec<u8>,
 }
 
+/// The diagnostics of a render as one JSON text for JS (`to_value` each;
+/// lone surrogates stay escapes), or None when there are none.
+pub fn diagnostics_json(ds: &[Diagnostic]) -> Option<String> {
+    if ds.is_empty() {
+        return None;
+    }
+    let items = ds.iter().map(Diagnostic::to_value).collect();
+    Some(crate::json::text::utf8_string(Json::Arr(items).to_json()))
+}
+
 impl Diagnostic {
     /// The diagnostic as the API reports it: `{kind, key, detail}`, `key`
     /// omitted when it is `undefined` (a blockId that is absent).

@@ -18,7 +18,7 @@ pub mod catalog;
 pub mod digest;
 pub mod kept;
 // Reached only from the binding's test export (`replayWirePayload`).
-#[cfg(feature = "napi")]
+#[cfg(feature = "test-exports")]
 pub mod payload;
 pub mod prefix;
 pub mod request;

@@ -14,7 +14,7 @@ use crate::json::Json;
 
 /// A wire message, collected.
 #[derive(Debug, Clone, PartialEq)]
-pub struct WireMessage<B> {
+pub struct PayloadMessage<B> {
     pub role: &'static str,
     pub blocks: Vec<B>,
     pub string_content: bool,
@@ -23,11 +23,11 @@ pub struct WireMessage<B> {
     pub effort: Option<Json>,
 }
 
-struct Collect<B>(Vec<WireMessage<B>>);
+struct Collect<B>(Vec<PayloadMessage<B>>);
 
 impl<'a, B: Clone> WireSink<'a, B> for Collect<B> {
     fn start(&mut self, m: MessageStart) {
-        self.0.push(WireMessage {
+        self.0.push(PayloadMessage {
             role: m.role,
             blocks: Vec::new(),
             string_content: m.string_content,
@@ -48,7 +48,7 @@ impl<'a, B: Clone> WireSink<'a, B> for Collect<B> {
 pub fn collect<B: WireBlock + Clone>(
     converted: &[&Converted<B>],
     model: &CallModel,
-) -> Vec<WireMessage<B>> {
+) -> Vec<PayloadMessage<B>> {
     let mut sink = Collect(Vec::new());
     assemble(converted, 0, model, &mut sink);
     sink.0
@@ -56,7 +56,7 @@ pub fn collect<B: WireBlock + Clone>(
 
 /// The message that carries the cache marker: the last one before a
 /// trailing effort marker, when it is a user message.
-pub fn marker_at<B>(messages: &[WireMessage<B>], model: &CallModel) -> Option<usize> {
+pub fn marker_at<B>(messages: &[PayloadMessage<B>], model: &CallModel) -> Option<usize> {
     let end = messages.len() - usize::from(model.effort && !messages.is_empty());
     let last = end.checked_sub(1)?;
     (messages[last].role == "user").then_some(last)
@@ -65,7 +65,7 @@ pub fn marker_at<B>(messages: &[WireMessage<B>], model: &CallModel) -> Option<us
 /// The request's `messages` as pi-ai writes them, with the marker
 /// (`cache_control`: `ttl` for long retention, none without caching).
 pub fn write_payload_messages(
-    messages: &[WireMessage<Json>],
+    messages: &[PayloadMessage<Json>],
     model: &CallModel,
     retention: &str,
 ) -> Json {
@@ -168,4 +168,19 @@ pub fn convert_all(messages: &[Json], model: &CallModel) -> Vec<Converted<Json>>
             c
         })
         .collect()
+}
+
+/// [`payload`] from JSON texts: pi agent messages (pi's system message
+/// first) and a pi-ai catalog model object; the JSON text of the body, or
+/// an error message prefixed `error: `.
+pub fn payload_json(messages_json: &str, model_json: &str, retention: &str) -> String {
+    let messages = match crate::json::parse_value(messages_json.as_bytes()) {
+        Ok(Json::Arr(m)) => m,
+        _ => return "error: messages must be a JSON array".into(),
+    };
+    let Ok(model) = crate::json::parse_value(model_json.as_bytes()) else {
+        return "error: model must be JSON".into();
+    };
+    let body = payload(&messages, &CallModel::from_json(&model), retention).to_json();
+    crate::json::text::utf8_string(body)
 }

@@ -15,6 +15,7 @@
 
 use std::collections::VecDeque;
 
+use super::hold::{self, Appended};
 use super::rule::{decide, warm_inputs, Carried, GateInputs, GateSettings, Quoted, Reason};
 use crate::cost::bill::Tariff;
 use crate::cost::cache::Cache;
@@ -56,10 +57,12 @@ pub struct LiveCall<'a> {
     /// The usage pi recorded on the answer to the previous request, when
     /// it is known (read as the replay reads a session's).
     pub usage: Option<&'a Json>,
-    /// The release's render, slot by slot.
+    /// The release's render, slot by slot, of `inputs` messages.
     pub release: &'a [i32],
-    /// The slots a hold appends after the previous request's.
-    pub tail: &'a [i32],
+    pub inputs: usize,
+    /// The input message the release renders at position `i` (its slot
+    /// given too; None: a chain block).
+    pub source_of: &'a dyn Fn(usize, i32) -> Option<usize>,
     /// What a slot not converted yet stands for (`at`: its position in
     /// the release's render, when the gate knows it).
     pub values: &'a dyn MessageValues<i32>,
@@ -110,6 +113,21 @@ pub struct LiveDecision {
     pub inputs: Option<GateInputs>,
 }
 
+/// A hold as the caller builds its messages: from position `common` on
+/// (before it the release and the previous request agree), each message of
+/// the held request as `Held::source`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Held {
+    pub common: usize,
+    /// Per position from `common`: `-j - 1` for input message `j` as the
+    /// caller has it now; `p >= 0` before `previous` for the previous
+    /// request's message at `p`, from `previous` on for the release's
+    /// render at `p`.
+    pub sources: Vec<i32>,
+    /// The previous request's length.
+    pub previous: usize,
+}
+
 /// Applies, holds and their reasons so far, and the estimate of what the
 /// holds saved: the writes they put off, less their extra reads.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -155,9 +173,10 @@ pub struct LiveGate {
     /// its answer records.
     last_sizes: Option<(f64, f64)>,
     pub totals: LiveTotals,
-    /// At the latest warm call, the slots the previous request and the
-    /// release's render begin with alike.
-    pub common: usize,
+    /// The latest call's messages (a hold appends those past it).
+    inputs: usize,
+    /// The latest call's hold, when it held.
+    pub held: Option<Held>,
 }
 
 impl LiveGate {
@@ -177,12 +196,13 @@ impl LiveGate {
             recorded: 0,
             last_sizes: None,
             totals: LiveTotals::default(),
-            common: 0,
+            inputs: 0,
+            held: None,
         }
     }
 
     /// The gate's choice at one call: the release's render (apply) or the
-    /// previous request followed by `call.tail` (hold). The request sent
+    /// previous request followed by what was appended since (hold). The request sent
     /// goes through the cache at `call.now`.
     pub fn decide(&mut self, call: LiveCall<'_>) -> Result<LiveDecision> {
         let switched = match call.model {
@@ -209,16 +229,18 @@ impl LiveGate {
             self.counted.tools_hash = xxh3_64(tools.as_bytes());
         }
         let preamble = self.factor.sized(self.counted);
+        self.held = None;
         let (reason, inputs) = if cold {
             self.carried.cold();
             let mut release = std::mem::take(&mut self.release);
-            self.bring(&mut release, 0, call.release, true, call.values, &preamble)?;
+            self.bring(&mut release, 0, call.release, Some, call.values, &preamble)?;
             self.sent = release.clone();
             self.release = release;
             (Reason::Cold, None)
         } else {
             self.warm(&call, &preamble)?
         };
+        self.inputs = call.inputs;
         let (rules, tpc) = (self.live().rules, self.factor.tokens_per_char);
         let sent = self.sent.request();
         self.cache.send(sent, &rules, tpc, call.now);
@@ -237,19 +259,41 @@ impl LiveGate {
         call: &LiveCall<'_>,
         preamble: &Preamble,
     ) -> Result<(Reason, Option<GateInputs>)> {
-        self.common = first_difference(self.sent.keys(), call.release);
+        let common = first_difference(self.sent.keys(), call.release);
         let first = first_difference(self.release.keys(), call.release);
         self.carried
             .horizon
             .observe(first < self.release.keys().len());
         let mut release = std::mem::take(&mut self.release);
         let new = &call.release[first..];
-        let brought = self.bring(&mut release, first, new, true, call.values, preamble);
+        let brought = self.bring(
+            &mut release,
+            first,
+            new,
+            |j| Some(first + j),
+            call.values,
+            preamble,
+        );
         self.release = release;
         brought?;
+        // The hold: the previous request, then what was appended since.
+        let input_of = |i: usize| (call.source_of)(i, call.release[i]);
+        let appended = hold::appended(call.release.len(), &input_of, self.inputs, call.inputs);
+        let tail: Vec<i32> = appended
+            .iter()
+            .map(|&a| match a {
+                Appended::Render(i) => call.release[i],
+                Appended::Input(j) => j as i32,
+            })
+            .collect();
+        let at = |j: usize| match appended[j] {
+            Appended::Render(i) => Some(i),
+            Appended::Input(_) => None,
+        };
         let mut sent = std::mem::take(&mut self.sent);
-        let from = sent.keys().len();
-        let brought = self.bring(&mut sent, from, call.tail, false, call.values, preamble);
+        let previous = sent.keys().len();
+        let before: Vec<i32> = sent.keys()[common.min(previous)..].to_vec();
+        let brought = self.bring(&mut sent, previous, &tail, at, call.values, preamble);
         self.sent = sent;
         brought?;
         let same = self.release.keys() == self.sent.keys();
@@ -279,19 +323,33 @@ impl LiveGate {
         } else {
             self.totals.extra_read_usd += extra;
             self.totals.deferred_usd += inputs.apply_usd - inputs.hold_usd;
+            let start = common.min(previous);
+            let earlier = before.iter().enumerate().map(|(n, &s)| match s {
+                s if s >= 0 => -s - 1,
+                _ => (start + n) as i32,
+            });
+            let later = appended.iter().map(|&a| match a {
+                Appended::Render(i) => i as i32,
+                Appended::Input(j) => -(j as i32) - 1,
+            });
+            self.held = Some(Held {
+                common: start,
+                sources: earlier.chain(later).collect(),
+                previous,
+            });
         }
         Ok((reason, Some(inputs)))
     }
 
-    /// Brings `kept` to its slots before `first` followed by `new` (which
-    /// sit at `first` on in the release's render when `in_release`),
-    /// converting the slots no request held yet from `values`.
+    /// Brings `kept` to its slots before `first` followed by `new`,
+    /// converting the slots no request held yet from `values` (`at(j)`:
+    /// where `new[j]` sits in the release's render, when it does).
     fn bring(
         &mut self,
         kept: &mut Kept,
         first: usize,
         new: &[i32],
-        in_release: bool,
+        at: impl Fn(usize) -> Option<usize>,
         values: &dyn MessageValues<i32>,
         preamble: &Preamble,
     ) -> Result<()> {
@@ -302,7 +360,7 @@ impl LiveGate {
             if let Some(message) = converted.get(&slot) {
                 return Ok(message.clone());
             }
-            let value = values.value(&slot, in_release.then_some(first + j))?;
+            let value = values.value(&slot, at(j))?;
             let message = wire_message(&value, &m.model);
             converted.insert(slot, message.clone());
             Ok(message)
@@ -418,14 +476,19 @@ mod tests {
         }
     }
 
-    /// A call of the release rendering `release` (slots), the messages of
-    /// slots new to the gate in `values`.
+    /// The input a test's slot renders: its own, or message 0 for the
+    /// edit -1 (a stub of it).
+    fn source(_: usize, slot: i32) -> Option<usize> {
+        Some(slot.max(0) as usize)
+    }
+
+    /// A call of the release rendering `release` (slots) of as many inputs
+    /// as it names, the messages of slots new to the gate in `values`.
     fn call<'a>(
         now: f64,
         model: Option<&'a Json>,
         system: Option<&'a str>,
         release: &'a [i32],
-        tail: &'a [i32],
         values: &'a Given,
     ) -> LiveCall<'a> {
         LiveCall {
@@ -436,7 +499,12 @@ mod tests {
             tools: None,
             usage: None,
             release,
-            tail,
+            inputs: release
+                .iter()
+                .map(|&s| s.max(0) as usize + 1)
+                .max()
+                .unwrap_or(0),
+            source_of: &source,
             values,
         }
     }
@@ -444,15 +512,8 @@ mod tests {
     /// Four user messages on `model`, the gate's first call.
     fn first_call(gate: &mut LiveGate, model: &Json, system: &str) -> LiveDecision {
         let given = Given((0..4).map(|i| (i, user(i as usize))).collect());
-        gate.decide(call(
-            0.0,
-            Some(model),
-            Some(system),
-            &[0, 1, 2, 3],
-            &[],
-            &given,
-        ))
-        .unwrap()
+        gate.decide(call(0.0, Some(model), Some(system), &[0, 1, 2, 3], &given))
+            .unwrap()
     }
 
     #[test]
@@ -471,7 +532,6 @@ mod tests {
                 None,
                 None,
                 &[0, 1, 2, 3, 4],
-                &[4],
                 &Given(vec![(4, user(4))]),
             ))
             .unwrap();
@@ -488,14 +548,18 @@ mod tests {
                 None,
                 None,
                 &[-1, 1, 2, 3, 4, 5],
-                &[5],
                 &Given(vec![(5, user(5)), (-1, stub.clone())]),
             ))
             .unwrap();
         assert_eq!(d.reason, Reason::Waits);
         let i = d.inputs.unwrap();
         assert!(i.apply_usd > i.hold_usd && i.apply_tokens < i.hold_tokens);
-        assert_eq!(gate.common, 0, "the release differs from the first slot");
+        // The hold: the previous request from the first slot (where the
+        // release differs) as pi hands its inputs over now, then the
+        // appended message as the release renders it (position 5).
+        let held = gate.held.clone().unwrap();
+        assert_eq!((held.common, held.previous), (0, 5));
+        assert_eq!(held.sources, [-1, -2, -3, -4, -5, 5]);
         assert_eq!(gate.sent.keys(), [0, 1, 2, 3, 4, 5]);
         assert!(gate.totals.deferred_usd > 0.0 && gate.carried.held_usd > 0.0);
         // Call 3, ten minutes on: the hold would read nothing cached.
@@ -505,7 +569,6 @@ mod tests {
                 None,
                 None,
                 &[-1, 1, 2, 3, 4, 5, 6],
-                &[6],
                 &Given(vec![(6, user(6))]),
             ))
             .unwrap();
@@ -515,14 +578,7 @@ mod tests {
         // Another model: cold, and its slots are forgotten.
         let haiku = anthropic("claude-haiku-4-5", 200_000.0);
         let e = gate
-            .decide(call(
-                603_000.0,
-                Some(&haiku),
-                None,
-                &[0],
-                &[],
-                &Given(vec![]),
-            ))
+            .decide(call(603_000.0, Some(&haiku), None, &[0], &Given(vec![])))
             .unwrap_err();
         assert!(
             e.message.contains("slot 0 was never given"),
@@ -530,7 +586,7 @@ mod tests {
             e.message
         );
         let first = Given(vec![(0, user(0))]);
-        let mut all = call(603_000.0, Some(&haiku), None, &[0], &[], &first);
+        let mut all = call(603_000.0, Some(&haiku), None, &[0], &first);
         all.cold = true;
         assert_eq!(gate.decide(all).unwrap().reason, Reason::Cold);
         let t = gate.totals;
@@ -552,7 +608,6 @@ mod tests {
                 None,
                 None,
                 &[-1, 1, 2, 3, 4],
-                &[4],
                 &Given(vec![(4, user(4)), (-1, stub.clone())]),
             ))
             .unwrap()
@@ -590,7 +645,7 @@ mod tests {
         ] {
             let usage = json(usage);
             let none = Given(vec![]);
-            let mut next = call(1_000.0, None, None, &[0, 1, 2, 3], &[], &none);
+            let mut next = call(1_000.0, None, None, &[0, 1, 2, 3], &none);
             next.usage = Some(&usage);
             gate.decide(next).unwrap();
             assert_eq!(gate.factor.tokens_per_char, want);

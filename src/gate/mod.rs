@@ -5,5 +5,6 @@
 //! live gate (`live.rs`), which prices both candidates of one live
 //! conversation with the cost model (`crate::cost`) as calls arrive.
 
+pub mod hold;
 pub mod live;
 pub mod rule;

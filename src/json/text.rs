@@ -304,6 +304,12 @@ pub fn to_units(text: &[u8]) -> Vec<u16> {
 
 /// The string as Rust text, lone surrogates replaced by U+FFFD (for
 /// messages and for hashing as UTF-8, which is what JS's UTF-8 encoders do).
+/// UTF-8 bytes as a `String` (invalid sequences as U+FFFD), for text that
+/// goes to JS.
+pub fn utf8_string(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
 pub fn to_string_lossy(text: &[u8]) -> String {
     char::decode_utf16(units(text))
         .map(|c| c.unwrap_or('\u{fffd}'))

@@ -54,6 +54,17 @@ pub fn utf16_len_and_controls(bytes: &[u8]) -> (usize, bool) {
     (bytes.len() - continuation + four_byte, controls > 0)
 }
 
+/// UTF-16 code units from JS to the UTF-8 the records read. JSON text from
+/// `JSON.stringify` holds no lone surrogate (it escapes them), so nothing is
+/// lost; a stray one becomes U+FFFD.
+pub fn utf16_to_utf8(units: &[u16]) -> Vec<u8> {
+    // At most three bytes per unit (a pair of units is four bytes).
+    let mut out = vec![0u8; units.len() * 3];
+    let written = encoding_rs::mem::convert_utf16_to_utf8(units, &mut out);
+    out.truncate(written);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::{utf16_len, utf16_len_and_controls};

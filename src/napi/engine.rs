@@ -5,22 +5,17 @@
 //! JSON text) and evictions.
 
 use crate::record::Source;
-use napi::bindgen_prelude::{Buffer, Either, Int32ArraySlice, Null, Uint32ArraySlice, Uint8Array};
+use napi::bindgen_prelude::{Either, Int32ArraySlice, Null, Uint32ArraySlice, Uint8Array};
 use napi::Env;
 use napi_derive::napi;
 
-use super::background::{BackgroundSyncs, SliceText};
 use super::{
-    config_of, diagnostics_json, dialect_of, js_error, nullable, state_of, utf16_to_utf8,
-    NativeFrontier, NativeStats, StringUnits,
+    config_of, dialect_of, js_error, nullable, state_of, NativeFrontier, NativeStats, StringUnits,
 };
+use crate::engine::background::{BackgroundSyncs, SliceText};
 use crate::engine::{Engine, Rendered};
-use crate::error::PruneError;
-use crate::hash::HashMap;
-use crate::indexer_methods::{AbsentMethods, IndexerMethod};
-use crate::json::parse_value;
-use crate::json::Json;
-use crate::state::{Chains, Unanswered};
+use crate::json::utf16::utf16_to_utf8;
+use crate::script::diagnostics_json;
 
 #[napi]
 pub struct NativeEngine {
@@ -75,28 +70,6 @@ fn render_result(
     })
 }
 
-fn parse_json(text: &str, what: &str) -> Result<Json, PruneError> {
-    parse_value(text.as_bytes()).map_err(|e| PruneError::bad_argument(format!("{what}: {e}")))
-}
-
-/// `{"v": value}`, `{"throws": true}` (a call that threw in the host) or
-/// `{"absent": method}` (the host's indexer has no such method).
-fn outcome(v: &Json) -> Result<Result<Json, Unanswered>, PruneError> {
-    if let Some(value) = v.get("v") {
-        return Ok(Ok(value.clone()));
-    }
-    match v
-        .get("absent")
-        .map(|m| m.as_text().and_then(IndexerMethod::named))
-    {
-        Some(Some(method)) => Ok(Err(Unanswered::Absent(method))),
-        Some(None) => Err(PruneError::bad_argument(
-            "chains: an absent answer must name an indexer method",
-        )),
-        None => Ok(Err(Unanswered::Threw)),
-    }
-}
-
 #[napi]
 impl NativeEngine {
     #[napi(constructor, catch_unwind)]
@@ -131,98 +104,27 @@ impl NativeEngine {
         self.inner.set_boundary(boundary);
     }
 
-    /// The host indexer's methods that are not functions, as JSON text:
-    /// `{"getRecord": "it is number", ...}` (`{}`: none). The render raises
-    /// where the release would call one of them.
+    /// The host indexer's methods that are not functions, as JSON text
+    /// (`Engine::set_absent_methods_json`): the render raises where the
+    /// release would call one of them.
     #[napi(catch_unwind)]
     pub fn set_absent_methods(&mut self, env: Env, absent_json: String) -> napi::Result<()> {
-        let absent = parse_json(&absent_json, "absent methods")
-            .and_then(|v| AbsentMethods::from_json(&v))
-            .map_err(|e| js_error(&env, e))?;
-        self.inner.set_absent_methods(absent);
-        Ok(())
+        let r = self.inner.set_absent_methods_json(absent_json.as_bytes());
+        r.map_err(|e| js_error(&env, e))
     }
 
-    /// A host indexer's answers, as JSON text: an array of
-    /// `{"k": key, "s": summarized, "r": record?, "f": shortRef?}` and
-    /// `{"l": id, "v": hasLegacyBareRecord}`.
+    /// A host indexer's answers, as JSON text (`Engine::set_answers_json`).
     #[napi(catch_unwind)]
     pub fn set_answers(&mut self, env: Env, answers_json: String) -> napi::Result<()> {
-        let mut run = || -> Result<(), PruneError> {
-            let answers = parse_json(&answers_json, "answers")?;
-            for a in answers.as_array().unwrap_or(&[]) {
-                if let Some(id) = a.get("l").and_then(Json::as_text) {
-                    self.inner
-                        .answer_legacy(id, a.get("v").is_some_and(Json::truthy));
-                    continue;
-                }
-                let Some(key) = a.get("k").and_then(Json::as_text) else {
-                    return Err(PruneError::bad_argument(
-                        "answers: an answer without a string key",
-                    ));
-                };
-                self.inner.answer(
-                    key,
-                    a.get("s").is_some_and(Json::truthy),
-                    a.get("r").filter(|r| !r.is_null()).cloned(),
-                    a.get("f").cloned(),
-                );
-            }
-            Ok(())
-        };
-        run().map_err(|e| js_error(&env, e))
+        let r = self.inner.set_answers_json(answers_json.as_bytes());
+        r.map_err(|e| js_error(&env, e))
     }
 
-    /// A host indexer's chain registry, as JSON text: `{"entries": [...],
-    /// "summaries": [outcome...], "lookups": [[blockId, outcome]...]}` where
-    /// an outcome is `{"v": value}`, `{"throws": true}` or `{"absent":
-    /// method}`. With `"from": k`,
-    /// only the entries and summaries from position k on (those before are
-    /// the kept ones), and every lookup. Costs reading that text.
+    /// A host indexer's chain registry, as JSON text
+    /// (`Engine::set_chains_json`). Costs reading that text.
     #[napi(catch_unwind)]
     pub fn set_chains(&mut self, env: Env, chains_json: String) -> napi::Result<()> {
-        let run = || -> Result<(Option<usize>, Chains), PruneError> {
-            let c = parse_json(&chains_json, "chains")?;
-            let from = match c.get("from") {
-                None => None,
-                Some(Json::Num(k)) if k.fract() == 0.0 && *k >= 0.0 => Some(*k as usize),
-                Some(_) => {
-                    return Err(PruneError::bad_argument(
-                        "chains: from must be a whole number of entries",
-                    ))
-                }
-            };
-            let list = |key: &str| c.get(key).and_then(Json::as_array).unwrap_or(&[]);
-            let entries = list("entries").to_vec();
-            let summaries = list("summaries")
-                .iter()
-                .map(outcome)
-                .collect::<Result<_, _>>()?;
-            let mut lookups = HashMap::default();
-            for l in list("lookups") {
-                let pair = l.as_array().unwrap_or(&[]);
-                if let (Some(id), Some(v)) = (pair.first().and_then(Json::as_text), pair.get(1)) {
-                    let value = match v.get("none") {
-                        Some(_) => Ok(None),
-                        None => outcome(v)?.map(Some),
-                    };
-                    lookups.insert(id.into(), value);
-                }
-            }
-            let chains = Chains::Given {
-                entries,
-                summaries,
-                lookups,
-            };
-            Ok((from, chains))
-        };
-        let r = run().and_then(|(from, chains)| match from {
-            None => {
-                self.inner.set_chains(chains);
-                Ok(())
-            }
-            Some(from) => self.inner.update_chains(from, chains),
-        });
+        let r = self.inner.set_chains_json(chains_json.as_bytes());
         r.map_err(|e| js_error(&env, e))
     }
 
@@ -315,12 +217,4 @@ impl NativeEngine {
             .settle(&mut self.inner)
             .map_err(|e| js_error(env, e))
     }
-}
-
-/// The JSON text the engine reads from `v8.serialize` bytes (null where it
-/// declines them and JS sends `JSON.stringify`'s text instead). Internal:
-/// the tests hold it against `JSON.stringify` (`__test__/wire.test.js`).
-#[napi(catch_unwind)]
-pub fn wire_to_json(wire: Uint8Array) -> Option<Buffer> {
-    crate::json::v8_wire::wire_to_json(&wire).map(Buffer::from)
 }

@@ -5,7 +5,7 @@
 //! call crosses as typed arrays of slots and the drop-in's engine, whose
 //! last render the gate reads a slot's message from.
 
-use napi::bindgen_prelude::Int32ArraySlice;
+use napi::bindgen_prelude::{Int32Array, Int32ArraySlice};
 use napi::Env;
 use napi_derive::napi;
 
@@ -28,6 +28,14 @@ pub struct NativeGateReason {
     pub name: String,
     /// `apply` or `hold`.
     pub sent: String,
+}
+
+/// How a hold's messages are built (`NativeGate.held`).
+#[napi(object)]
+pub struct NativeHeld {
+    pub common: u32,
+    pub previous: u32,
+    pub sources: Int32Array,
 }
 
 /// The gate's counts so far.
@@ -81,9 +89,10 @@ impl NativeGate {
     /// - `usage`: JSON text of the usage pi recorded on the answer to the
     ///   previous request, if any;
     /// - `release`: the release's render, slot by slot (the engine's order,
-    ///   or `0..n` for a render that is the input itself);
-    /// - `tail`: the slots a hold appends after the previous request's.
+    ///   or `0..n` for a render that is the input itself).
     ///
+    /// On a hold, `held` says how to build its messages (the hold itself
+    /// is built here, `gate::hold`, as the replay builds its holds).
     /// Costs the conversion of the messages no request held yet, both
     /// requests brought up to date from the first message that changed, and
     /// two cache lookups: what changed, not the conversation.
@@ -100,7 +109,6 @@ impl NativeGate {
         tools: Option<String>,
         usage: Option<String>,
         release: Int32ArraySlice<'_>,
-        tail: Int32ArraySlice<'_>,
     ) -> napi::Result<u32> {
         let mut run = || -> Result<u32, PruneError> {
             let read = |text: &Option<String>, what: &str| match text {
@@ -118,6 +126,11 @@ impl NativeGate {
                 script: &script,
                 release: &release,
             };
+            let slots = script.slots();
+            let source_of = |i: usize, slot: i32| match slot {
+                s if s >= 0 => Some(s as usize),
+                _ => slots.get(i).and_then(|s| s.input()),
+            };
             let d = self.inner.decide(LiveCall {
                 now,
                 cold,
@@ -126,7 +139,8 @@ impl NativeGate {
                 tools: tools.as_deref(),
                 usage: usage.as_ref(),
                 release: &release,
-                tail: &tail,
+                inputs: engine.inner.len(),
+                source_of: &source_of,
                 values: &values,
             })?;
             Ok(d.reason as u32)
@@ -147,11 +161,18 @@ impl NativeGate {
             .collect()
     }
 
-    /// At the latest warm call, how many slots the previous request and
-    /// the release's render begin with alike. Cheap.
+    /// The latest call's hold, or null when it applied: from position
+    /// `common` on (before it the release's render is the hold), per
+    /// message `-j - 1` for pi's message `j` now, else `p`: before
+    /// `previous` the previous request's message at `p`, after it the
+    /// release's render at `p`. Costs the held part.
     #[napi(getter, catch_unwind)]
-    pub fn common(&self) -> u32 {
-        self.inner.common as u32
+    pub fn held(&self) -> Option<NativeHeld> {
+        self.inner.held.as_ref().map(|h| NativeHeld {
+            common: h.common as u32,
+            previous: h.previous as u32,
+            sources: Int32Array::new(h.sources.clone()),
+        })
     }
 
     /// Applies, holds, reasons and the estimated saving so far. Cheap.

@@ -5,13 +5,14 @@
 //! stateless calls, the held `Pruner`, the kept engine, session loading,
 //! the replay, and pi's cache-aware gate.
 
-mod background;
 mod engine;
 mod gate;
 mod pruner;
 mod replay;
 mod sessionfile;
 mod stateless;
+#[cfg(feature = "test-exports")]
+mod testing;
 mod tune;
 
 use napi::bindgen_prelude::{Either, JsObjectValue, Null};
@@ -20,11 +21,10 @@ use napi_derive::napi;
 
 use crate::config::Config;
 use crate::dialect::Dialect;
-use crate::error::{Code, PruneError};
+use crate::error::PruneError;
 use crate::frontier::Frontier;
-use crate::json::text::to_string_lossy;
-use crate::json::Json;
-use crate::script::{Diagnostic, Stats};
+use crate::script::Stats;
+use crate::sessionfile::SessionInput;
 use crate::state::State;
 
 /// Throws a JS Error for `e` and tells napi-rs an exception is pending.
@@ -50,14 +50,6 @@ pub(crate) fn js_error(env: &Env, e: PruneError) -> napi::Error {
     }
 }
 
-/// Panics on purpose; built only with the `debug-panic` feature, for the
-/// test that proves a panic becomes a JS error and the addon keeps working.
-#[cfg(feature = "debug-panic")]
-#[napi(catch_unwind)]
-pub fn debug_panic() {
-    panic!("debug_panic called");
-}
-
 pub(crate) fn dialect_of(name: Option<String>) -> Result<Dialect, PruneError> {
     name.map_or(Ok(Dialect::V2_4), |n| Dialect::parse(&n))
 }
@@ -72,39 +64,14 @@ pub(crate) fn config_of(json: Option<String>, dialect: Dialect) -> Result<Config
     Config::from_json(json.as_deref().unwrap_or("null").as_bytes(), dialect)
 }
 
-/// Text the crate's writers made: UTF-8 (lone surrogates stay escapes).
-pub(crate) fn utf8_string(bytes: Vec<u8>) -> String {
-    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-}
-
-/// A file's bytes, or an `Io` error.
-pub(crate) fn read_file(path: &str) -> Result<Vec<u8>, PruneError> {
-    std::fs::read(path).map_err(|e| PruneError::new(Code::Io, format!("cannot read the file: {e}")))
-}
-
-/// Runs `run`, a panic turned into an `InvalidSession` error saying
-/// `message`.
-pub(crate) fn guarded<T>(
-    message: &str,
-    run: impl FnOnce() -> Result<T, PruneError>,
-) -> Result<T, PruneError> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(run))
-        .unwrap_or_else(|_| Err(PruneError::new(Code::InvalidSession, message)))
-}
-
 /// Where an async task's session comes from: a path, or a copy of the
 /// caller's bytes taken at the call (so the caller may reuse its buffer).
-pub enum TaskInput {
-    Path(String),
-    Bytes(Vec<u8>),
-}
-
-impl From<Either<String, napi::bindgen_prelude::Uint8Array>> for TaskInput {
-    fn from(input: Either<String, napi::bindgen_prelude::Uint8Array>) -> Self {
-        match input {
-            Either::A(path) => TaskInput::Path(path),
-            Either::B(bytes) => TaskInput::Bytes(bytes.to_vec()),
-        }
+pub(crate) fn session_input(
+    input: Either<String, napi::bindgen_prelude::Uint8Array>,
+) -> SessionInput<'static> {
+    match input {
+        Either::A(path) => SessionInput::Path(path.into()),
+        Either::B(bytes) => SessionInput::Bytes(bytes.to_vec().into()),
     }
 }
 
@@ -168,22 +135,6 @@ impl NativeStats {
     }
 }
 
-/// The diagnostics of a render as one JSON text (`Diagnostic::to_value`
-/// each).
-pub(crate) fn diagnostics_json(ds: &[Diagnostic]) -> Option<String> {
-    if ds.is_empty() {
-        return None;
-    }
-    let items = ds.iter().map(Diagnostic::to_value).collect();
-    Some(to_string_lossy_json(&Json::Arr(items)))
-}
-
-/// JSON text for JS (lone surrogates stay escapes, so the text is valid
-/// UTF-8 as it is).
-pub(crate) fn to_string_lossy_json(v: &Json) -> String {
-    String::from_utf8(v.to_json()).unwrap_or_else(|e| to_string_lossy(e.as_bytes()))
-}
-
 /// A JS string's UTF-16 code units, read into memory that is not zeroed
 /// first (napi-rs's `Utf16String` zeroes its buffer, which for a
 /// conversation's JSON text is megabytes written twice).
@@ -237,15 +188,4 @@ impl napi::bindgen_prelude::FromNapiValue for StringUnits {
         unsafe { units.set_len(written) };
         Ok(StringUnits(units))
     }
-}
-
-/// UTF-16 code units from JS to the UTF-8 the records read. JSON text from
-/// `JSON.stringify` holds no lone surrogate (it escapes them), so nothing is
-/// lost; a stray one becomes U+FFFD.
-pub(crate) fn utf16_to_utf8(units: &[u16]) -> Vec<u8> {
-    // At most three bytes per unit (a pair of units is four bytes).
-    let mut out = vec![0u8; units.len() * 3];
-    let written = encoding_rs::mem::convert_utf16_to_utf8(units, &mut out);
-    out.truncate(written);
-    out
 }

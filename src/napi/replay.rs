@@ -13,9 +13,10 @@ use napi::bindgen_prelude::{AsyncTask, Either, Uint8Array};
 use napi::{Env, Task};
 use napi_derive::napi;
 
-use super::{guarded, read_file, utf8_string, TaskInput};
 use crate::error::PruneError;
-use crate::replay::{replay, to_json, Progress, ReplayOptions};
+use crate::json::text::utf8_string;
+use crate::replay::{report, Progress};
+use crate::sessionfile::SessionInput;
 
 /// A replay's outcome: its JSON text, or the error fields.
 #[napi(object)]
@@ -82,47 +83,25 @@ pub(super) fn result(outcome: Result<String, PruneError>) -> NativeReplayResult 
     }
 }
 
-/// Where the session comes from.
-enum SessionSource<'a> {
-    Bytes(&'a [u8]),
-    Path(&'a str),
-}
-
-/// The one core call behind every export, panics turned into an error.
-fn run(
-    source: SessionSource<'_>,
-    options_json: &str,
-    progress: Option<&Progress>,
-) -> Result<String, PruneError> {
-    guarded(
-        "internal error while replaying the session (a bug: please report it with the file)",
-        || {
-            let options = ReplayOptions::from_json(options_json.as_bytes())?;
-            let read;
-            let bytes = match source {
-                SessionSource::Bytes(b) => b,
-                SessionSource::Path(p) => {
-                    read = read_file(p)?;
-                    &read[..]
-                }
-            };
-            let r = replay(bytes, &options, progress)?;
-            Ok(utf8_string(to_json(&r, options.keep_renders)))
-        },
-    )
-}
-
 /// Replays a session from bytes the caller holds (read in place), on the
 /// calling thread.
 #[napi(catch_unwind)]
 pub fn replay_bytes(bytes: Uint8Array, options_json: String) -> NativeReplayResult {
-    result(run(SessionSource::Bytes(&bytes), &options_json, None))
+    result(report(
+        &SessionInput::Bytes((&bytes[..]).into()),
+        &options_json,
+        None,
+    ))
 }
 
 /// Reads and replays a session file on the calling thread.
 #[napi(catch_unwind)]
 pub fn replay_file(path: String, options_json: String) -> NativeReplayResult {
-    result(run(SessionSource::Path(&path), &options_json, None))
+    result(report(
+        &SessionInput::Path(path.into()),
+        &options_json,
+        None,
+    ))
 }
 
 type ReportJob = dyn FnOnce(&Progress) -> Result<String, PruneError> + Send;
@@ -173,36 +152,10 @@ pub fn replay_async(
     options_json: String,
     progress: Option<&NativeReplayProgress>,
 ) -> AsyncTask<ReportTask> {
-    let input: TaskInput = input.into();
+    let input = super::session_input(input);
     ReportTask::spawn(progress, move |progress| {
-        let source = match &input {
-            TaskInput::Path(p) => SessionSource::Path(p),
-            TaskInput::Bytes(b) => SessionSource::Bytes(b),
-        };
-        run(source, &options_json, Some(progress))
+        report(&input, &options_json, Some(progress))
     })
-}
-
-/// The Anthropic request body (`{system?, messages}`) pi-ai 1.6.0 would
-/// send for pi agent messages (pi's system message first) to `model` (a
-/// pi-ai catalog object) with `retention` `short`, `long` or `none`: the
-/// replay's block model, for the differential test against pi-ai's
-/// `onPayload` (`__test__/wire-payload.test.js`). Internal: not in
-/// index.js. Returns the JSON text, or an error message prefixed `error: `.
-#[napi(catch_unwind)]
-pub fn replay_wire_payload(messages_json: String, model_json: String, retention: String) -> String {
-    use crate::cost::payload::payload;
-    use crate::cost::wire::CallModel;
-    use crate::json::parse_value;
-    let messages = match parse_value(messages_json.as_bytes()) {
-        Ok(crate::json::Json::Arr(m)) => m,
-        _ => return "error: messages must be a JSON array".into(),
-    };
-    let Ok(model) = parse_value(model_json.as_bytes()) else {
-        return "error: model must be JSON".into();
-    };
-    let model = CallModel::from_json(&model);
-    utf8_string(payload(&messages, &model, &retention).to_json())
 }
 
 /// The cache-aware gate's settings (`{enabled?, horizon?, budget?}` as

@@ -6,14 +6,14 @@ use napi::Env;
 use napi_derive::napi;
 
 use super::{
-    boundary_from, config_of, diagnostics_json, dialect_of, js_error, nullable, NativeFrontier,
-    NativeStats,
+    boundary_from, config_of, dialect_of, js_error, nullable, NativeFrontier, NativeStats,
 };
 use crate::config::Config;
 use crate::dialect::Dialect;
 use crate::error::PruneError;
 use crate::frontier;
 use crate::prune::{self, Pruned};
+use crate::script::diagnostics_json;
 use crate::state::State;
 
 /// A Node Buffer the engine allocates, which the output is written into

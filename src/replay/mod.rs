@@ -55,8 +55,27 @@ pub use settings::Settings;
 
 use crate::cost::bill::CacheModel;
 use crate::cost::calibration::{self, Calibration};
-use crate::error::Result;
+use crate::error::{guarded, Result};
+use crate::json::text::utf8_string;
+use crate::sessionfile::SessionInput;
 use reconcile::reconcile;
+
+/// The replay of a session as the JS API asks for it: the options as JSON
+/// text, the result as JSON text (`report::to_json`); a panic is an error.
+pub fn report(
+    input: &SessionInput<'_>,
+    options_json: &str,
+    progress: Option<&Progress>,
+) -> Result<String> {
+    guarded(
+        "internal error while replaying the session (a bug: please report it with the file)",
+        || {
+            let options = ReplayOptions::from_json(options_json.as_bytes())?;
+            let r = replay(&input.bytes()?, &options, progress)?;
+            Ok(utf8_string(to_json(&r, options.keep_renders)))
+        },
+    )
+}
 
 /// Replays a session file's bytes.
 pub fn replay(

@@ -33,6 +33,7 @@ use crate::cost::kept::MessageValues;
 use crate::cost::slot_value;
 use crate::engine::{Engine, RenderedScript};
 use crate::error::{PruneError, Result};
+use crate::gate::hold::{self, Appended};
 use crate::gate::rule::{decide, Carried, GateSettings, Reason};
 use crate::json::value::write_list;
 use crate::json::Json;
@@ -163,25 +164,11 @@ struct Last {
     inputs: usize,
 }
 
-/// The appended part of a hold under construction (the previous request
-/// comes before it): its slots and digests; `next` is the first appended
-/// input not yet placed.
+/// The appended part of a hold (the previous request comes before it):
+/// its slots and digests.
 struct Held {
     slots: Vec<Slot>,
     out: Vec<Digest>,
-    next: usize,
-}
-
-impl Held {
-    /// Appended inputs before `to` the release left out (folded into a
-    /// chain block further back), as they are.
-    fn raw_until(&mut self, lane: &mut Lane<'_>, at: &Call<'_, '_>, to: usize) {
-        for j in self.next..to {
-            self.slots.push(Slot::keep(j));
-            self.out.push(lane.digests.kept(at.view, at.ids[j]));
-        }
-        self.next = self.next.max(to);
-    }
 }
 
 /// The messages of a call's context, by output position (a policy that
@@ -903,9 +890,9 @@ impl<'w, 'f> Walk<'w, 'f> {
     /// (`lane.out`) and the hold: the previous request's messages followed
     /// by those appended since, each as the release renders it, or as it
     /// is where the release folds it into a chain block further back (a
-    /// hold never loses a message). On a hold `lane.out` becomes the hold
-    /// and the appended slots are returned. pi/gate.js `PiGate.tail` builds
-    /// pi's hold alike.
+    /// hold never loses a message: `gate::hold`, which pi's live gate
+    /// builds its holds with too). On a hold `lane.out` becomes the hold
+    /// and the appended slots are returned.
     fn gate(
         &self,
         lane: &mut Lane<'_>,
@@ -933,34 +920,20 @@ impl<'w, 'f> Walk<'w, 'f> {
             return Ok((Reason::Cold, None));
         }
         lane.carried.horizon.observe(rewrote);
-        let appended_from = last.inputs;
         let mut held = Held {
             slots: Vec::new(),
             out: Vec::new(),
-            next: appended_from,
         };
-        let mut anchor = None;
-        for (i, slot) in script.slots().iter().enumerate() {
-            match slot.input() {
-                Some(input) => {
-                    anchor = Some(input);
-                    if input >= appended_from {
-                        held.raw_until(lane, at, input);
-                        held.slots.push(slot.clone());
-                        held.out.push(lane.out[i]);
-                        held.next = input + 1;
-                    }
-                }
-                // A chain block belongs where the release puts it: after
-                // the user message it follows.
-                None if anchor.is_some_and(|a| a >= appended_from) => {
-                    held.slots.push(slot.clone());
-                    held.out.push(lane.out[i]);
-                }
-                None => {}
-            }
+        let slots = script.slots();
+        let input_of = |i: usize| slots[i].input();
+        for part in hold::appended(slots.len(), &input_of, last.inputs, at.ids.len()) {
+            let (slot, digest) = match part {
+                Appended::Render(i) => (script.slots()[i].clone(), lane.out[i]),
+                Appended::Input(j) => (Slot::keep(j), lane.digests.kept(at.view, at.ids[j])),
+            };
+            held.slots.push(slot);
+            held.out.push(digest);
         }
-        held.raw_until(lane, at, at.ids.len());
         let time = self.prepared.infos[k].time;
         let apply = SlotValues {
             script,

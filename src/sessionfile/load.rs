@@ -24,11 +24,26 @@ pub struct LoadOptions<'k> {
 pub struct Loaded {
     /// `JSON.stringify(messages)` of the handler view.
     pub messages: Vec<u8>,
-    pub message_count: usize,
     /// The state object (B.6).
     pub state: Vec<u8>,
     /// The frontier object, or `null`.
     pub frontier: Vec<u8>,
+}
+
+/// Where a session comes from: bytes the caller holds, or a file to read.
+pub enum SessionInput<'a> {
+    Bytes(Cow<'a, [u8]>),
+    Path(Cow<'a, str>),
+}
+
+impl SessionInput<'_> {
+    /// The session's bytes (a path's file read now).
+    pub fn bytes(&self) -> crate::error::Result<Cow<'_, [u8]>> {
+        match self {
+            SessionInput::Bytes(b) => Ok(Cow::Borrowed(b)),
+            SessionInput::Path(p) => crate::error::read_file(p).map(Cow::Owned),
+        }
+    }
 }
 
 /// Loads a session file's bytes.
@@ -47,7 +62,6 @@ pub fn load<'a>(input: impl Into<Cow<'a, [u8]>>, options: &LoadOptions<'_>) -> R
     }
     Ok(Loaded {
         messages: view.to_json(),
-        message_count: view.messages().len(),
         state: state_json(&state),
         frontier: frontier_json(&state),
     })
@@ -58,6 +72,52 @@ pub fn load_path(path: &std::path::Path, options: &LoadOptions<'_>) -> Result<Lo
     let bytes = std::fs::read(path)
         .map_err(|e| SessionError::new(Code::Io, format!("cannot read {}: {e}", path.display())))?;
     load(bytes, options)
+}
+
+/// A load as the JS API asks for it: `leaf_id` (None: the active leaf)
+/// and the dialect by name; the answer as one JSON text, `{"messages",
+/// "state", "frontier"}`, or the error as the replay reports it. A panic is
+/// an error.
+pub fn load_input(
+    input: SessionInput<'_>,
+    leaf_id: Option<String>,
+    dialect: Option<String>,
+) -> crate::error::Result<String> {
+    let loaded = load_guarded(input, leaf_id, dialect).map_err(SessionError::located)?;
+    let mut out = Vec::with_capacity(loaded.messages.len() + loaded.state.len() + 64);
+    crate::json::members::object(&mut out, |o| {
+        o.raw("messages", |w| w.extend_from_slice(&loaded.messages))
+            .raw("state", |w| w.extend_from_slice(&loaded.state))
+            .raw("frontier", |w| w.extend_from_slice(&loaded.frontier));
+    });
+    Ok(crate::json::text::utf8_string(out))
+}
+
+fn load_guarded(
+    input: SessionInput<'_>,
+    leaf_id: Option<String>,
+    dialect: Option<String>,
+) -> Result<Loaded> {
+    let run = || {
+        let options = LoadOptions {
+            leaf_id: leaf_id.map(Into::into),
+            dialect: match dialect {
+                None => Dialect::default(),
+                Some(d) => Dialect::parse(&d)
+                    .map_err(|e| SessionError::new(Code::InvalidArgument, e.message))?,
+            },
+        };
+        match input {
+            SessionInput::Bytes(b) => load(b, &options),
+            SessionInput::Path(p) => load_path(p.as_ref().as_ref(), &options),
+        }
+    };
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).unwrap_or_else(|_| {
+        Err(SessionError::new(
+            Code::InvalidSession,
+            "internal error while loading the session (a bug: please report it with the file)",
+        ))
+    })
 }
 
 #[cfg(test)]

@@ -37,10 +37,10 @@ pub(crate) mod model_calls;
 pub(crate) mod path;
 pub(crate) mod project;
 
-pub use condense::{CondenseState, Dialect};
+pub use condense::CondenseState;
 pub use context::ContextView;
 pub use error::SessionError;
 pub use file::{Entry, SessionFile};
-pub use load::{load, load_path, LoadOptions, Loaded};
+pub use load::{load, load_input, LoadOptions, SessionInput};
 pub use model_calls::{model_calls, ModelCall};
 pub use path::{path_to, Leaf};

@@ -14,8 +14,9 @@ use std::sync::atomic::Ordering;
 
 use rayon::prelude::*;
 
-use crate::error::{Code, PruneError, Result};
-use crate::json::Json;
+use crate::error::{guarded, read_file, Code, PruneError, Result};
+use crate::json::text::utf8_string;
+use crate::json::{parse_value, Json};
 use crate::replay::result::BoundaryUsed;
 use crate::replay::{Policy, Prepared, Progress, ReplayOptions, Settings};
 
@@ -309,6 +310,37 @@ pub fn tune(
         boundary,
         choice,
     })
+}
+
+/// The tune as the JS API asks for it: session file paths and the options
+/// as JSON text (`release` among them), the result as JSON text; a panic
+/// is an error.
+pub fn report(paths: &[String], options_json: &str, progress: Option<&Progress>) -> Result<String> {
+    guarded(
+        "internal error while tuning (a bug: please report it with the files)",
+        || {
+            let replay = ReplayOptions::from_json(options_json.as_bytes())?;
+            let release = match parse_value(options_json.as_bytes())
+                .ok()
+                .and_then(|o| o.get("release").cloned())
+            {
+                None | Some(Json::Null) => "2.4.3",
+                Some(r) if r.is_str("2.4.3") => "2.4.3",
+                Some(r) if r.is_str("2.9.1") => "2.9.1",
+                Some(_) => {
+                    return Err(PruneError::bad_argument(
+                        "release must be '2.4.3' or '2.9.1'",
+                    ))
+                }
+            };
+            // A file that cannot be read is left out of the tune, as one that
+            // cannot be parsed (`tune` lists both in `errors`).
+            let files: Vec<(String, Result<Vec<u8>>)> =
+                paths.iter().map(|p| (p.clone(), read_file(p))).collect();
+            let t = tune(&files, &TuneOptions { replay, release }, progress)?;
+            Ok(utf8_string(to_json(&t)))
+        },
+    )
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use std::any::Any;
 use std::sync::mpsc::{channel, Receiver};
 use std::sync::OnceLock;
 
-use crate::engine::{scan_messages, Engine};
+use super::{scan_messages, Engine};
 use crate::error::Result;
 use crate::json::v8_wire::wire_to_json;
 use crate::record::Log;
@@ -63,7 +63,7 @@ impl BackgroundSyncs {
         let read = move || {
             let outcome = std::panic::catch_unwind(|| {
                 let bytes = match text {
-                    SliceText::Utf16(units) => super::utf16_to_utf8(&units),
+                    SliceText::Utf16(units) => crate::json::utf16::utf16_to_utf8(&units),
                     // Checked by `wire_is_json` before it was sent here.
                     SliceText::Wire(wire) => {
                         wire_to_json(&wire).expect("v8.serialize bytes taken by wire_is_json")
