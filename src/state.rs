@@ -69,6 +69,63 @@ pub enum Chains {
     },
 }
 
+/// The tables `getRecord` reads, keyed by `K`: the records, and the
+/// records a key's dedup alias or ref alias names (`Some(None)`: it has one,
+/// naming no record), and 2.9's record of a bare id with one key.
+pub trait RecordTables<K: ?Sized> {
+    type Record;
+    fn record(&self, key: &K) -> Option<Self::Record>;
+    fn dedup_alias(&self, key: &K) -> Option<Option<Self::Record>>;
+    fn ref_alias(&self, key: &K) -> Option<Option<Self::Record>>;
+    fn only_key_record(&self, key: &K) -> Option<Self::Record>;
+}
+
+/// pi-condense's `getRecord(key)` (SPEC 2.2, SPEC-2.9 2.3): the record, or
+/// what a dedup alias names, or what a ref alias names, or (2.9.1) the
+/// record of a bare id indexed under one key. The one copy of the ladder,
+/// for a state object (`State`) and the replay's rebuilt state
+/// (`replay::indexer`); the JS oracle's is js/pure/state.js.
+pub fn get_record<K: ?Sized, T: RecordTables<K>>(
+    tables: &T,
+    dialect: Dialect,
+    key: &K,
+) -> Option<T::Record> {
+    if let Some(r) = tables.record(key) {
+        return Some(r);
+    }
+    if let Some(named) = tables.dedup_alias(key) {
+        return named;
+    }
+    if let Some(named) = tables.ref_alias(key) {
+        return named;
+    }
+    match dialect {
+        Dialect::V2_4 => None,
+        Dialect::V2_9 => tables.only_key_record(key),
+    }
+}
+
+impl<'s> RecordTables<[u8]> for &'s State {
+    type Record = &'s Json;
+    fn record(&self, key: &[u8]) -> Option<&'s Json> {
+        self.records.get(key)
+    }
+    fn dedup_alias(&self, key: &[u8]) -> Option<Option<&'s Json>> {
+        let t = self.dedup_aliases.get(key).filter(|t| t.truthy())?;
+        Some(t.as_text().and_then(|t| self.records.get(t)))
+    }
+    fn ref_alias(&self, key: &[u8]) -> Option<Option<&'s Json>> {
+        let t = self.ref_aliases.get(key).filter(|t| t.truthy())?;
+        Some(t.as_text().and_then(|t| self.records.get(t)))
+    }
+    fn only_key_record(&self, key: &[u8]) -> Option<&'s Json> {
+        match self.keys_of.get(key) {
+            Some(keys) if keys.len() == 1 => self.records.get(&keys[0]),
+            _ => None,
+        }
+    }
+}
+
 impl Default for Chains {
     fn default() -> Self {
         Chains::Registry {
@@ -309,29 +366,7 @@ impl State {
 
     /// `getRecord(key)` of the state's dialect.
     pub fn record(&self, key: &[u8]) -> Option<&Json> {
-        if let Some(r) = self.records.get(key) {
-            return Some(r);
-        }
-        let target = |t: &Json| t.as_text().and_then(|t| self.records.get(t));
-        if let Some(t) = self.dedup_aliases.get(key).filter(|t| t.truthy()) {
-            return target(t);
-        }
-        match self.dialect {
-            Dialect::V2_4 => self
-                .ref_aliases
-                .get(key)
-                .filter(|t| t.truthy())
-                .and_then(target),
-            Dialect::V2_9 => {
-                if let Some(t) = self.ref_aliases.get(key).filter(|t| t.truthy()) {
-                    return target(t);
-                }
-                match self.keys_of.get(key) {
-                    Some(keys) if keys.len() == 1 => self.records.get(&keys[0]),
-                    _ => None,
-                }
-            }
-        }
+        get_record(&self, self.dialect, key)
     }
 
     /// `getShortRefForToolCallId(key)`.

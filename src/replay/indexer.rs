@@ -20,7 +20,7 @@ use crate::json::Json;
 use crate::sessionfile::condense::{occurrence_key, record_fields, state_json};
 use crate::sessionfile::key::{JsKey, JsVal};
 use crate::sessionfile::{CondenseState, Entry};
-use crate::state::{Chains, State, Unanswered};
+use crate::state::{get_record, Chains, RecordTables, State, Unanswered};
 
 type Key = JsKey<'static>;
 
@@ -132,6 +132,43 @@ fn to_json(v: &JsVal<'_>) -> Result<Option<Json>> {
     })
 }
 
+/// The rebuilt state's tables as `getRecord` reads them, the dedup aliases
+/// as the alias pass leaves them.
+struct Tables<'i, 'r, 's> {
+    indexer: &'i Indexer,
+    state: &'r CondenseState<'s>,
+}
+
+impl<'s> Tables<'_, '_, 's> {
+    /// The record a string target names.
+    fn target(&self, t: &JsVal<'s>) -> Option<Value<'s>> {
+        t.is_string()
+            .then(|| self.state.records().get(&t.key()).copied())
+            .flatten()
+    }
+}
+
+impl<'s> RecordTables<Key> for Tables<'_, '_, 's> {
+    type Record = Value<'s>;
+    fn record(&self, k: &Key) -> Option<Value<'s>> {
+        self.state.records().get(k).copied()
+    }
+    fn dedup_alias(&self, k: &Key) -> Option<Option<Value<'s>>> {
+        let &j = self.indexer.alias_positions.get(k)?.last()?;
+        Some(self.target(&self.state.dedup_alias_pairs()[j].1))
+    }
+    fn ref_alias(&self, k: &Key) -> Option<Option<Value<'s>>> {
+        let t = self.state.ref_aliases().get(k).filter(|t| t.truthy())?;
+        Some(self.target(t))
+    }
+    fn only_key_record(&self, k: &Key) -> Option<Value<'s>> {
+        match self.indexer.keys_of.get(k) {
+            Some(keys) if keys.len() == 1 => self.state.records().get(&keys[0]).copied(),
+            _ => None,
+        }
+    }
+}
+
 impl Indexer {
     pub fn new(dialect: Dialect) -> Self {
         Indexer {
@@ -219,32 +256,16 @@ impl Indexer {
         state.records().get(k).is_some() || self.alias_positions.contains_key(k)
     }
 
-    /// The record a string target names.
-    fn target<'s>(state: &CondenseState<'s>, t: &JsVal<'s>) -> Option<Value<'s>> {
-        if !t.is_string() {
-            return None;
-        }
-        state.records().get(&t.key()).copied()
-    }
-
     /// `getRecord(k)`.
     fn record<'s>(&self, state: &CondenseState<'s>, k: &Key) -> Option<Value<'s>> {
-        if let Some(r) = state.records().get(k) {
-            return Some(*r);
-        }
-        if let Some(&j) = self.alias_positions.get(k).and_then(|p| p.last()) {
-            return Self::target(state, &state.dedup_alias_pairs()[j].1);
-        }
-        if let Some(t) = state.ref_aliases().get(k).filter(|t| t.truthy()) {
-            return Self::target(state, t);
-        }
-        match self.dialect {
-            Dialect::V2_4 => None,
-            Dialect::V2_9 => match self.keys_of.get(k) {
-                Some(keys) if keys.len() == 1 => state.records().get(&keys[0]).copied(),
-                _ => None,
+        get_record(
+            &Tables {
+                indexer: self,
+                state,
             },
-        }
+            self.dialect,
+            k,
+        )
     }
 
     /// The short ref of `k` after the first `t` pairs of the alias pass.
