@@ -21,7 +21,7 @@
 //!   errors: [{ file, error: { code, message, line } }],
 //!   heldOut: null | { perFile: [{ file, chosen: { release, contextPrune,
 //!                       gate }, saving, costUsd, todayUsd }],
-//!                     saving, savingUsd, todayUsd,
+//!                     saving, savingUsd, todayUsd, withinUsd,
 //!                     savingSpread: { min, median, max }, filesSaving,
 //!                     keepYours: null | 'not above zero'
 //!                                | 'too small to tell' } }
@@ -45,8 +45,9 @@
 //! `paste.turnsPruning` 'on' or 'off' when it flips the master switch.
 //! `heldOut` (two files or more) leaves each file out in turn: `chosen` is
 //! the configuration chosen the same way on the others, `saving` its
-//! saving on this file; the totals are over the files, `keepYours` says
-//! why the check keeps yours (null: it does not).
+//! saving on this file; the totals are over the files, `withinUsd` the
+//! tie tolerance of today's USD, `keepYours` says why the check keeps
+//! yours (null: it does not).
 //! `files`, `perFile`, `perFileCostUsd` and `heldOut.perFile` hold the
 //! files tuned, in order;
 //! a file that could not be read, parsed or replayed is left out and listed
@@ -261,7 +262,8 @@ fn held_out(out: &mut Vec<u8>, t: &Tuned, h: &HeldOut) {
         })
         .num("saving", h.saving())
         .num("savingUsd", h.saving_usd)
-        .num("todayUsd", h.today_usd);
+        .num("todayUsd", h.today_usd)
+        .num("withinUsd", tolerance(h.today_usd));
         spread(o, h.folds.iter().map(Fold::saving).collect());
         o.num(
             "filesSaving",
