@@ -33,7 +33,7 @@ const TERMS = {
   same: "applied because the release's render is the hold: nothing to decide (most calls)",
   budget: "applied because the hold would fill more than the gate's budget (0.8 by default) of the model's context window",
   pays: 'applied because rewriting pays: the extra reads the holds have cost, plus what the smaller render saves over the coming calls (the horizon), exceed what writing it costs now',
-  rank: 'place by USD over all the sessions, cheapest first; "1-16=" is the group of configurations tied with the cheapest, shown as one row: the one that changes least from yours',
+  rank: 'place by USD over all the sessions, cheapest first; "1-N=" is the group of N configurations tied with the cheapest, shown as one row: the one that changes least from yours',
   '*': 'on the front of cost against context size: no configuration is both cheaper and smaller (a smaller context also postpones compaction)',
   '(yours)': 'your settings as pi-condense reads them (when pruning is off today: what they would cost switched on)',
   release: 'the pi-condense release: 2.4.3 or 2.9.1; none is no pruning',

@@ -34,7 +34,7 @@ function cells(r) {
   return {
     release: r.release,
     chainCompression: b.chainCompression.enabled ? (b.chainCompression.stripFinalAssistantThinking ? 'on' : 'on, keep final') : 'off',
-    purgeErrors: b.purgeErrors.enabled ? `${b.purgeErrors.cooldownTurns} turns, ${b.purgeErrors.minArgChars}+ chars` : 'off',
+    purgeErrors: b.purgeErrors.enabled ? `${b.purgeErrors.cooldownTurns} turn${b.purgeErrors.cooldownTurns === 1 ? '' : 's'}, ${b.purgeErrors.minArgChars}+ chars` : 'off',
     recoveryGraceTurns: String(b.recoveryGraceTurns),
     thinkingStrip: r.release === '2.9.1' ? '-' : b.thinkingStrip && b.thinkingStrip.enabled ? `keep ${b.thinkingStrip.keepLastTurns}` : 'off',
     gate: r.gate ? (r.gate.horizon === 'auto' ? 'on' : `on, ${r.gate.horizon} calls`) : 'off',
