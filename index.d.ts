@@ -878,10 +878,22 @@ export interface TuneResult {
   /**
    * With two or more sessions, leave one file out: each file priced with
    * the configuration chosen on the others. `keepYours` says why the check
-   * keeps your settings (null: it does not).
+   * keeps your settings (null: it does not): the saving summed over the
+   * files is not above zero, or it is too small to tell (within
+   * `withinUsd`, or some file's others tie today's configuration).
    */
   heldOut: {
-    perFile: { file: string; chosen: Pick<TuneConfiguration, 'release' | 'contextPrune' | 'gate'>; saving: number; costUsd: number; todayUsd: number }[];
+    perFile: {
+      file: string;
+      /** Chosen the same way on the other files. */
+      chosen: Pick<TuneConfiguration, 'release' | 'contextPrune' | 'gate'>;
+      /** Its saving over today's on this file (fraction), and both USD. */
+      saving: number;
+      costUsd: number;
+      todayUsd: number;
+      /** The other files tie today's configuration with their cheapest: they cannot tell it apart. */
+      todayTied: boolean;
+    }[];
     saving: number;
     savingUsd: number;
     todayUsd: number;

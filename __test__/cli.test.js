@@ -447,6 +447,24 @@ test('tune: ties said and collapsed, what each change saves, every column in the
   assert.ok(two.includes('  held out: '), 'the legend says what held out means');
 });
 
+test('tune: held out, a session too small to tell the configurations apart keeps yours, and says which', { skip }, () => {
+  const dir = tmpDir();
+  const a = path.join(dir, 'a.jsonl');
+  const b = path.join(dir, 'b.jsonl');
+  fs.copyFileSync(SAMPLE, a);
+  fs.writeFileSync(b, handSession().text);
+  const agent = agentWith('2.4.3', { contextPrune: { enabled: true } });
+  const doc = JSON.parse(cli(['tune', '--json', a, b], { agentDir: agent }).stdout);
+  // b (3 calls, a tenth of a cent) ties every configuration: holding a out,
+  // yours is chosen on b, and a's saving cannot be checked.
+  assert.deepEqual(doc.heldOut.perFile.map((f) => [path.basename(f.file), f.todayTied]), [['a.jsonl', true], ['b.jsonl', false]]);
+  assert.equal(doc.heldOut.keepYours, 'too small to tell');
+  assert.ok(doc.recommended.paste, 'the cheapest on both differs from yours');
+  const text = cli(['tune', a, b], { agentDir: agent }).stdout;
+  assert.ok(text.includes(`\nKeep your settings: held out, the data is too small to tell: with ${a} left out, the other sessions cannot tell your settings from their cheapest (within a cent, or 0.1%). Give more sessions to check the recommendation.`), text);
+  assert.doesNotMatch(text, /^Set in /m);
+});
+
 test('replay: a gated policy counts its applies by reason, and the legend says each', { skip }, () => {
   const r = cli(['replay', '--policy', 'config+gate', SAMPLE]);
   assert.equal(r.code, 0, r.stderr);

@@ -259,7 +259,13 @@ test('several sessions: leave one file out, per-file costs match single-file tun
   assert.equal(h.filesSaving, h.perFile.filter((x) => x.saving > 0).length);
   const sorted = h.perFile.map((x) => x.saving).sort((a, b) => a - b);
   assert.deepEqual(h.savingSpread, { min: sorted[0], median: sorted[2], max: sorted[3] });
-  assert.equal(h.keepYours, h.savingUsd <= 0 ? 'not above zero' : h.savingUsd <= h.withinUsd ? 'too small to tell' : null);
+  for (const [f, x] of h.perFile.entries()) {
+    const others = all.map((_, g) => g).filter((g) => g !== f);
+    const cheapest = Math.min(...r.ranked.map((c) => cost(c, others)));
+    assert.equal(x.todayTied, cost(today, others) - cheapest <= Math.max(0.01, 0.001 * cheapest), `${x.file}: todayTied`);
+  }
+  const undecided = h.perFile.some((x) => x.todayTied);
+  assert.equal(h.keepYours, h.savingUsd > h.withinUsd ? null : undecided || h.savingUsd > 0 ? 'too small to tell' : 'not above zero');
   // These sessions save with pruning on, and the saving holds out.
   assert.equal(h.keepYours, null);
   assert.ok(h.saving > 0.3, `held-out saving ${h.saving}`);

@@ -178,12 +178,13 @@ function tuneTable(t, { settings, cacheModel = 'provider', rows = 15 } = {}) {
   lines.push(`Held at what the sessions recorded (they act only at a flush): ${t.held.join(', ')}.`);
   const keep = h && h.keepYours && paste;
   if (keep) {
-    lines.push(
-      '',
-      h.keepYours === 'not above zero'
-        ? `Keep your settings: held out, the saving is not above zero (${pct(h.saving)}): what is cheapest on some sessions costs more on the others.`
-        : `Keep your settings: held out, the saving (${usd(h.savingUsd)}) is within ${usd(h.withinUsd)} of none: too small to tell.`,
-    );
+    const keepWhat = today.pruningOn ? 'Keep your settings' : 'Keep pruning off';
+    const undecided = h.perFile.filter((f) => f.todayTied).map((f) => f.file);
+    let why;
+    if (h.keepYours === 'not above zero') why = `held out, the saving is not above zero (${pct(h.saving)}): what is cheapest on some sessions costs more on the others.`;
+    else if (undecided.length) why = `held out, the data is too small to tell: with ${words(undecided)} left out, the other sessions cannot tell ${todayIs} from their cheapest (within a cent, or 0.1%). Give more sessions to check the recommendation.`;
+    else why = `held out, the saving (${usd(h.savingUsd)}) is within ${usd(h.withinUsd)} of none: too small to tell.`;
+    lines.push('', `${keepWhat}: ${why}`);
   } else if (paste) {
     const target = settings && settings.file ? shownPath(settings.file) : "pi's settings.json";
     const where = settings && settings.exists === false ? `${target} (the file pi-condense reads; there is none yet, so create it with this)` : settings && settings.file ? `${target}, the file your settings came from` : target;

@@ -21,7 +21,10 @@
 //!   file the configuration chosen the same way on the others is priced on
 //!   it. Summed over the files (a large file weighs as much as it costs),
 //!   that cross-validated saving keeps yours when it is not above zero, or
-//!   when it is within the tie tolerance of zero (too small to tell).
+//!   when the data is too small to tell: the saving is within the tie
+//!   tolerance of zero, or some file's others cannot tell today's
+//!   configuration from their cheapest (it ties there, so that file could
+//!   not be priced with a choice they made).
 //!   It reuses the prices the tune already has: nothing is replayed again.
 
 use super::grid::distance;
@@ -44,20 +47,24 @@ pub fn sum(mut terms: Vec<f64>) -> f64 {
 pub enum Keep {
     /// The cross-validated saving is zero or a loss.
     NotAboveZero,
-    /// It is above zero, but within the tie tolerance: too small to tell.
+    /// Too small to tell: the saving is within the tie tolerance, or some
+    /// file's others tie today's configuration with their cheapest.
     TooSmall,
 }
 
 impl Keep {
     /// Whether a cross-validated saving of `saving_usd` on `today_usd`
-    /// keeps the user's settings.
-    fn verdict(saving_usd: f64, today_usd: f64) -> Option<Keep> {
-        if saving_usd <= 0.0 {
-            Some(Keep::NotAboveZero)
-        } else if saving_usd <= tolerance(today_usd) {
-            Some(Keep::TooSmall)
-        } else {
+    /// keeps the user's settings (`undecided`: some fold's others tie
+    /// today's configuration with their cheapest).
+    fn verdict(saving_usd: f64, today_usd: f64, undecided: bool) -> Option<Keep> {
+        if saving_usd > tolerance(today_usd) {
             None
+        } else if undecided {
+            Some(Keep::TooSmall)
+        } else if saving_usd <= 0.0 {
+            Some(Keep::NotAboveZero)
+        } else {
+            Some(Keep::TooSmall)
         }
     }
 
@@ -76,6 +83,9 @@ pub struct Fold {
     pub chosen: usize,
     pub cost_usd: f64,
     pub today_usd: f64,
+    /// Today's configuration ties with the cheapest on the other files:
+    /// they cannot tell it apart.
+    pub today_tied: bool,
 }
 
 impl Fold {
@@ -250,21 +260,24 @@ pub fn choose(
         let folds: Vec<Fold> = (0..files)
             .map(|f| {
                 let (cost, chars) = prices.totals(Some(f));
-                let (_, _, chosen) = rank(&cost, &chars, &near);
+                let (ranked, _, chosen) = rank(&cost, &chars, &near);
+                let cheapest = cost[ranked[0]];
                 Fold {
                     chosen,
                     cost_usd: outcomes[chosen][f].cost_usd,
                     today_usd: outcomes[today][f].cost_usd,
+                    today_tied: cost[today] - cheapest <= tolerance(cheapest),
                 }
             })
             .collect();
         let today_usd = sum(folds.iter().map(|f| f.today_usd).collect());
         let saving_usd = sum(folds.iter().map(|f| f.today_usd - f.cost_usd).collect());
+        let undecided = folds.iter().any(|f| f.today_tied);
         HeldOut {
             folds,
             today_usd,
             saving_usd,
-            keep: Keep::verdict(saving_usd, today_usd),
+            keep: Keep::verdict(saving_usd, today_usd, undecided),
         }
     });
     let savings = (0..files)
@@ -411,11 +424,13 @@ mod tests {
         assert_eq!(*keep, None);
     }
 
-    /// A cross-validated loss, or a saving within a cent (or 0.1%), keeps
-    /// yours: each file's own cheapest loses on the other file.
+    /// A cross-validated loss keeps yours as not above zero; a saving
+    /// within a cent (or 0.1%), or a file whose others cannot tell yours
+    /// from their cheapest, as too small to tell.
     #[test]
     fn held_out_keeps_yours_when_not_above_zero_or_too_small() {
         let c = candidates();
+        // Grace 1 wins on a, purge off on b; each loses on the other.
         let o = outcomes(&[
             &[3.0, 3.0],
             &[1.0, 1.0],
@@ -426,27 +441,45 @@ mod tests {
         let h = choose(&c, &o, 1, true).held_out.unwrap();
         assert_eq!(h.keep, Some(Keep::NotAboveZero));
         assert!((h.saving_usd - -1.2).abs() < 1e-12);
-        // Savings within a cent of yours on each file tie with yours: the
-        // held-out choices are yours, which saves nothing.
+        assert!(h.folds.iter().all(|f| !f.today_tied));
+        // File b is too small to tell the configurations apart (all within
+        // a cent): holding a out, yours is chosen there, and a's large
+        // saving cannot be checked; grace 1, chosen on a, loses half a cent
+        // on b. Not a loss: too small to tell.
         let o = outcomes(&[
-            &[3.0, 3.0],
-            &[1.0, 1.0],
-            &[0.996, 0.998],
-            &[2.0, 2.0],
-            &[2.0, 2.0],
+            &[3.0, 0.03],
+            &[1.0, 0.02],
+            &[0.5, 0.025],
+            &[2.0, 0.03],
+            &[2.0, 0.03],
         ]);
-        let h = choose(&c, &o, 1, true).held_out.unwrap();
-        assert_eq!(h.folds.iter().map(|f| f.chosen).collect::<Vec<_>>(), [1, 1]);
-        assert_eq!((h.saving_usd, h.keep), (0.0, Some(Keep::NotAboveZero)));
-        for (saving, today, keep) in [
-            (-0.5, 3.0, Some(Keep::NotAboveZero)),
-            (0.0, 3.0, Some(Keep::NotAboveZero)),
-            (0.006, 3.0, Some(Keep::TooSmall)),
-            (0.011, 3.0, None),
-            (0.29, 300.0, Some(Keep::TooSmall)),
-            (0.31, 300.0, None),
+        let ch = choose(&c, &o, 1, true);
+        assert_eq!(ch.recommended, 2);
+        let h = ch.held_out.unwrap();
+        assert_eq!(
+            h.folds
+                .iter()
+                .map(|f| (f.chosen, f.today_tied))
+                .collect::<Vec<_>>(),
+            [(1, true), (2, false)]
+        );
+        assert!(h.saving_usd < 0.0, "{}", h.saving_usd);
+        assert_eq!(h.keep, Some(Keep::TooSmall));
+        for (saving, today, undecided, keep) in [
+            (-0.5, 3.0, false, Some(Keep::NotAboveZero)),
+            (0.0, 3.0, false, Some(Keep::NotAboveZero)),
+            (0.0, 3.0, true, Some(Keep::TooSmall)),
+            (0.006, 3.0, false, Some(Keep::TooSmall)),
+            (0.011, 3.0, false, None),
+            (0.011, 3.0, true, None),
+            (0.29, 300.0, false, Some(Keep::TooSmall)),
+            (0.31, 300.0, false, None),
         ] {
-            assert_eq!(Keep::verdict(saving, today), keep, "{saving} of {today}");
+            assert_eq!(
+                Keep::verdict(saving, today, undecided),
+                keep,
+                "{saving} of {today}, {undecided}"
+            );
         }
     }
 }

@@ -20,7 +20,8 @@
 //!               recommendedUsd, skippedLines: { count, lines } }],
 //!   errors: [{ file, error: { code, message, line } }],
 //!   heldOut: null | { perFile: [{ file, chosen: { release, contextPrune,
-//!                       gate }, saving, costUsd, todayUsd }],
+//!                       gate }, saving, costUsd, todayUsd,
+//!                       todayTied }],
 //!                     saving, savingUsd, todayUsd, withinUsd,
 //!                     savingSpread: { min, median, max }, filesSaving,
 //!                     keepYours: null | 'not above zero'
@@ -45,7 +46,9 @@
 //! `paste.turnsPruning` 'on' or 'off' when it flips the master switch.
 //! `heldOut` (two files or more) leaves each file out in turn: `chosen` is
 //! the configuration chosen the same way on the others, `saving` its
-//! saving on this file; the totals are over the files, `withinUsd` the
+//! saving on this file, `todayTied` whether the others tie today's
+//! configuration with their cheapest (they cannot tell it apart, so the
+//! check is too small to tell); the totals are over the files, `withinUsd` the
 //! tie tolerance of today's USD, `keepYours` says why the check keeps
 //! yours (null: it does not).
 //! `files`, `perFile`, `perFileCostUsd` and `heldOut.perFile` hold the
@@ -257,7 +260,8 @@ fn held_out(out: &mut Vec<u8>, t: &Tuned, h: &HeldOut) {
                     .object("chosen", |o| settings(o, &t.candidates[fold.chosen]))
                     .num("saving", fold.saving())
                     .num("costUsd", fold.cost_usd)
-                    .num("todayUsd", fold.today_usd);
+                    .num("todayUsd", fold.today_usd)
+                    .flag("todayTied", fold.today_tied);
             })
         })
         .num("saving", h.saving())
