@@ -1,8 +1,8 @@
 'use strict';
-// The API's own contract for the mistakes a caller makes (issue 30 item 7):
-// a drop-in given an indexer without a method its release's render calls
-// fails with ERR_CONDENSE_INVALID_ARGUMENT naming that method, before any
-// render (the caller's array untouched); a replay config with a value of
+// The API's own contract for the mistakes a caller makes (issue 30 item 7,
+// issue 42): a drop-in given an indexer without a method fails with
+// ERR_CONDENSE_INVALID_ARGUMENT naming that method where its release's render
+// calls it, and only there (the caller's array untouched); a replay config with a value of
 // the wrong type fails with ERR_CONDENSE_INVALID_CONFIG naming its key path;
 // and a replay told the user's release labels its policies.
 
@@ -13,38 +13,53 @@ const path = require('node:path');
 const { backend, replay } = require('..');
 const dropIn24 = require('../js/pi-condense-2.4.js');
 const dropIn29 = require('../js/pi-condense-2.9.js');
-const pure = require('../js/pure.js');
 const { loadVectors } = require('./helpers/vectors');
 
 const SAMPLE = path.join(__dirname, '..', 'sample', 'session.jsonl');
 
-test('a drop-in names the indexer method that is missing, before any render', () => {
-  const c = loadVectors().find((v) => v.group === 'combo' && Array.isArray(v.messages) && v.expected.throws === undefined);
-  for (const [release, dropIn] of [
-    ['2.4.3', dropIn24],
-    ['2.9.1', dropIn29],
+test('a drop-in asks for an indexer method only where its release calls it, and names the one it lacks', () => {
+  // Without ../shared the reference is absent; the oracle (the pure-JS
+  // render, held against it in __test__/indexer-subsets.test.js) answers.
+  for (const [release, dropIn, file] of [
+    ['2.4.3', dropIn24, undefined],
+    ['2.9.1', dropIn29, path.join(__dirname, 'fixtures', 'vectors-2.9.json')],
   ]) {
-    const methods = require(release === '2.4.3' ? '../js/pure/v2.4.js' : '../js/pure/v2.9.js').INDEXER_METHODS;
-    for (const missing of methods) {
-      const inner = pure.createIndexer(c.state);
+    // A vector that stubs with chain compression off: phase 1 asks, phase 3
+    // does not.
+    const c = loadVectors(file).find((v) => v.group === 'stub' && v.expected.pruned === true && !v.config.chainCompression?.enabled);
+    const oracle = require(release === '2.4.3' ? '../js/pure/v2.4.js' : '../js/pure/v2.9.js');
+    const seen = { renders: 0, failures: 0 };
+    for (const missing of oracle.INDEXER_METHODS) {
+      const inner = oracle.createIndexer(c.state);
       const indexer = {};
-      for (const name of methods) if (name !== missing) indexer[name] = (...a) => inner[name](...a);
+      for (const name of oracle.INDEXER_METHODS) if (name !== missing) indexer[name] = (...a) => inner[name](...a);
+      const args = (messages) => (release === '2.4.3' ? [messages, indexer, c.config.chainCompression, c.config.errorPurge, c.config.thinkingStrip, c.config.protection, 0, undefined] : [messages, indexer, c.config.chainCompression, c.config.errorPurge, c.config.protection, 0]);
+      let want;
+      try {
+        want = { value: oracle.pruneWithIndexer(...args(structuredClone(c.messages))) };
+      } catch (error) {
+        want = { error };
+      }
       const messages = structuredClone(c.messages);
       const before = JSON.stringify(messages);
-      const args = release === '2.4.3' ? [messages, indexer, c.config.chainCompression, c.config.errorPurge, c.config.thinkingStrip, c.config.protection, 0, undefined] : [messages, indexer, c.config.chainCompression, c.config.errorPurge, c.config.protection, 0];
-      assert.throws(
-        () => dropIn.pruneMessages(...args),
-        (e) => e.code === 'ERR_CONDENSE_INVALID_ARGUMENT' && e.message.includes(`indexer.${missing} must be a function`) && e.message.includes(`pi-condense ${release}`),
-        `${release} without ${missing}`,
-      );
+      if (want.error) {
+        assert.equal(want.error.field, `indexer.${missing}`, want.error.message);
+        assert.throws(
+          () => dropIn.pruneMessages(...args(messages)),
+          (e) => e.code === 'ERR_CONDENSE_INVALID_ARGUMENT' && e.message.includes(`indexer.${missing} must be a function`) && e.message.includes(`pi-condense ${release}`),
+          `${release} without ${missing}`,
+        );
+        seen.failures++;
+      } else {
+        const got = dropIn.pruneMessages(...args(messages));
+        assert.equal(JSON.stringify(got.messages), JSON.stringify(want.value.messages), `${release} without ${missing}`);
+        assert.equal(got.afterChars, want.value.afterChars);
+      }
       assert.equal(JSON.stringify(messages), before);
+      seen.renders++;
     }
-    // Not a function at all: named with what it is.
-    const inner = pure.createIndexer(c.state);
-    const indexer = Object.fromEntries(methods.map((m) => [m, (...a) => inner[m](...a)]));
-    indexer.getRecord = 42;
-    const args = release === '2.4.3' ? [[], indexer, undefined, undefined, undefined, undefined] : [[], indexer, undefined, undefined, undefined];
-    assert.throws(() => dropIn.pruneMessages(...args), { code: 'ERR_CONDENSE_INVALID_ARGUMENT', message: /indexer\.getRecord must be a function .*it is number/ });
+    // The vector reaches some methods and not others.
+    assert.ok(seen.failures > 0 && seen.failures < seen.renders, `${release}: ${JSON.stringify(seen)}`);
   }
 });
 

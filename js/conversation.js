@@ -52,9 +52,10 @@ function sliceJson(messages, from, to = messages.length) {
 }
 
 // One answer of the indexer about a chain's summary ({ v }, { throws },
-// { none }), compared by value: the same text is the same answer.
+// { none }, { absent: method }: it has no such method), compared by value: the same
+// text is the same answer.
 function sameAnswer(a, b) {
-  return a.v === b.v && a.throws === b.throws && a.none === b.none;
+  return a.v === b.v && a.throws === b.throws && a.none === b.none && a.absent === b.absent;
 }
 
 function sameAnswers(a, b) {
@@ -130,6 +131,7 @@ class Conversation {
     this.texts = null; // JSON texts per message, in verify mode
     this.edits = new Map();
     this.configText = undefined;
+    this.absentText = '{}';
     this.boundary = null;
     // The kept tool results the indexer is asked about: their positions,
     // lookup keys and ids (strings kept from the render that sent them, so
@@ -150,6 +152,7 @@ class Conversation {
   close() {
     this.engine.close();
     this.configText = undefined;
+    this.absentText = '{}';
     this.boundary = null;
     this.resend = false;
     this.prints = new Fingerprints();
@@ -184,6 +187,19 @@ class Conversation {
     if (text !== this.configText) {
       this.engine.setConfig(text);
       this.configText = text;
+    }
+  }
+
+  /**
+   * The host indexer's methods that are not functions (`absentMethods` of
+   * js/pure/rules.js, null: none): the engine raises where the release
+   * would call one.
+   */
+  setAbsent(absent) {
+    const text = absent === null ? '{}' : JSON.stringify(absent);
+    if (text !== this.absentText) {
+      this.engine.setAbsentMethods(text);
+      this.absentText = text;
     }
   }
 
@@ -319,9 +335,17 @@ class Conversation {
 
   /**
    * Asks `indexer` about every tool result kept, as the dialect's render
-   * path does, and sends the engine the answers that changed.
+   * path does, and sends the engine the answers that changed. A method in
+   * `absent` (setAbsent's) is not asked: the engine raises where the
+   * release would call it, so what it would have said does not matter.
    */
-  answer(indexer) {
+  answer(indexer, absent = null) {
+    const has = (name) => absent === null || !Object.hasOwn(absent, name);
+    this.answersChanged = false;
+    if (!has('isSummarized')) return;
+    const askLegacy = has('hasLegacyBareRecord');
+    const askRecord = has('getRecord');
+    const askRef = has('getShortRefForToolCallId');
     const changes = [];
     const updates = [];
     let changedSummarized = false;
@@ -335,14 +359,14 @@ class Conversation {
       let legacy;
       const id = ids[n];
       if (!summarized && v29 && typeof id === 'string') {
-        legacy = Boolean(indexer.hasLegacyBareRecord(id));
+        legacy = askLegacy && Boolean(indexer.hasLegacyBareRecord(id));
         if (legacy) lookup = id;
       }
       let record;
       let ref;
       if (lookup !== undefined) {
-        record = indexer.getRecord(lookup);
-        ref = indexer.getShortRefForToolCallId(lookup);
+        if (askRecord) record = indexer.getRecord(lookup);
+        if (askRef) ref = indexer.getShortRefForToolCallId(lookup);
       }
       const a = answered[n];
       if (
@@ -393,7 +417,13 @@ class Conversation {
    * The chains are sent when the entries or any answer differ, from the
    * first entry that does.
    */
-  chains(indexer) {
+  chains(indexer, absent = null) {
+    // Without getChainEntries the engine raises at phase 3 (the release's
+    // first call of it); with any other method absent, nothing kept is
+    // reused, and what it would answer is `{ absent }`.
+    if (absent !== null && Object.hasOwn(absent, 'getChainEntries')) return;
+    const noSummaries = absent !== null && Object.hasOwn(absent, 'getPerBatchSummaryTextForToolCallIds');
+    const noLookups = absent !== null && Object.hasOwn(absent, 'findChainEntryByBlockId');
     const entries = indexer.getChainEntries();
     if (!Array.isArray(entries)) {
       throw codedError(codes.INVALID_ARGUMENT, 'indexer.getChainEntries() must return an array');
@@ -403,7 +433,7 @@ class Conversation {
     const seen = this.chainsSeen;
     const sameEntries = seen !== null && seen.entries.length === entries.length && seen.entries.every((e, n) => e === entries[n]);
     this.ownIndexer ??= keepsSummaryRegistry(indexer);
-    const registry = this.ownIndexer ? summaryRegistryOf(indexer) : null;
+    const registry = this.ownIndexer && absent === null ? summaryRegistryOf(indexer) : null;
     let probe = null;
     // The ids named by the summaries registered since the last render
     // (pi-condense's own indexer, the same registry); null: ask everything.
@@ -421,17 +451,22 @@ class Conversation {
         const ids = idsOf(entry);
         if (Array.isArray(ids)) for (const id of ids) union.push(id);
       }
-      try {
-        probe = { v: union.length === 0 ? '' : indexer.getPerBatchSummaryTextForToolCallIds(union) };
-      } catch {
-        probe = { throws: true };
+      if (noSummaries) {
+        probe = { absent: 'getPerBatchSummaryTextForToolCallIds' };
+      } else {
+        try {
+          probe = { v: union.length === 0 ? '' : indexer.getPerBatchSummaryTextForToolCallIds(union) };
+        } catch {
+          probe = { throws: true };
+        }
       }
-      if (sameEntries && !this.answersChanged && seen.probe !== null && sameAnswer(seen.probe, probe)) return;
+      if (sameEntries && !this.answersChanged && absent === null && !seen.partial && seen.probe !== null && sameAnswer(seen.probe, probe)) return;
     }
     const summaryOf = (entry) => {
       try {
         const range = entry.rangeSummaryText;
         if (range !== undefined && range !== null) return { v: range };
+        if (noSummaries) return { absent: 'getPerBatchSummaryTextForToolCallIds' };
         return { v: indexer.getPerBatchSummaryTextForToolCallIds(idsOf(entry)) };
       } catch {
         return { throws: true };
@@ -461,6 +496,10 @@ class Conversation {
         looked.add(blockId);
         const was = before === null ? undefined : before.get(blockId);
         let found;
+        if (noLookups) {
+          lookups.push([blockId, { absent: 'findChainEntryByBlockId' }]);
+          continue;
+        }
         if (sameEntries && was !== undefined && was.length === 3) {
           found = was[2]; // the same entries: the lookup finds what it found
         } else {
@@ -486,7 +525,7 @@ class Conversation {
       seen.lookups.length === lookups.length &&
       seen.lookups.every(([id, a], n) => id === lookups[n][0] && sameAnswer(a, lookups[n][1]))
     ) {
-      Object.assign(seen, { summaries, lookups, probe, registry, registered, answers });
+      Object.assign(seen, { summaries, lookups, probe, registry, registered, answers, partial: absent !== null });
       return;
     }
     // The entries the engine keeps up to the first that changed (by object,
@@ -504,7 +543,9 @@ class Conversation {
       throw codedError(codes.INVALID_STATE, `chain entries cannot be serialized as JSON: ${cause.message}`, { cause });
     }
     this.engine.setChains(text);
-    this.chainsSeen = { entries: entries.slice(), summaries, lookups, probe, registry, registered, answers };
+    // `partial`: answered without some methods, so the next render with
+    // them asks everything again.
+    this.chainsSeen = { entries: entries.slice(), summaries, lookups, probe, registry, registered, answers, partial: absent !== null };
   }
 
   /** Renders the kept messages and applies the script to `messages`. */

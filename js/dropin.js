@@ -9,37 +9,33 @@
 // host's indexer directly.
 
 const { Conversation } = require('./conversation.js');
-const { argumentError, checkArray } = require('./args.js');
+const { checkArray } = require('./args.js');
 const { inputOf } = require('./applier.js');
+const { absentMethods } = require('./pure/rules.js');
 
 const pureDialects = { v24: require('./pure/v2.4.js'), v29: require('./pure/v2.9.js') };
 
-// The methods each release's render path calls on its indexer (the oracles'
-// lists).
+// The methods each release's render path may call on its indexer (the
+// oracles' lists). Each is asked only where the release's render would call
+// it for the input at hand, so an indexer without the others renders as
+// pi-condense renders; where the release would call a missing one, the
+// render throws ERR_CONDENSE_INVALID_ARGUMENT naming it (the engine raises
+// it: src/indexer_methods.rs; the oracles: js/pure/rules.js bindIndexer).
 const INDEXER_METHODS = {
   '2.4.3': pureDialects.v24.INDEXER_METHODS,
   '2.9.1': pureDialects.v29.INDEXER_METHODS,
 };
 
+// A boundary the engine compares as pi-condense 2.4.3 does: a number (NaN
+// and the infinities too), or none. Any other value is compared by the
+// oracle with JS `<` itself, as the release compares it.
+function engineBoundary(boundary) {
+  return boundary === undefined || boundary === null || typeof boundary === 'number';
+}
+
 function makeDropIns(native, pure) {
   const hasEngine = typeof native.NativeEngine === 'function';
   const kept = { '2.4.3': new WeakMap(), '2.9.1': new WeakMap() };
-
-  // The indexer must answer every method the release's render path may
-  // call (the oracles' lists): one that is missing is named before any
-  // render, not found half-way through one.
-  function checkIndexer(indexer, dialect, where) {
-    const methods = INDEXER_METHODS[dialect];
-    if (indexer === null || (typeof indexer !== 'object' && typeof indexer !== 'function')) {
-      throw argumentError(`${where}: indexer must be an object with ${methods.join(', ')}`);
-    }
-    for (const name of methods) {
-      if (typeof indexer[name] !== 'function') {
-        const found = indexer[name] === undefined ? 'it has none' : `it is ${indexer[name] === null ? 'null' : typeof indexer[name]}`;
-        throw argumentError(`${where}: indexer.${name} must be a function (pi-condense ${dialect}'s render calls it; ${found})`);
-      }
-    }
-  }
 
   function conversationFor(indexer, dialect) {
     const map = kept[dialect];
@@ -51,14 +47,23 @@ function makeDropIns(native, pure) {
     return conv;
   }
 
+  // An indexer that is not an object keys nothing: its render is kept by
+  // no one (the reference renders with it as long as it calls no method).
   function render(dialect, messages, indexer, config, boundary) {
-    const conv = conversationFor(indexer, dialect);
-    conv.setConfig(config);
-    if (dialect === '2.4.3') conv.setBoundary(typeof boundary === 'number' && !Number.isNaN(boundary) ? boundary : null);
-    conv.sync(messages, false);
-    conv.answer(indexer);
-    if (config.chainCompression?.enabled) conv.chains(indexer);
-    return conv.render(messages);
+    const absent = absentMethods(indexer, INDEXER_METHODS[dialect]);
+    const keyed = indexer !== null && (typeof indexer === 'object' || typeof indexer === 'function');
+    const conv = keyed ? conversationFor(indexer, dialect) : new Conversation(native, dialect, true);
+    try {
+      conv.setConfig(config);
+      conv.setAbsent(absent);
+      if (dialect === '2.4.3') conv.setBoundary(boundary ?? null);
+      conv.sync(messages, false);
+      conv.answer(indexer, absent);
+      if (config.chainCompression?.enabled) conv.chains(indexer, absent);
+      return conv.render(messages);
+    } finally {
+      if (!keyed) conv.close();
+    }
   }
 
   /**
@@ -79,8 +84,9 @@ function makeDropIns(native, pure) {
   ) {
     // Checked before either backend answers, so both throw the same codes.
     checkArray(messages, 'pruneMessages');
-    checkIndexer(indexer, '2.4.3', 'pruneMessages');
-    if (!hasEngine) {
+    // The boundary matters only to the thinking strip.
+    const boundary = thinkingStrip?.enabled ? thinkingBoundaryTimestamp : undefined;
+    if (!hasEngine || !engineBoundary(boundary)) {
       const r = pure.v24.pruneWithIndexer(
         messages,
         indexer,
@@ -94,7 +100,7 @@ function makeDropIns(native, pure) {
       return { messages: r.messages, pruned: r.pruned, beforeChars: r.beforeChars, afterChars: r.afterChars };
     }
     const config = { chainCompression, errorPurge, thinkingStrip, protection, recoveryGraceTurns };
-    const r = render('2.4.3', messages, indexer, config, thinkingBoundaryTimestamp);
+    const r = render('2.4.3', messages, indexer, config, boundary);
     return { messages: r.messages, pruned: r.pruned, beforeChars: r.beforeChars, afterChars: r.afterChars };
   }
 
@@ -106,7 +112,6 @@ function makeDropIns(native, pure) {
    */
   function pruneMessages29(messages, indexer, chainCompression, errorPurge, protection, recoveryGraceTurns = 0, diagnostics) {
     checkArray(messages, 'pruneMessages');
-    checkIndexer(indexer, '2.9.1', 'pruneMessages');
     if (!hasEngine) {
       const r = pure.v29.pruneWithIndexer(messages, indexer, chainCompression, errorPurge, protection, recoveryGraceTurns, diagnostics);
       return { messages: r.messages, pruned: r.pruned, beforeChars: r.beforeChars, afterChars: r.afterChars };

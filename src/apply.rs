@@ -5,7 +5,7 @@
 //! synthetic blocks are written from `script.rs`'s shapes.
 
 use crate::phases::{Inputs, Memo};
-use crate::record::{array_len, BlockType, Kind};
+use crate::record::{array_len, BlockType, ElementKind};
 use crate::script::{
     inserted_len, purge_marker, purge_marker_len, stub_len, write_inserted, write_stub, EditScript,
     Op, Slot,
@@ -37,7 +37,7 @@ pub fn output_len(inputs: &Inputs<'_>, memo: &Memo, script: &EditScript) -> usiz
 }
 
 fn removed(slot: &Slot, b: &crate::record::Block) -> bool {
-    slot.strip_thinking && b.kind == Kind::Object && b.ty == BlockType::Thinking
+    slot.strip_thinking && b.kind == ElementKind::Object && b.ty == BlockType::Thinking
 }
 
 fn purged_len(slot: &Slot, j: usize) -> Option<u32> {

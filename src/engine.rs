@@ -13,6 +13,7 @@ use crate::dialect::Dialect;
 use crate::error::{PruneError, Result};
 use crate::frontier::{assistant_timestamps, compute_thinking_boundary, frontier_of, Frontier};
 use crate::hash::{HashMap, HashSet};
+use crate::indexer_methods::AbsentMethods;
 use crate::json::Json;
 use crate::phases::{self, Inputs, Memo};
 use crate::record::{array_len, Log};
@@ -106,6 +107,17 @@ impl Engine {
     pub fn set_state(&mut self, state: State) {
         self.state = state;
         self.changed();
+    }
+
+    /// The host indexer's methods that are not functions (a drop-in's
+    /// indexer); the phases raise where the release would call one. A
+    /// change makes every kept decision again, as the ones kept were made
+    /// with other methods.
+    pub fn set_absent_methods(&mut self, absent: AbsentMethods) {
+        if self.state.absent != absent {
+            self.state.absent = absent;
+            self.changed();
+        }
     }
 
     /// Only phase 4 of 2.4.3 reads the boundary, and it keeps no decision
@@ -325,7 +337,7 @@ enum EditKey {
 }
 
 #[derive(Clone, Copy)]
-struct Sent {
+struct SentEdit {
     id: u32,
     len: usize,
     /// The last render that used it.
@@ -335,7 +347,7 @@ struct Sent {
 /// The edits the JS side holds.
 #[derive(Default)]
 struct SentEdits {
-    by_key: HashMap<EditKey, Sent>,
+    by_key: HashMap<EditKey, SentEdit>,
     next_id: u32,
     /// Renders described so far.
     renders: u64,
@@ -365,7 +377,7 @@ impl SentEdits {
 
     /// A synthetic block sent before with the same text and timestamp as
     /// `key` (whose text is a new allocation), re-filed under `key`.
-    fn adopt_same_insert(&mut self, key: &EditKey, render: u64) -> Option<Sent> {
+    fn adopt_same_insert(&mut self, key: &EditKey, render: u64) -> Option<SentEdit> {
         let EditKey::Insert { text, timestamp } = key else {
             return None;
         };
@@ -467,7 +479,7 @@ impl SentEdits {
             let sent = match known {
                 Some(s) => s,
                 None => {
-                    let s = Sent {
+                    let s = SentEdit {
                         id: self.next_id,
                         len: slot_len(inputs, memo, script, slot),
                         used: render,

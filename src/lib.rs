@@ -12,12 +12,15 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod apply;
 mod config;
+mod cost;
 mod dialect;
 mod engine;
 mod error;
 mod frontier;
+mod gate;
 mod glob;
 mod hash;
+mod indexer_methods;
 mod json;
 mod phases;
 mod prune;

@@ -11,6 +11,7 @@ use crate::config::same_value_zero;
 use crate::dialect::Dialect;
 use crate::error::{PruneError, Result};
 use crate::hash::HashMap;
+use crate::indexer_methods::{missing_method_error, AbsentMethods, IndexerMethod};
 use crate::json::parse_value;
 use crate::json::value::{characters, write_joined};
 use crate::json::Json;
@@ -31,6 +32,20 @@ pub struct State {
     /// A host indexer's `hasLegacyBareRecord` answers, by id (answers
     /// states only).
     legacy: Option<HashMap<Key, bool>>,
+    /// The host indexer's methods that are not functions (answers states
+    /// only): the phases raise where the release would call one.
+    pub absent: AbsentMethods,
+}
+
+/// Why the host gave no answer for a chain's summary or a `{bN}` lookup:
+/// its method threw, or it has no such method. Raised only where the
+/// reference would make that call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unanswered {
+    Threw,
+    /// The method the answer needed (a `{bN}` lookup needs the entry's
+    /// summary too).
+    Absent(IndexerMethod),
 }
 
 /// The chain registry.
@@ -44,13 +59,13 @@ pub enum Chains {
         entries: Vec<usize>,
     },
     /// Answered by a host's indexer: `getChainEntries()` as it returned
-    /// them, each entry's summary, and `{bN}` look-ups. An `Err(())` is a
-    /// call that threw in the host, raised here only where the reference
+    /// them, each entry's summary, and `{bN}` look-ups. An `Err` is a call
+    /// the host could not answer, raised here only where the reference
     /// would make that call.
     Given {
         entries: Vec<Json>,
-        summaries: Vec<std::result::Result<Json, ()>>,
-        lookups: HashMap<Key, std::result::Result<Option<Json>, ()>>,
+        summaries: Vec<std::result::Result<Json, Unanswered>>,
+        lookups: HashMap<Key, std::result::Result<Option<Json>, Unanswered>>,
     },
 }
 
@@ -149,6 +164,7 @@ impl State {
             chains: Chains::Registry { registry, entries },
             summary_bodies: array(root, "summaryBodies")?,
             legacy: None,
+            absent: AbsentMethods::default(),
         };
         if let Json::Obj(entries) = root.get("records").unwrap_or(&Json::Null) {
             for (key, record) in entries {
@@ -266,6 +282,18 @@ impl State {
         self.records.is_empty() && self.dedup_aliases.is_empty() && !self.has_chain_entries()
     }
 
+    /// Ok when the host's indexer has `method` (always, for a state
+    /// object); else the error the release's call of it gives.
+    pub fn require(&self, method: IndexerMethod) -> Result<()> {
+        self.absent.require(method, self.dialect)
+    }
+
+    fn absent_error(&self, method: IndexerMethod) -> PruneError {
+        self.require(method)
+            .err()
+            .unwrap_or_else(|| missing_method_error(method, self.dialect, "it has none"))
+    }
+
     /// `isSummarized(key)`.
     pub fn is_summarized(&self, key: &[u8]) -> bool {
         self.records.contains_key(key) || self.dedup_aliases.contains_key(key)
@@ -334,10 +362,11 @@ impl State {
     pub fn entry_summary(&self, n: usize) -> Result<Json> {
         match &self.chains {
             Chains::Registry { registry, entries } => self.summary_of(&registry[entries[n]]),
-            Chains::Given { summaries, .. } => summaries[n].clone().map_err(|()| {
-                PruneError::bad_state(format!(
+            Chains::Given { summaries, .. } => summaries[n].clone().map_err(|why| match why {
+                Unanswered::Threw => PruneError::bad_state(format!(
                     "chain entry {n}: the indexer threw computing its summary"
-                ))
+                )),
+                Unanswered::Absent(method) => self.absent_error(method),
             }),
         }
     }
@@ -376,10 +405,11 @@ impl State {
             Chains::Given { lookups, .. } => match lookups.get(block_id) {
                 None => Ok(None),
                 Some(Ok(v)) => Ok(v.clone().filter(Json::truthy)),
-                Some(Err(())) => Err(PruneError::bad_state(format!(
+                Some(Err(Unanswered::Threw)) => Err(PruneError::bad_state(format!(
                     "chain block {}: the indexer threw looking it up",
                     String::from_utf8_lossy(block_id)
                 ))),
+                Some(Err(Unanswered::Absent(method))) => Err(self.absent_error(*method)),
             },
         }
     }

@@ -290,16 +290,47 @@ function withoutThinking(msg, index) {
 // ---------------------------------------------------------------------------
 // The host's objects. The reference calls these lazily: an indexer method is
 // needed only when the render gets to it, and a sink only when something is
-// reported. A missing one is a typed error at that point.
+// reported. A missing one is a typed error at that point, and only there.
 
-// A method that throws on what the indexer holds (the reference would pass
-// its TypeError on) gives a typed state error, with the original as cause.
-function bindIndexer(indexer, methods) {
+// What an indexer's member is when it is not a function, for the message.
+function describeMember(indexer, member) {
+  if (indexer === null || indexer === undefined) return `the indexer is ${indexer}`;
+  if (member === undefined) return 'it has none';
+  return `it is ${member === null ? 'null' : typeof member}`;
+}
+
+// The error of a call the release's render makes to a method the indexer
+// does not have. Rust counterpart (same message, code and field):
+// src/indexer_methods.rs `missing_method_error`.
+function missingMethodError(release, name, found) {
+  return new CondenseInputError(
+    codes.INVALID_ARGUMENT,
+    `pruneMessages: indexer.${name} must be a function (pi-condense ${release}'s render calls it for this input; ${found})`,
+    { field: `indexer.${name}` },
+  );
+}
+
+// The indexer's members among `methods` that are not functions, as
+// `{ name: what it is }`, or null when it has them all (what the drop-ins
+// hand the engine: src/indexer_methods.rs `AbsentMethods`).
+function absentMethods(indexer, methods) {
+  let absent = null;
+  for (const name of methods) {
+    const member = indexer?.[name];
+    if (typeof member !== 'function') (absent ??= {})[name] = describeMember(indexer, member);
+  }
+  return absent;
+}
+
+// `release`'s render path calling `methods` of the host's indexer. A method
+// that throws on what the indexer holds (the reference would pass its
+// TypeError on) gives a typed state error, with the original as cause.
+function bindIndexer(indexer, methods, release) {
   const bound = {};
   for (const name of methods) {
     bound[name] = (arg) => {
       const method = indexer?.[name];
-      if (typeof method !== 'function') argumentError(`indexer.${name}`, 'a function', method);
+      if (typeof method !== 'function') throw missingMethodError(release, name, describeMember(indexer, method));
       try {
         return method.call(indexer, arg);
       } catch (cause) {
@@ -354,6 +385,7 @@ module.exports = {
   withoutThinking,
   checkBlocks,
   bindIndexer,
+  absentMethods,
   reporterFor,
   iterableField,
   checkEntry,

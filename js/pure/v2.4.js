@@ -10,7 +10,8 @@
 // is 2.4.3's own: phase 1 keyed by bare ids, phase 3 by id sets, phase 4
 // (thinking strip) and the frontier.
 
-const { assertMessageArray, messageError, sizeOf } = require('./errors.js');
+const codes = require('../codes.js');
+const { CondenseInputError, assertMessageArray, messageError, sizeOf } = require('./errors.js');
 const {
   stubText,
   stubMessage,
@@ -169,10 +170,24 @@ function stripWhere(messages, strips, stats) {
   return out ?? messages;
 }
 
+function olderThan(msg, index, boundary) {
+  try {
+    return msg.timestamp < boundary;
+  } catch (cause) {
+    throw new CondenseInputError(
+      codes.INVALID_ARGUMENT,
+      `thinkingBoundaryTimestamp: cannot be compared with messages[${index}].timestamp (${cause?.message ?? cause})`,
+      { field: 'thinkingBoundaryTimestamp', messageIndex: index, cause },
+    );
+  }
+}
+
 function thinkingStrip(messages, config, boundary, stats) {
   if (boundary !== null && boundary !== undefined) {
-    // quirk 4: JS `<`, so null counts as 0 and numeric strings convert.
-    return stripWhere(messages, (msg) => msg.timestamp < boundary, stats);
+    // quirk 4: JS `<`, so null counts as 0 and numeric strings convert; a
+    // boundary of any type is compared so ('yesterday' converts to NaN and
+    // strips nothing), and one `<` cannot convert (a Symbol) throws.
+    return stripWhere(messages, (msg, index) => olderThan(msg, index, boundary), stats);
   }
   // quirk 5: Math.max converts; a NaN or fractional K finds no K-th
   // assistant from the end, and then every assistant with thinking goes.
@@ -217,7 +232,7 @@ function pruneWithIndexer(
   thinkingBoundaryTimestamp,
 ) {
   assertMessageArray(messages);
-  const index = bindIndexer(indexer, INDEXER_METHODS);
+  const index = bindIndexer(indexer, INDEXER_METHODS, '2.4.3');
   const stats = emptyStats();
   let current = stubReplace(messages, index, protection, recoveryGraceTurns, stats);
   let pruned = current !== messages;

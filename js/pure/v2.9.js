@@ -368,7 +368,7 @@ function pruneWithIndexer(
   diagnostics,
 ) {
   assertMessageArray(messages);
-  const index = bindIndexer(indexer, INDEXER_METHODS);
+  const index = bindIndexer(indexer, INDEXER_METHODS, '2.9.1');
   const report = reporterFor(diagnostics);
   const stats = emptyStats();
   let current = stubReplace(messages, index, protection, recoveryGraceTurns, stats);

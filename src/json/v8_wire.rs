@@ -64,7 +64,7 @@ pub fn wire_is_json(wire: &[u8]) -> bool {
 }
 
 fn read<T: Text>(wire: &[u8], out: &mut T) -> Option<()> {
-    let mut r = Reader {
+    let mut r = WireReader {
         b: wire,
         at: 0,
         keys: Vec::new(),
@@ -130,7 +130,7 @@ impl Text for NoText {
     fn truncate(&mut self, _: usize) {}
 }
 
-struct Reader<'a> {
+struct WireReader<'a> {
     b: &'a [u8],
     at: usize,
     /// The quoted key texts of the objects being read (nested objects
@@ -153,7 +153,7 @@ enum Written {
     Hole,
 }
 
-impl Reader<'_> {
+impl WireReader<'_> {
     fn byte(&mut self) -> Option<u8> {
         let b = *self.b.get(self.at)?;
         self.at += 1;

@@ -159,9 +159,9 @@ impl<'a> Value<'a> {
         }
     }
 
-    /// Members in document order, duplicates included.
-    pub fn members(&self) -> Members<'a> {
-        Members(self.children(Kind::Object))
+    /// MemberPairs in document order, duplicates included.
+    pub fn members(&self) -> MemberPairs<'a> {
+        MemberPairs(self.children(Kind::Object))
     }
 
     /// Elements of an array (none for other kinds).
@@ -266,9 +266,9 @@ pub fn js_members(v: Value<'_>) -> Vec<(Cow<'_, [u8]>, Value<'_>)> {
 }
 
 /// An object's children taken two by two: a key node, then its value.
-pub struct Members<'a>(Elements<'a>);
+pub struct MemberPairs<'a>(Elements<'a>);
 
-impl<'a> Iterator for Members<'a> {
+impl<'a> Iterator for MemberPairs<'a> {
     type Item = (Value<'a>, Value<'a>);
 
     fn next(&mut self) -> Option<Self::Item> {

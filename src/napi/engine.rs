@@ -11,15 +11,16 @@ use napi_derive::napi;
 
 use super::background::{BackgroundSyncs, SliceText};
 use super::{
-    boundary_from, config_of, diagnostics_json, dialect_of, js_error, nullable, state_of,
-    utf16_to_utf8, NativeFrontier, NativeStats, StringUnits,
+    config_of, diagnostics_json, dialect_of, js_error, nullable, state_of, utf16_to_utf8,
+    NativeFrontier, NativeStats, StringUnits,
 };
 use crate::engine::{Engine, Rendered};
 use crate::error::PruneError;
 use crate::hash::HashMap;
+use crate::indexer_methods::{AbsentMethods, IndexerMethod};
 use crate::json::parse_value;
 use crate::json::Json;
-use crate::state::Chains;
+use crate::state::{Chains, Unanswered};
 
 #[napi]
 pub struct NativeEngine {
@@ -78,9 +79,22 @@ fn parse_json(text: &str, what: &str) -> Result<Json, PruneError> {
     parse_value(text.as_bytes()).map_err(|e| PruneError::bad_argument(format!("{what}: {e}")))
 }
 
-/// `{"v": value}` or `{"throws": true}` (a call that threw in the host).
-fn outcome(v: &Json) -> Result<Json, ()> {
-    v.get("v").cloned().ok_or(())
+/// `{"v": value}`, `{"throws": true}` (a call that threw in the host) or
+/// `{"absent": method}` (the host's indexer has no such method).
+fn outcome(v: &Json) -> Result<Result<Json, Unanswered>, PruneError> {
+    if let Some(value) = v.get("v") {
+        return Ok(Ok(value.clone()));
+    }
+    match v
+        .get("absent")
+        .map(|m| m.as_text().and_then(IndexerMethod::named))
+    {
+        Some(Some(method)) => Ok(Err(Unanswered::Absent(method))),
+        Some(None) => Err(PruneError::bad_argument(
+            "chains: an absent answer must name an indexer method",
+        )),
+        None => Ok(Err(Unanswered::Threw)),
+    }
 }
 
 #[napi]
@@ -109,10 +123,23 @@ impl NativeEngine {
         Ok(())
     }
 
+    /// The 2.4.3 thinking boundary, compared with `<` as the release
+    /// compares it: NaN is one no timestamp is older than (the drop-in's
+    /// caller may pass it; the public options refuse it: js/args.js).
     #[napi(catch_unwind)]
-    pub fn set_boundary(&mut self, env: Env, boundary: Option<f64>) -> napi::Result<()> {
-        let b = boundary_from(boundary).map_err(|e| js_error(&env, e))?;
-        self.inner.set_boundary(b);
+    pub fn set_boundary(&mut self, boundary: Option<f64>) {
+        self.inner.set_boundary(boundary);
+    }
+
+    /// The host indexer's methods that are not functions, as JSON text:
+    /// `{"getRecord": "it is number", ...}` (`{}`: none). The render raises
+    /// where the release would call one of them.
+    #[napi(catch_unwind)]
+    pub fn set_absent_methods(&mut self, env: Env, absent_json: String) -> napi::Result<()> {
+        let absent = parse_json(&absent_json, "absent methods")
+            .and_then(|v| AbsentMethods::from_json(&v))
+            .map_err(|e| js_error(&env, e))?;
+        self.inner.set_absent_methods(absent);
         Ok(())
     }
 
@@ -148,7 +175,8 @@ impl NativeEngine {
 
     /// A host indexer's chain registry, as JSON text: `{"entries": [...],
     /// "summaries": [outcome...], "lookups": [[blockId, outcome]...]}` where
-    /// an outcome is `{"v": value}` or `{"throws": true}`. With `"from": k`,
+    /// an outcome is `{"v": value}`, `{"throws": true}` or `{"absent":
+    /// method}`. With `"from": k`,
     /// only the entries and summaries from position k on (those before are
     /// the kept ones), and every lookup. Costs reading that text.
     #[napi(catch_unwind)]
@@ -166,14 +194,17 @@ impl NativeEngine {
             };
             let list = |key: &str| c.get(key).and_then(Json::as_array).unwrap_or(&[]);
             let entries = list("entries").to_vec();
-            let summaries = list("summaries").iter().map(outcome).collect();
+            let summaries = list("summaries")
+                .iter()
+                .map(outcome)
+                .collect::<Result<_, _>>()?;
             let mut lookups = HashMap::default();
             for l in list("lookups") {
                 let pair = l.as_array().unwrap_or(&[]);
                 if let (Some(id), Some(v)) = (pair.first().and_then(Json::as_text), pair.get(1)) {
                     let value = match v.get("none") {
                         Some(_) => Ok(None),
-                        None => outcome(v).map(Some),
+                        None => outcome(v)?.map(Some),
                     };
                     lookups.insert(id.into(), value);
                 }

@@ -1,5 +1,5 @@
 //! `NativeGate`: the cache-aware gate of one live pi conversation
-//! (`crate::replay::live`), for the extension's `condenseNative.gate`. The
+//! (`crate::gate::live`), for the extension's `condenseNative.gate`. The
 //! JS side names each message by a slot (pi-condense's drop-in: an input
 //! index, or an edit id as the render's order spells it, negative); each
 //! call crosses as typed arrays of slots and the drop-in's engine, whose
@@ -12,9 +12,9 @@ use napi_derive::napi;
 use super::engine::NativeEngine;
 use super::js_error;
 use crate::error::PruneError;
+use crate::gate::live::{LiveCall, LiveGate, RenderedSlots};
+use crate::gate::rule::{GateSettings, Reason};
 use crate::json::{parse_value, Json};
-use crate::replay::gate::{GateSettings, Reason};
-use crate::replay::live::{LiveCall, LiveGate, RenderedSlots};
 
 #[napi]
 pub struct NativeGate {

@@ -83,14 +83,14 @@ pub(super) fn result(outcome: Result<String, PruneError>) -> NativeReplayResult 
 }
 
 /// Where the session comes from.
-enum Source<'a> {
+enum SessionSource<'a> {
     Bytes(&'a [u8]),
     Path(&'a str),
 }
 
 /// The one core call behind every export, panics turned into an error.
 fn run(
-    source: Source<'_>,
+    source: SessionSource<'_>,
     options_json: &str,
     progress: Option<&Progress>,
 ) -> Result<String, PruneError> {
@@ -100,8 +100,8 @@ fn run(
             let options = ReplayOptions::from_json(options_json.as_bytes())?;
             let read;
             let bytes = match source {
-                Source::Bytes(b) => b,
-                Source::Path(p) => {
+                SessionSource::Bytes(b) => b,
+                SessionSource::Path(p) => {
                     read = read_file(p)?;
                     &read[..]
                 }
@@ -116,13 +116,13 @@ fn run(
 /// calling thread.
 #[napi(catch_unwind)]
 pub fn replay_bytes(bytes: Uint8Array, options_json: String) -> NativeReplayResult {
-    result(run(Source::Bytes(&bytes), &options_json, None))
+    result(run(SessionSource::Bytes(&bytes), &options_json, None))
 }
 
 /// Reads and replays a session file on the calling thread.
 #[napi(catch_unwind)]
 pub fn replay_file(path: String, options_json: String) -> NativeReplayResult {
-    result(run(Source::Path(&path), &options_json, None))
+    result(run(SessionSource::Path(&path), &options_json, None))
 }
 
 type ReportJob = dyn FnOnce(&Progress) -> Result<String, PruneError> + Send;
@@ -176,8 +176,8 @@ pub fn replay_async(
     let input: TaskInput = input.into();
     ReportTask::spawn(progress, move |progress| {
         let source = match &input {
-            TaskInput::Path(p) => Source::Path(p),
-            TaskInput::Bytes(b) => Source::Bytes(b),
+            TaskInput::Path(p) => SessionSource::Path(p),
+            TaskInput::Bytes(b) => SessionSource::Bytes(b),
         };
         run(source, &options_json, Some(progress))
     })
@@ -191,9 +191,9 @@ pub fn replay_async(
 /// index.js. Returns the JSON text, or an error message prefixed `error: `.
 #[napi(catch_unwind)]
 pub fn replay_wire_payload(messages_json: String, model_json: String, retention: String) -> String {
+    use crate::cost::payload::payload;
+    use crate::cost::wire::CallModel;
     use crate::json::parse_value;
-    use crate::replay::payload::payload;
-    use crate::replay::wire::CallModel;
     let messages = match parse_value(messages_json.as_bytes()) {
         Ok(crate::json::Json::Arr(m)) => m,
         _ => return "error: messages must be a JSON array".into(),
@@ -214,7 +214,7 @@ pub fn replay_wire_payload(messages_json: String, model_json: String, retention:
 pub fn check_gate_settings(json: String, name: String) -> NativeReplayResult {
     let outcome = crate::json::parse_value(json.as_bytes())
         .map_err(|e| PruneError::bad_argument(format!("{name}: {e}")))
-        .and_then(|v| crate::replay::gate::GateSettings::from_json(Some(&v), &name))
+        .and_then(|v| crate::gate::rule::GateSettings::from_json(Some(&v), &name))
         .map(|s| {
             let mut out = Vec::new();
             s.to_json().write_json(&mut out);

@@ -158,15 +158,26 @@ pub fn run(
     }
     let mut facts = std::mem::take(&mut cache.slot_facts);
     facts.clear();
+    // The reference builds every synthetic block before it walks the
+    // messages, so a message it cannot read fails only after them: the
+    // first such error waits until the blocks are built.
+    let mut unreadable = None;
     for slot in &script.slots {
         let i = slot.input as usize;
         let f = match cache.fact(i) {
             Some(f) => f,
             None => {
                 let sets = cache.sets.as_ref().expect("built above");
-                let f = fact(inputs, sets, i)?;
-                put(&mut cache.facts, i, f);
-                f
+                match fact(inputs, sets, i) {
+                    Ok(f) => {
+                        put(&mut cache.facts, i, f);
+                        f
+                    }
+                    Err(e) => {
+                        unreadable.get_or_insert(e);
+                        ChainFact::default()
+                    }
+                }
             }
         };
         facts.push(f);
@@ -192,6 +203,10 @@ pub fn run(
             text,
             timestamp: e.get("compressedAt").cloned(),
         });
+    }
+    if let Some(e) = unreadable {
+        cache.slot_facts = facts;
+        return Err(e);
     }
 
     shared.log_index.catch_up(log);

@@ -23,7 +23,8 @@ mod thinking;
 use crate::config::Config;
 use crate::dialect::Dialect;
 use crate::error::{PruneError, Result};
-use crate::record::{Block, Content, Kind, Log, Refs, SummaryRef};
+use crate::indexer_methods::IndexerMethod;
+use crate::record::{Block, Content, ElementKind, Log, Refs, SummaryRef};
 use crate::script::{Diagnostic, EditScript, Stats};
 use crate::state::State;
 
@@ -97,7 +98,7 @@ impl<'a> Inputs<'a> {
             Refs::Array => self.log.refs(i),
         };
         Ok(refs.iter().enumerate().map(move |(j, r)| {
-            if r.kind == Kind::Null {
+            if r.kind == ElementKind::Null {
                 Err(null_at(i, &format!("details.toolCallRefs[{j}]")))
             } else {
                 Ok((j, r))
@@ -114,7 +115,11 @@ fn null_at(i: usize, field: &str) -> PruneError {
 
 /// The error at message `i`'s first null content block, if it has one.
 pub fn no_null_block(log: &Log, i: usize) -> Result<()> {
-    match log.blocks(i).iter().position(|b| b.kind == Kind::Null) {
+    match log
+        .blocks(i)
+        .iter()
+        .position(|b| b.kind == ElementKind::Null)
+    {
         Some(j) => Err(null_at(i, &format!("content[{j}]"))),
         None => Ok(()),
     }
@@ -125,9 +130,9 @@ fn objects(i: usize, blocks: &[Block]) -> impl Iterator<Item = Result<(usize, &B
         .iter()
         .enumerate()
         .filter_map(move |(j, b)| match b.kind {
-            Kind::Null => Some(Err(null_at(i, &format!("content[{j}]")))),
-            Kind::NonObject => None,
-            Kind::Object => Some(Ok((j, b))),
+            ElementKind::Null => Some(Err(null_at(i, &format!("content[{j}]")))),
+            ElementKind::NonObject => None,
+            ElementKind::Object => Some(Ok((j, b))),
         })
 }
 
@@ -183,16 +188,7 @@ pub fn run_before_thinking(
     memo: &mut Memo,
     spare: Vec<crate::script::Slot>,
 ) -> Result<EditScript> {
-    let log = inputs.log;
-    // Phase 1 reads `msg.role` of every element: a null one throws.
-    if let Some(i) = log.records.iter().position(|r| r.kind == Kind::Null) {
-        return Err(PruneError::bad_message(
-            i,
-            "element",
-            "is null, not a message object",
-        ));
-    }
-    let mut script = EditScript::identity_in(log.len(), spare);
+    let mut script = EditScript::identity_in(inputs.log.len(), spare);
     let mut stats = Stats::default();
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
     let mut changed = stub::run(inputs, &mut memo.stubs, &mut script, &mut stats)?;
@@ -206,6 +202,7 @@ pub fn run_before_thinking(
         )?;
     }
     if let Some(chain) = &inputs.config.chain {
+        inputs.state.require(IndexerMethod::GetChainEntries)?;
         if inputs.state.has_chain_entries() {
             // Each chain phase takes its own cache and those both share.
             let Memo {

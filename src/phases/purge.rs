@@ -8,7 +8,7 @@ use super::Inputs;
 use crate::config::PurgeConfig;
 use crate::error::{PruneError, Result};
 use crate::hash::HashMap;
-use crate::record::{BlockType, Content, Kind, Role, Scalar, Sym};
+use crate::record::{BlockType, Content, ElementKind, Role, Scalar, Sym};
 use crate::script::{EditScript, Op, Stats};
 
 /// `erroredAt`, a Map keyed by SameValueZero: string ids by symbol, the
@@ -83,7 +83,7 @@ impl PurgeIndex {
             }
             for (j, b) in log.blocks(i).iter().enumerate().rev() {
                 let Scalar::Str(s) = b.id else { continue };
-                if b.kind != Kind::Object || b.ty != BlockType::ToolCall {
+                if b.kind != ElementKind::Object || b.ty != BlockType::ToolCall {
                     continue;
                 }
                 if let Some(v) = self.calls.get_mut(&s) {
@@ -117,7 +117,7 @@ impl PurgeIndex {
                         self.irregular = true;
                     }
                     for (j, b) in log.blocks(i).iter().enumerate() {
-                        if b.kind != Kind::Object || b.ty != BlockType::ToolCall {
+                        if b.kind != ElementKind::Object || b.ty != BlockType::ToolCall {
                             continue;
                         }
                         match b.id {

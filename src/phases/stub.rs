@@ -11,9 +11,10 @@ use super::Inputs;
 use crate::dialect::Dialect;
 use crate::error::{PruneError, Result};
 use crate::hash::{HashMap, HashSet};
+use crate::indexer_methods::IndexerMethod;
 use crate::json::value::write_value;
 use crate::json::Json;
-use crate::record::{Log, Role, Scalar};
+use crate::record::{ElementKind, Log, Role, Scalar};
 use crate::script::{EditScript, Stats};
 
 const GRACE_TOOL: &[u8] = b"context_tree_query";
@@ -148,6 +149,15 @@ pub fn run(
     let grace = recovery_grace(inputs);
     let mut changed = false;
     for (i, rec) in log.records.iter().enumerate() {
+        // The reference reads `msg.role` of every element in turn: a null
+        // one throws there, after what the messages before it asked.
+        if rec.kind == ElementKind::Null {
+            return Err(PruneError::bad_message(
+                i,
+                "element",
+                "is null, not a message object",
+            ));
+        }
         if rec.role != Role::ToolResult {
             continue;
         }
@@ -165,6 +175,9 @@ pub fn run(
         if !grace.is_empty() && in_grace(inputs, i, &grace) {
             continue;
         }
+        inputs
+            .state
+            .require(IndexerMethod::GetShortRefForToolCallId)?;
         script.stub(i, text);
         stats.stubbed += 1;
         changed = true;
@@ -194,29 +207,38 @@ fn in_grace(inputs: &Inputs<'_>, i: usize, grace: &[Vec<u8>]) -> bool {
 fn decide(inputs: &Inputs<'_>, cache: &mut StubCache, i: usize) -> Result<StubDecision> {
     let log = inputs.log;
     let rec = &log.records[i];
+    let state = inputs.state;
+    // Asked of every tool result, whatever its id.
+    state.require(IndexerMethod::IsSummarized)?;
     let lookup = match inputs.dialect {
         Dialect::V2_4 => {
             let Scalar::Str(id) = rec.tool_call_id else {
                 return Ok(StubDecision::Keep);
             };
             let id = log.syms.text(id);
-            if !inputs.state.is_summarized(id) {
+            if !state.is_summarized(id) {
                 return Ok(StubDecision::Keep);
             }
             id.to_vec()
         }
         Dialect::V2_9 => {
             let key = message_key(rec, &log.syms);
-            match (key.text(), rec.tool_call_id) {
-                (Some(k), _) if inputs.state.is_summarized(k) => k.to_vec(),
-                (_, Scalar::Str(id)) if inputs.state.has_legacy_bare_record(log.syms.text(id)) => {
-                    log.syms.text(id).to_vec()
+            match key.text() {
+                Some(k) if state.is_summarized(k) => k.to_vec(),
+                _ => {
+                    state.require(IndexerMethod::HasLegacyBareRecord)?;
+                    match rec.tool_call_id {
+                        Scalar::Str(id) if state.has_legacy_bare_record(log.syms.text(id)) => {
+                            log.syms.text(id).to_vec()
+                        }
+                        _ => return Ok(StubDecision::Keep),
+                    }
                 }
-                _ => return Ok(StubDecision::Keep),
             }
         }
     };
-    let record = inputs.state.record(&lookup);
+    state.require(IndexerMethod::GetRecord)?;
+    let record = state.record(&lookup);
     if let (Some(p), Some(r)) = (&inputs.config.protection, record) {
         match p.protects(r.get("toolName"), r.get("args")) {
             Ok(true) => return Ok(StubDecision::Keep),

@@ -15,7 +15,7 @@ use crate::hash::HashMap;
 use crate::json::parse_value;
 use crate::json::value::{characters, write_joined, write_value};
 use crate::json::Json;
-use crate::record::{Content, Interner, Kind, Scalar};
+use crate::record::{Content, ElementKind, Interner, Scalar};
 use crate::script::{Op, Slot};
 use crate::state::State;
 use std::rc::Rc;
@@ -234,7 +234,7 @@ impl Pools {
 pub fn has_thinking(blocks: &[crate::record::Block]) -> bool {
     blocks
         .iter()
-        .any(|b| b.kind == Kind::Object && b.ty == crate::record::BlockType::Thinking)
+        .any(|b| b.kind == ElementKind::Object && b.ty == crate::record::BlockType::Thinking)
 }
 
 /// `for (const x of value)`: an array's elements, a string's characters;

@@ -64,7 +64,7 @@ impl Scalar {
 
 /// What an element of the messages array is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Kind {
+pub enum ElementKind {
     Null,
     /// A number, string, boolean or array: no properties the phases read.
     NonObject,
@@ -129,7 +129,7 @@ pub struct Block {
     /// The element's span inside its message text (its JSON length is
     /// `span.len`).
     pub span: ValueSpan,
-    pub kind: Kind,
+    pub kind: ElementKind,
     pub ty: BlockType,
     /// `block.id`.
     pub id: Scalar,
@@ -142,7 +142,7 @@ pub struct Block {
 /// One element of a summary message's `details.toolCallRefs`.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct SummaryRef {
-    pub kind: Kind,
+    pub kind: ElementKind,
     pub tool_call_id: Scalar,
     pub result_timestamp: Scalar,
 }
@@ -166,7 +166,7 @@ pub struct MessageRecord {
     pub text: TextSpan,
     /// `JSON.stringify(message).length`.
     pub len: u32,
-    pub kind: Kind,
+    pub kind: ElementKind,
     pub role: Role,
     pub timestamp: Scalar,
     pub tool_call_id: Scalar,

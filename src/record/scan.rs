@@ -19,8 +19,8 @@ use std::borrow::Cow;
 use super::stops::Stops;
 
 use super::{
-    Block, BlockType, Content, Kind, Log, MessageRecord, Refs, Role, Scalar, SummaryRef, TextSpan,
-    ValueSpan,
+    Block, BlockType, Content, ElementKind, Log, MessageRecord, Refs, Role, Scalar, SummaryRef,
+    TextSpan, ValueSpan,
 };
 use crate::error::{PruneError, Result};
 use crate::json::lex::{self, MAX_DEPTH};
@@ -165,8 +165,8 @@ fn fast<const TRUSTED: bool>(
             rec.refs = refs_mark as u32..refs_mark as u32;
         }
         for b in &log.blocks[rec.blocks.start as usize..rec.blocks.end as usize] {
-            rec.has_null_block |= b.kind == Kind::Null;
-            rec.has_thinking |= b.kind == Kind::Object && b.ty == BlockType::Thinking;
+            rec.has_null_block |= b.kind == ElementKind::Null;
+            rec.has_thinking |= b.kind == ElementKind::Object && b.ty == BlockType::Thinking;
         }
         let end = f.at;
         let span = &bytes[start..end];
@@ -276,19 +276,19 @@ impl<const TRUSTED: bool> Fast<'_, TRUSTED> {
         &mut self,
         depth: usize,
         object: impl FnOnce(&mut Self) -> Option<()>,
-    ) -> Option<Kind> {
+    ) -> Option<ElementKind> {
         Some(match self.peek()? {
             b'{' => {
                 object(self)?;
-                Kind::Object
+                ElementKind::Object
             }
             b'n' => {
                 self.literal(b"null")?;
-                Kind::Null
+                ElementKind::Null
             }
             _ => {
                 self.value(depth)?;
-                Kind::NonObject
+                ElementKind::NonObject
             }
         })
     }
@@ -361,7 +361,7 @@ impl<const TRUSTED: bool> Fast<'_, TRUSTED> {
                     let block = f.block(log, depth)?;
                     if log.blocks.len() as u32 == first {
                         *first_text = Some(match (block.kind, block.text) {
-                            (Kind::Object, Some(t)) => FirstText::Value(t),
+                            (ElementKind::Object, Some(t)) => FirstText::Value(t),
                             _ => FirstText::None,
                         });
                     }
@@ -781,8 +781,8 @@ mod tests {
         assert!(r[3].summary);
         assert_eq!(r[3].refs_kind, Refs::Array);
         assert_eq!(log.refs(3)[0].tool_call_id, r[2].tool_call_id);
-        assert_eq!(r[4].kind, Kind::Null);
-        assert_eq!(r[5].kind, Kind::NonObject);
+        assert_eq!(r[4].kind, ElementKind::Null);
+        assert_eq!(r[5].kind, ElementKind::NonObject);
         assert!(r.iter().all(|r| !r.text.owned));
         assert_eq!(
             log.array_len(),

@@ -8,51 +8,14 @@
 
 use xxhash_rust::xxh3::xxh3_64;
 
-use super::request::Preamble;
-use super::wire::CallModel;
+use crate::cost::request::Preamble;
+use crate::cost::usage::Usage;
+use crate::cost::wire::CallModel;
 use crate::json::text::to_string_lossy;
 use crate::json::view::Value;
 use crate::json::Json;
 use crate::sessionfile::date::{date_of, DateValue};
 use crate::sessionfile::{Entry, ModelCall, SessionFile};
-
-/// Token counts pi recorded on an assistant message or a warm.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Usage {
-    pub input: f64,
-    pub cache_read: f64,
-    pub cache_write: f64,
-}
-
-impl Usage {
-    fn of(v: Option<Value<'_>>) -> Option<Usage> {
-        let v = v?;
-        Usage::read(|k| v.get(k).and_then(|x| x.number()))
-    }
-
-    /// From a usage object as a value (pi's live gate reads the answer's).
-    pub fn from_json(v: &Json) -> Option<Usage> {
-        Usage::read(|k| match v.get(k) {
-            Some(Json::Num(n)) => Some(*n),
-            _ => None,
-        })
-    }
-
-    /// The fields as `number` reads them: `input` is required, the cache
-    /// counts default to 0, and a number that is not finite is absent.
-    fn read(number: impl Fn(&str) -> Option<f64>) -> Option<Usage> {
-        let n = |k: &str| number(k).filter(|x| x.is_finite());
-        Some(Usage {
-            input: n("input")?,
-            cache_read: n("cacheRead").unwrap_or(0.0),
-            cache_write: n("cacheWrite").unwrap_or(0.0),
-        })
-    }
-
-    pub fn total(&self) -> f64 {
-        self.input + self.cache_read + self.cache_write
-    }
-}
 
 /// What happened on the path between the previous call and this one.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -92,7 +55,7 @@ fn entry_time(e: &Entry<'_>) -> Option<f64> {
 /// Folds one `system` message into the preamble: its text and its tools.
 fn fold_system(p: &mut Preamble, message: Value<'_>) {
     let parsed = Json::of(message);
-    let text = super::wire::system_text(&parsed)
+    let text = crate::cost::wire::system_text(&parsed)
         .map(|t| t.to_json())
         .unwrap_or_default();
     let tools = parsed
@@ -118,7 +81,7 @@ pub fn call_meta(
     path: &[u32],
     calls: &[ModelCall],
     model: Option<&CallModel>,
-    catalog: &super::catalog::Catalog,
+    catalog: &crate::cost::catalog::Catalog,
 ) -> Vec<CallMeta> {
     let mut out = Vec::with_capacity(calls.len());
     let mut preamble = Preamble::default();
@@ -168,7 +131,7 @@ pub fn call_meta(
                 m.api = entry.api.clone();
             }
         }
-        let model_key = xxh3_64(&[&m.provider[..], b"/", &m.id[..]].concat());
+        let model_key = m.key();
         out.push(CallMeta {
             model: m,
             model_key,

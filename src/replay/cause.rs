@@ -298,12 +298,12 @@ pub struct Seen {
 /// or the provider's rules did. `gap_ms`: the time since the previous call
 /// on the model, for `expired`.
 pub fn decide(
-    class: super::bill::CallClass,
+    class: crate::cost::bill::CallClass,
     seen: &Seen,
     change: &Change,
     gap_ms: Option<f64>,
 ) -> Option<Rewrite> {
-    use super::bill::CallClass;
+    use crate::cost::bill::CallClass;
     match class {
         CallClass::Append => None,
         CallClass::First if !seen.switched => None,
@@ -391,7 +391,7 @@ mod tests {
 
     #[test]
     fn decides_in_order() {
-        use super::super::bill::CallClass;
+        use crate::cost::bill::CallClass;
         let seen = |f: &dyn Fn(&mut Seen)| {
             let mut s = Seen {
                 switched: false,

@@ -9,29 +9,11 @@
 //! `JSON.stringify` text; its length is that text's UTF-16 length, as
 //! JavaScript counts it. `prefix_hash` hashes a run of digests.
 
-use xxhash_rust::xxh3::xxh3_64;
-
+use crate::cost::digest::Digest;
 use crate::engine::RenderedScript;
 use crate::hash::HashMap;
-use crate::json::utf16_len;
 use crate::script::{Op, SharedText, Slot};
 use crate::sessionfile::ContextView;
-
-/// One output message: its digest and `JSON.stringify(message).length`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Digest {
-    pub hash: u64,
-    pub len: u32,
-}
-
-impl Digest {
-    pub fn of(json: &[u8]) -> Self {
-        Digest {
-            hash: xxh3_64(json),
-            len: utf16_len(json) as u32,
-        }
-    }
-}
 
 type EditKey = (u32, bool, Box<[(u32, u32)]>);
 /// A message's latest edit: thinking stripped, purged blocks, digest.
@@ -154,6 +136,7 @@ impl Digests {
 /// this is its definition, for the tests.
 #[cfg(test)]
 pub(crate) fn prefix_hash(digests: &[Digest], scratch: &mut Vec<u8>) -> u64 {
+    use xxhash_rust::xxh3::xxh3_64;
     scratch.clear();
     scratch.reserve(digests.len() * 8);
     for d in digests {
@@ -165,6 +148,7 @@ pub(crate) fn prefix_hash(digests: &[Digest], scratch: &mut Vec<u8>) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use xxhash_rust::xxh3::xxh3_64;
 
     #[test]
     fn digests_and_prefix_hash_follow_their_definition() {

@@ -20,7 +20,7 @@ use crate::json::Json;
 use crate::sessionfile::condense::{occurrence_key, record_fields, state_json};
 use crate::sessionfile::key::{JsKey, JsVal};
 use crate::sessionfile::{CondenseState, Entry};
-use crate::state::{Chains, State};
+use crate::state::{Chains, State, Unanswered};
 
 type Key = JsKey<'static>;
 
@@ -383,13 +383,16 @@ impl Indexer {
         let full = State::from_json(&state_json(state), self.dialect)?;
         let entries: Vec<Json> = full.chain_entries().into_iter().cloned().collect();
         let summaries = (0..entries.len())
-            .map(|n| full.entry_summary(n).map_err(|_| ()))
+            .map(|n| full.entry_summary(n).map_err(|_| Unanswered::Threw))
             .collect();
         let mut lookups = HashMap::default();
         let mut dropped = Some(HashSet::default());
         for e in &entries {
             if let Some(id) = e.get("blockId").and_then(Json::as_text) {
-                lookups.insert(id.into(), full.block_lookup(id).map_err(|_| ()));
+                lookups.insert(
+                    id.into(),
+                    full.block_lookup(id).map_err(|_| Unanswered::Threw),
+                );
             }
             for field in ["droppedToolCallIds", "droppedOccurrenceKeys"] {
                 match e.get(field) {

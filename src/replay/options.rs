@@ -11,11 +11,93 @@ use crate::error::{PruneError, Result};
 use crate::json::parse_value;
 use crate::json::Json;
 
-use super::gate::GateSettings;
-use super::wire::CallModel;
-use super::{
-    BoundaryMode, CacheModel, Catalog, Contexts, Policy, PrefixRule, ReplayOptions, Settings,
-};
+use super::policy::Policy;
+use super::settings::Settings;
+use crate::cost::bill::CacheModel;
+use crate::cost::catalog::Catalog;
+use crate::cost::prefix::PrefixRule;
+use crate::cost::wire::CallModel;
+use crate::gate::rule::GateSettings;
+
+/// What to replay and how to price it.
+#[derive(Debug, Clone)]
+pub struct ReplayOptions {
+    pub policies: Vec<Policy>,
+    pub settings: Settings,
+    /// Keep every render's measurements (else only the totals).
+    pub keep_renders: bool,
+    /// The provider's cache, or the prefix rule with its prices.
+    pub cache_model: CacheModel,
+    /// 1 h retention (`PI_CACHE_RETENTION=long`).
+    pub long_retention: bool,
+    /// The model of every call (`provider/id`), instead of the session's.
+    pub model: Option<CallModel>,
+    /// The policy in force when the session was recorded.
+    pub recorded_policy: Policy,
+    /// pi-ai's catalog, as js/catalog.js reads it.
+    pub catalog: Catalog,
+    /// A fixed chars-per-token (no calibration).
+    pub chars_per_token: Option<f64>,
+    /// Which 2.4.3 thinking boundary a policy that reads it renders with.
+    pub thinking_boundary: BoundaryMode,
+    /// The gate's settings, for the `+gate` policies.
+    pub gate: GateSettings,
+    /// Where each call's sent messages go.
+    pub contexts: Contexts,
+}
+
+/// What was sent, exported (`contexts`, `--contexts DIR`): per call the
+/// array the context handler hands back to pi.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Contexts {
+    #[default]
+    None,
+    /// In each render's row (`renders[k].messages`).
+    InRenders,
+    /// Streamed to `DIR/<policy>.jsonl`, a line per call: `{k, timestamp,
+    /// model, gate?, messages}`.
+    Dir(std::path::PathBuf),
+}
+
+/// `thinkingBoundary`: the 2.4.3 boundary a render uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BoundaryMode {
+    /// The config's own boundary (as `Config`), reported as the recorded
+    /// rule when the file's 2.4 frontier entries hold that same boundary at
+    /// every render.
+    #[default]
+    Auto,
+    /// The boundary of the frontier in force, as recorded.
+    Recorded,
+    /// 2.4.3's rule computed at each flush from the config's keepLastTurns.
+    Config,
+}
+
+impl BoundaryMode {
+    /// Whether renders take the config's own boundary.
+    pub fn takes_config_boundary(self) -> bool {
+        self != BoundaryMode::Recorded
+    }
+}
+
+impl Default for ReplayOptions {
+    fn default() -> Self {
+        ReplayOptions {
+            policies: Policy::ALL.to_vec(),
+            settings: Settings::default(),
+            keep_renders: false,
+            cache_model: CacheModel::Provider,
+            long_retention: false,
+            model: None,
+            recorded_policy: Policy::None,
+            catalog: Catalog::default(),
+            chars_per_token: None,
+            thinking_boundary: BoundaryMode::Auto,
+            gate: GateSettings::default(),
+            contexts: Contexts::None,
+        }
+    }
+}
 
 fn number(root: &Json, name: &str, default: f64, positive: bool) -> Result<f64> {
     match root.get(name) {

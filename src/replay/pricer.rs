@@ -12,17 +12,19 @@
 //! model given the cache as it stands, changing nothing; [`Pricer::gate`]
 //! quotes the gate's two candidates with it (`gate.rs`).
 
-use super::bill::{classify, BillTotals, CacheModel, CallBill, CallClass, Reads, Tariff};
-use super::cache::{Cache, Outcome};
-use super::calibration::{Calibration, SizePoint};
 use super::calls::CallMeta;
-use super::catalog::{rules_for, Catalog, Family, Rules};
 use super::cause::{decide, Change, Rewrite, Seen};
-use super::digest::Digest;
-use super::gate::{warm_inputs, Carried, GateInputs, Quoted};
-use super::prefix::{PrefixCall, PrefixRule, PrefixSums};
-use super::request::{Preamble, Request, Update};
 use super::requests::{Conversions, Draft, Requests};
+use crate::cost::bill::{classify, BillTotals, CacheModel, CallBill, CallClass, Reads, Tariff};
+use crate::cost::cache::{Cache, Outcome};
+use crate::cost::calibration::{Calibration, SizePoint};
+use crate::cost::catalog::{rules_for, Catalog, Family, Rules};
+use crate::cost::digest::Digest;
+use crate::cost::kept::MessageValues;
+use crate::cost::prefix::{PrefixCall, PrefixRule, PrefixSums};
+use crate::cost::request::{Preamble, Request, Update};
+use crate::error::Result;
+use crate::gate::rule::{warm_inputs, Carried, GateInputs, Quoted};
 use crate::hash::HashMap;
 
 /// One priced call.
@@ -41,6 +43,8 @@ pub struct Priced {
 pub struct Sent<'o> {
     /// The output messages' digests.
     pub out: &'o [Digest],
+    /// Where the messages the request has not converted yet are read.
+    pub values: &'o dyn MessageValues<Digest>,
     /// The first output message that differs from the previous call's.
     pub break_index: usize,
     /// When the call was made (ms; None: no time known).
@@ -49,7 +53,7 @@ pub struct Sent<'o> {
 }
 
 /// What a call keeps of the previous request on its model.
-struct Previous {
+struct PreviousRequest {
     time: f64,
     preamble: Preamble,
     total_chars: u64,
@@ -69,7 +73,7 @@ fn holds(r: &Request, at: Option<(usize, u64)>) -> bool {
 struct Provider<'a> {
     requests: Requests<'a>,
     caches: HashMap<u64, Cache>,
-    previous: HashMap<u64, Previous>,
+    previous: HashMap<u64, PreviousRequest>,
     last_model: Option<u64>,
     /// The latest request (kept in `requests`), for pi's warms: its model
     /// key, rules and time.
@@ -153,15 +157,6 @@ impl<'a> Pricer<'a> {
         }
     }
 
-    /// The wire requests, under the provider model (the walk converts the
-    /// output messages they need).
-    pub fn requests(&mut self) -> Option<&mut Requests<'a>> {
-        match &mut self.model {
-            Model::Provider(p) => Some(&mut p.requests),
-            Model::Prefix(_) => None,
-        }
-    }
-
     /// The sums and the size points.
     pub fn finish(self) -> (BillTotals, Vec<SizePoint>) {
         let mut totals = self.totals;
@@ -229,11 +224,11 @@ impl<'a> Pricer<'a> {
     pub fn gate(
         &mut self,
         k: usize,
-        apply: &[Digest],
-        (sent, appended): (&[Digest], &[Digest]),
+        (apply, apply_values): (&[Digest], &dyn MessageValues<Digest>),
+        (sent, appended, hold_values): (&[Digest], &[Digest], &dyn MessageValues<Digest>),
         time: Option<f64>,
         carried: &Carried,
-    ) -> GateInputs {
+    ) -> Result<GateInputs> {
         self.warm(k);
         let rules = rules_for(&self.meta[k].model, self.long);
         let preamble = self.preamble(k);
@@ -243,8 +238,12 @@ impl<'a> Pricer<'a> {
         let p = self.provider_mut();
         let now = p.now(time);
         let previous = p.draft.take();
-        p.draft = (!same).then(|| p.requests.draft(previous, k, apply, &preamble, &rules));
-        p.requests.append(k, sent, appended, &preamble, &rules);
+        let at = (&preamble, &rules);
+        p.draft = match same {
+            true => None,
+            false => Some(p.requests.draft(previous, k, apply, apply_values, at)?),
+        };
+        p.requests.append(k, (sent, appended), hold_values, at)?;
         let p = self.provider();
         let tariff = self.tariff(k, rules.write_premium);
         let quote = |r: &Request| match self.quote(k, r, now) {
@@ -253,7 +252,7 @@ impl<'a> Pricer<'a> {
         };
         let hold = quote(p.requests.request());
         let apply = p.draft.as_ref().map(|d| quote(d.request()));
-        warm_inputs(&hold, apply.as_ref(), &tariff, carried)
+        Ok(warm_inputs(&hold, apply.as_ref(), &tariff, carried))
     }
 
     /// The gate's decision at the call [`Pricer::gate`] quoted: `apply`
@@ -292,21 +291,27 @@ impl<'a> Pricer<'a> {
     }
 
     /// The calibration pass: the size point of call `k` (provider model).
-    pub fn measure(&mut self, k: usize, out: &[Digest]) {
+    pub fn measure(
+        &mut self,
+        k: usize,
+        out: &[Digest],
+        values: &dyn MessageValues<Digest>,
+    ) -> Result<()> {
         let rules = rules_for(&self.meta[k].model, self.long);
         let preamble = self.preamble(k);
         if let Model::Provider(p) = &mut self.model {
-            p.requests.update(k, out, &preamble, &rules);
+            p.requests.update(k, out, values, (&preamble, &rules))?;
             let chars = p.requests.request().message_chars;
             self.note_size(k, chars);
         }
+        Ok(())
     }
 
     /// Prices call `k`.
-    pub fn price(&mut self, k: usize, sent: Sent<'_>) -> Priced {
+    pub fn price(&mut self, k: usize, sent: Sent<'_>) -> Result<Priced> {
         match self.model {
             Model::Provider(_) => self.price_provider(k, sent),
-            Model::Prefix(_) => self.price_prefix(k, sent),
+            Model::Prefix(_) => Ok(self.price_prefix(k, sent)),
         }
     }
 
@@ -400,14 +405,16 @@ impl<'a> Pricer<'a> {
 
     /// The provider model's price of call `k`: its request quoted, classed
     /// and given a cause, then sent (the cache keeps its entries).
-    fn price_provider(&mut self, k: usize, sent: Sent<'_>) -> Priced {
+    fn price_provider(&mut self, k: usize, sent: Sent<'_>) -> Result<Priced> {
         self.warm(k);
         let key = self.meta[k].model_key;
         let rules = rules_for(&self.meta[k].model, self.long);
         let tpc = self.tokens_per_char(key);
         let preamble = self.preamble(k);
         let p = self.provider_mut();
-        let update = p.requests.update(k, sent.out, &preamble, &rules);
+        let update = p
+            .requests
+            .update(k, sent.out, sent.values, (&preamble, &rules))?;
         let now = p.now(sent.time);
         let p = self.provider();
         let request = p.requests.request();
@@ -447,13 +454,13 @@ impl<'a> Pricer<'a> {
         p.last_model = Some(key);
         p.latest = Some((key, rules, now));
         self.book(k, &bill, class, cause.as_ref(), excess as f64 * tpc, &rules);
-        Priced {
+        Ok(Priced {
             bill,
             class,
             cause,
             read_messages,
             prefix: None,
-        }
+        })
     }
 
     /// Adds call `k`'s bill to the sums, and its cause with the `excess`
@@ -480,7 +487,7 @@ impl<'a> Pricer<'a> {
 fn seen(
     meta: &CallMeta,
     switched: bool,
-    prev: Option<&Previous>,
+    prev: Option<&PreviousRequest>,
     request: &Request,
     update: &Update,
     rules: &Rules,
@@ -504,7 +511,7 @@ fn seen(
 }
 
 /// Whether the read reached what the previous call cached.
-fn reached(request: &Request, prev: &Previous, o: &Outcome) -> bool {
+fn reached(request: &Request, prev: &PreviousRequest, o: &Outcome) -> bool {
     match (o.read_at, prev.last_bp) {
         (Some(q), Some((bp, _))) => q >= bp && holds(request, prev.last_bp),
         // The previous call cached nothing (too short): an unchanged
@@ -515,7 +522,13 @@ fn reached(request: &Request, prev: &Previous, o: &Outcome) -> bool {
 }
 
 /// What a request sent at `now` leaves for the next call on its model.
-fn left_by(request: &Request, rules: &Rules, tpc: f64, now: f64, preamble: Preamble) -> Previous {
+fn left_by(
+    request: &Request,
+    rules: &Rules,
+    tpc: f64,
+    now: f64,
+    preamble: Preamble,
+) -> PreviousRequest {
     let last_bp = match rules.family {
         Family::OpenAiPrefix | Family::Google => request.positions.len().checked_sub(1),
         _ => request
@@ -525,7 +538,7 @@ fn left_by(request: &Request, rules: &Rules, tpc: f64, now: f64, preamble: Pream
             .filter(|&bp| request.positions[bp].chars as f64 * tpc >= rules.min_tokens),
     };
     let at = |i: usize| (i, request.positions[i].hash);
-    Previous {
+    PreviousRequest {
         time: now,
         preamble,
         total_chars: request.total_chars,

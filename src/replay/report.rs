@@ -61,7 +61,7 @@ use crate::json::members::{null_or, object, Members};
 use crate::json::write_json_number as num;
 use crate::script::Stats;
 
-use super::{PolicyReplay, Replay};
+use super::result::{BoundaryUsed, GateTotals, PolicyReplay, Render, Replay};
 
 fn hex(out: &mut Vec<u8>, h: u64) {
     out.extend_from_slice(format!("\"{h:016x}\"").as_bytes());
@@ -97,7 +97,7 @@ pub fn skipped_lines(out: &mut Vec<u8>, (count, lines): &(usize, Vec<u32>)) {
 }
 
 /// `{rule, reason}`, or null for a policy that reads no boundary.
-pub fn boundary(out: &mut Vec<u8>, b: Option<&super::BoundaryUsed>) {
+pub fn boundary(out: &mut Vec<u8>, b: Option<&BoundaryUsed>) {
     null_or(out, b, |out, b| {
         object(out, |o| {
             o.str("rule", b.rule).str("reason", &b.reason);
@@ -167,8 +167,8 @@ fn policy(o: &mut Members, replay: &Replay, p: &PolicyReplay, renders: bool) {
 }
 
 /// A gated policy's settings and decisions.
-fn gate(o: &mut Members, g: &super::GateTotals) {
-    use super::gate::Reason;
+fn gate(o: &mut Members, g: &GateTotals) {
+    use crate::gate::rule::Reason;
     let holds = g.count(Reason::Waits);
     let applies: u64 = g.counts.iter().sum::<u64>() - holds;
     o.object("gate", |o| {
@@ -210,7 +210,7 @@ fn invariant(o: &mut Members, p: &PolicyReplay) {
 }
 
 /// One render's row.
-fn render(o: &mut Members, replay: &Replay, p: &PolicyReplay, r: &super::Render) {
+fn render(o: &mut Members, replay: &Replay, p: &PolicyReplay, r: &Render) {
     let call = &replay.calls[r.call];
     o.nums(&[
         ("charsBefore", r.chars_before as f64),
@@ -243,7 +243,7 @@ fn render(o: &mut Members, replay: &Replay, p: &PolicyReplay, r: &super::Render)
 
 /// One call's bill, class and cause (and the prefix rule's characters
 /// under that model).
-fn priced(o: &mut Members, pr: &super::Priced) {
+fn priced(o: &mut Members, pr: &super::pricer::Priced) {
     o.nums(&[
         ("inputTokens", pr.bill.input_tokens),
         ("cacheReadTokens", pr.bill.cache_read_tokens),
@@ -281,7 +281,7 @@ pub fn to_json(replay: &Replay, renders: bool) -> Vec<u8> {
             .raw("skippedLines", |out| {
                 skipped_lines(out, &replay.skipped_lines)
             });
-        if let super::CacheModel::Prefix(m) = &replay.cache_model {
+        if let crate::cost::bill::CacheModel::Prefix(m) = &replay.cache_model {
             o.object("prefix", |o| {
                 o.nums(&[
                     ("charsPerToken", m.chars_per_token),

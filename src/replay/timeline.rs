@@ -12,7 +12,7 @@ use super::indexer::{Answer, Indexer};
 use crate::dialect::Dialect;
 use crate::engine::Engine;
 use crate::error::{PruneError, Result};
-use crate::sessionfile::{CondenseState, ModelCall, SessionFile};
+use crate::sessionfile::{CondenseState, ModelCall, SessionError, SessionFile};
 
 /// The state at one model call.
 pub(super) struct Step {
@@ -72,7 +72,7 @@ impl Timeline {
             for &e in &path[applied..wanted] {
                 let entry = file.entry(e as usize);
                 if let Err(e) = condense.apply(entry) {
-                    timeline.state_error = Some((k, super::located(e)));
+                    timeline.state_error = Some((k, SessionError::located(e)));
                     return timeline;
                 }
                 indexer.note(entry);

@@ -15,24 +15,141 @@
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::cause::{policy_changes, Change, Current, Previous};
-use super::digest::{Digest, Digests};
-use super::gate::{decide, Carried, GateSettings, Reason};
+use super::digest::Digests;
 use super::invariant::{self, Violation};
+use super::options::ReplayOptions;
+use super::options::{BoundaryMode, Contexts};
 use super::policy::Policy;
+use super::prepared::{id_string, FrontierEntries, Prepared};
 use super::pricer::{Pricer, Sent};
-use super::requests::Requests;
+use super::progress::Progress;
+use super::result::{BoundaryUsed, GateTotals, PolicyReplay, Render};
 use super::settings::Settings;
-use super::{
-    first_difference, slot_value, BoundaryMode, BoundaryUsed, Contexts, FrontierEntries,
-    PolicyReplay,
-};
-use super::{Prepared, Progress, Render};
+use crate::cost::bill::CacheModel;
+use crate::cost::calibration::Calibration;
+use crate::cost::digest::first_difference;
+use crate::cost::digest::Digest;
+use crate::cost::kept::MessageValues;
+use crate::cost::slot_value;
 use crate::engine::{Engine, RenderedScript};
 use crate::error::{PruneError, Result};
+use crate::gate::rule::{decide, Carried, GateSettings, Reason};
 use crate::json::value::write_list;
+use crate::json::Json;
 use crate::record::{array_len, Source};
 use crate::script::{EditScript, Slot, Stats};
-use crate::sessionfile::{ContextView, ModelCall, SessionFile};
+use crate::sessionfile::{ContextView, ModelCall, SessionError, SessionFile};
+
+impl<'a> Prepared<'a> {
+    /// Parses `bytes` and calibrates. `walks`: how many policy passes the
+    /// caller will run (for the progress total).
+    pub fn new(
+        bytes: &'a [u8],
+        options: &ReplayOptions,
+        progress: Option<&Progress>,
+        walks: usize,
+    ) -> Result<Self> {
+        Self::calibrated(bytes, options, progress, walks, false)
+    }
+
+    /// As `new`, for walks that will run on several threads (a tune): the
+    /// state of the dialect the calibration pass does not rebuild is
+    /// rebuilt on the pool meanwhile, so no walk waits for it later. It
+    /// costs the memory of both rebuilds at once.
+    pub fn new_for_pool(
+        bytes: &'a [u8],
+        options: &ReplayOptions,
+        progress: Option<&Progress>,
+        walks: usize,
+    ) -> Result<Self> {
+        Self::calibrated(bytes, options, progress, walks, true)
+    }
+
+    fn calibrated(
+        bytes: &'a [u8],
+        options: &ReplayOptions,
+        progress: Option<&Progress>,
+        walks: usize,
+        pool: bool,
+    ) -> Result<Self> {
+        let mut prepared = Prepared::uncalibrated(bytes, options, progress, walks)?;
+        prepared.calibration = prepared.calibrate(progress, pool)?;
+        Ok(prepared)
+    }
+
+    /// The tokens per character per model: under the provider model fitted
+    /// on the recorded policy's measure pass (with the other dialect's
+    /// state rebuilt meanwhile for a pool); under the prefix rule fixed.
+    fn calibrate(&self, progress: Option<&Progress>, pool: bool) -> Result<Calibration> {
+        let options = &self.options;
+        Ok(if let CacheModel::Prefix(rule) = &options.cache_model {
+            let mut c = Calibration::fit(&[], Some(rule.chars_per_token));
+            for (k, _, _) in &self.models {
+                c.by_model.insert(*k, c.factor(*k));
+            }
+            c
+        } else {
+            // For a pool, the other dialect's state is rebuilt meanwhile,
+            // when a policy will need it.
+            let recorded = options.recorded_policy.dialect();
+            let other = options
+                .policies
+                .iter()
+                .map(|p| p.dialect())
+                .find(|&d| d != recorded)
+                .filter(|_| pool);
+            let measure = || {
+                self.walk(&options.settings, progress)
+                    .run(options.recorded_policy, Pass::Measure)
+            };
+            // rayon::join from outside the pool would move the pass to a
+            // worker thread, whose allocator heap then holds its freed
+            // memory for the rest of the replay: without a rebuild beside
+            // it, the pass stays on this thread.
+            let measured = match other {
+                Some(d) => {
+                    let rebuild = || {
+                        self.timelines.get(&self.file, &self.path, &self.calls, d);
+                    };
+                    rayon::join(measure, rebuild).0
+                }
+                None => measure(),
+            };
+            Calibration::fit(&measured?.points, options.chars_per_token)
+        })
+    }
+
+    fn walk<'w>(&'w self, settings: &'w Settings, progress: Option<&'w Progress>) -> Walk<'w, 'a> {
+        Walk {
+            prepared: self,
+            settings,
+            progress,
+        }
+    }
+
+    /// One policy over every call, rendered with `settings`.
+    pub fn run(
+        &self,
+        policy: Policy,
+        settings: &Settings,
+        progress: Option<&Progress>,
+    ) -> Result<PolicyReplay> {
+        self.walk(settings, progress).run(policy, Pass::Price)
+    }
+
+    /// One release over every call, once per member of `family` (the
+    /// release gated or not, with settings that differ at most in their
+    /// thinking strip: they share every phase before it).
+    pub fn run_family(
+        &self,
+        family: &[(Policy, &Settings)],
+        progress: Option<&Progress>,
+    ) -> Result<Vec<PolicyReplay>> {
+        let settings = family.first().map_or(&self.options.settings, |m| m.1);
+        self.walk(settings, progress)
+            .run_family(family, Pass::Price)
+    }
+}
 
 /// Violations kept in full per policy (all are counted).
 const KEPT_VIOLATIONS: usize = 1000;
@@ -60,25 +177,49 @@ impl Held {
     /// chain block further back), as they are.
     fn raw_until(&mut self, lane: &mut Lane<'_>, at: &Call<'_, '_>, to: usize) {
         for j in self.next..to {
-            let id = at.ids[j];
-            let d = lane.digests.kept(at.view, id);
-            if let Some(requests) = lane.pricer.requests() {
-                convert_kept(requests, at, id, &d);
-            }
             self.slots.push(Slot::keep(j));
-            self.out.push(d);
+            self.out.push(lane.digests.kept(at.view, at.ids[j]));
         }
         self.next = self.next.max(to);
     }
 }
 
-/// Converts context message `id` (digest `d`) for the wire request, unless
-/// it is converted already.
-fn convert_kept(requests: &mut Requests<'_>, at: &Call<'_, '_>, id: u32, d: &Digest) {
-    if requests.needs(at.k, d) {
-        let value = slot_value::message(&at.view.message(id).json);
-        requests.convert(at.k, d, &value);
+/// The messages of a call's context, by output position (a policy that
+/// sends the context as it is).
+struct ContextValues<'c, 'v, 'f> {
+    at: &'c Call<'v, 'f>,
+}
+
+impl MessageValues<Digest> for ContextValues<'_, '_, '_> {
+    fn value(&self, _: &Digest, at: Option<usize>) -> Result<Json> {
+        let id = at.and_then(|i| self.at.ids.get(i)).ok_or_else(unplaced)?;
+        Ok(slot_value::message(&self.at.view.message(*id).json))
     }
+}
+
+/// The messages of a render's slots, the first at output position
+/// `offset` (a hold's appended slots follow the previous request's).
+struct SlotValues<'s> {
+    script: &'s RenderedScript<'s>,
+    slots: &'s [Slot],
+    offset: usize,
+}
+
+impl MessageValues<Digest> for SlotValues<'_> {
+    fn value(&self, _: &Digest, at: Option<usize>) -> Result<Json> {
+        let slot = at
+            .and_then(|i| i.checked_sub(self.offset))
+            .and_then(|i| self.slots.get(i))
+            .ok_or_else(unplaced)?;
+        Ok(slot_value::shown(&self.script.shown(slot)))
+    }
+}
+
+fn unplaced() -> PruneError {
+    PruneError::new(
+        crate::error::Code::InvalidArgument,
+        "replay: a request asked for a message outside the render",
+    )
 }
 
 /// One settings' pass through a family walk.
@@ -219,7 +360,7 @@ impl<'f> Context<'f> {
         }
         let from = match call.leaf {
             Some(l) => {
-                self.view.seek(l).map_err(super::located)?;
+                self.view.seek(l).map_err(SessionError::located)?;
                 self.view.take_changed_from()
             }
             None => 0,
@@ -317,13 +458,13 @@ fn strip_of(config: Option<&crate::json::Json>) -> Option<f64> {
 /// Whether a pass prices the calls or only measures them for the
 /// calibration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Pass {
+pub enum Pass {
     Price,
     Measure,
 }
 
 /// One policy's walk over a prepared file, with one settings (or a family).
-pub(super) struct Walk<'w, 'f> {
+pub struct Walk<'w, 'f> {
     pub prepared: &'w Prepared<'f>,
     pub settings: &'w Settings,
     pub progress: Option<&'w Progress>,
@@ -391,9 +532,7 @@ impl<'w, 'f> Walk<'w, 'f> {
                 points: Vec::new(),
                 priced: Vec::new(),
                 boundary: None,
-                gate: policy
-                    .gated()
-                    .then(|| super::GateTotals::new(p.options.gate)),
+                gate: policy.gated().then(|| GateTotals::new(p.options.gate)),
             },
             scratch: Vec::new(),
         })
@@ -573,7 +712,15 @@ impl<'w, 'f> Walk<'w, 'f> {
                     let mut last_keeps = false;
                     for (m, lane) in lanes[n..end].iter_mut().enumerate() {
                         let (found, appended) =
-                            self.lane_rendered(lane, at, &rendered, share.then_some(&mut shared));
+                            self.lane_rendered(lane, at, &rendered, share.then_some(&mut shared))?;
+                        // A hold sends its appended slots after the
+                        // previous request's messages.
+                        let values = SlotValues {
+                            script: &rendered,
+                            slots: appended.as_deref().unwrap_or(rendered.slots()),
+                            offset: appended.as_ref().map_or(0, |_| lane.last.digests.len()),
+                        };
+                        self.lane_measure(lane, at, found, &values)?;
                         match appended {
                             // A hold: the render's slots were not sent.
                             Some(appended) => lane.last.slots.extend(appended),
@@ -583,7 +730,6 @@ impl<'w, 'f> Walk<'w, 'f> {
                                 spent.push(std::mem::replace(&mut lane.last.slots, slots));
                             }
                         }
-                        self.lane_measure(lane, at, found)?;
                     }
                     let slots = rendered.into_slots();
                     if last_keeps {
@@ -598,7 +744,7 @@ impl<'w, 'f> Walk<'w, 'f> {
                 _ => {
                     for lane in &mut lanes[n..end] {
                         let found = self.lane_kept(lane, at);
-                        self.lane_measure(lane, at, found)?;
+                        self.lane_measure(lane, at, found, &ContextValues { at })?;
                     }
                 }
             }
@@ -663,7 +809,7 @@ impl<'w, 'f> Walk<'w, 'f> {
         at: &Call<'_, '_>,
         script: &RenderedScript<'_>,
         shared: Option<&mut Option<Vec<Digest>>>,
-    ) -> (Found, Option<Vec<Slot>>) {
+    ) -> Result<(Found, Option<Vec<Slot>>)> {
         let k = at.k;
         lane.out.clear();
         match shared {
@@ -679,25 +825,9 @@ impl<'w, 'f> Walk<'w, 'f> {
                 }
             }
         }
-        if let Some(requests) = lane.pricer.requests() {
-            let first = requests.first_new(k, &lane.out);
-            for (i, slot) in script.slots().iter().enumerate().skip(first) {
-                if requests.needs(k, &lane.out[i]) {
-                    let value = slot_value::shown(&script.shown(slot));
-                    // The value is the message the slot's text spells.
-                    #[cfg(test)]
-                    {
-                        let mut text = Vec::new();
-                        script.write_slot(slot, &mut text);
-                        assert_eq!(value.to_json(), text, "call {k} slot {i}");
-                    }
-                    requests.convert(k, &lane.out[i], &value);
-                }
-            }
-        }
         let (gate, held) = match lane.gate {
             Some(settings) if at.pass == Pass::Price => {
-                let (reason, held) = self.gate(lane, at, script, &settings);
+                let (reason, held) = self.gate(lane, at, script, &settings)?;
                 (Some(reason), held)
             }
             _ => (None, None),
@@ -766,7 +896,7 @@ impl<'w, 'f> Walk<'w, 'f> {
         };
         // The caller keeps the sent slots: the render's, or on a hold the
         // previous ones and the appended.
-        (found, held)
+        Ok((found, held))
     }
 
     /// A gated lane's choice at this call between the release's render
@@ -782,7 +912,7 @@ impl<'w, 'f> Walk<'w, 'f> {
         at: &Call<'_, '_>,
         script: &RenderedScript<'_>,
         settings: &GateSettings,
-    ) -> (Reason, Option<Vec<Slot>>) {
+    ) -> Result<(Reason, Option<Vec<Slot>>)> {
         let k = at.k;
         let meta = &self.prepared.meta;
         let since = &meta[k].since;
@@ -800,7 +930,7 @@ impl<'w, 'f> Walk<'w, 'f> {
         if cold_context {
             lane.carried.cold();
             lane.pricer.forget_draft();
-            return (Reason::Cold, None);
+            return Ok((Reason::Cold, None));
         }
         lane.carried.horizon.observe(rewrote);
         let appended_from = last.inputs;
@@ -832,23 +962,33 @@ impl<'w, 'f> Walk<'w, 'f> {
         }
         held.raw_until(lane, at, at.ids.len());
         let time = self.prepared.infos[k].time;
+        let apply = SlotValues {
+            script,
+            slots: script.slots(),
+            offset: 0,
+        };
+        let hold = SlotValues {
+            script,
+            slots: &held.slots,
+            offset: lane.last.digests.len(),
+        };
         let inputs = lane.pricer.gate(
             k,
-            &lane.out,
-            (&lane.last.digests, &held.out),
+            (&lane.out, &apply),
+            (&lane.last.digests, &held.out, &hold),
             time,
             &lane.carried,
-        );
+        )?;
         let reason = decide(&inputs, settings);
         lane.pricer.settle(reason.applies());
         lane.carried.settle(reason, &inputs);
         if reason.applies() {
-            (reason, None)
+            Ok((reason, None))
         } else {
             lane.out.clear();
             lane.out.extend_from_slice(&lane.last.digests);
             lane.out.extend_from_slice(&held.out);
-            (reason, Some(held.slots))
+            Ok((reason, Some(held.slots)))
         }
     }
 
@@ -863,17 +1003,10 @@ impl<'w, 'f> Walk<'w, 'f> {
 
     /// A lane's output without an engine (`none`): the context itself.
     fn lane_kept(&self, lane: &mut Lane<'_>, at: &Call<'_, '_>) -> Found {
-        let k = at.k;
         lane.out.clear();
         let digests = &mut lane.digests;
         lane.out
             .extend(at.ids.iter().map(|&id| digests.kept(at.view, id)));
-        if let Some(requests) = lane.pricer.requests() {
-            let first = requests.first_new(k, &lane.out);
-            for (i, &id) in at.ids.iter().enumerate().skip(first) {
-                convert_kept(requests, at, id, &lane.out[i]);
-            }
-        }
         let break_index = first_difference(&lane.last.digests, &lane.out);
         if let Some(sent) = lane.sent.as_mut() {
             sent.texts.truncate(break_index);
@@ -891,7 +1024,13 @@ impl<'w, 'f> Walk<'w, 'f> {
     }
 
     /// A lane's render measured, priced and kept as the previous one.
-    fn lane_measure(&self, lane: &mut Lane<'_>, at: &Call<'_, '_>, found: Found) -> Result<()> {
+    fn lane_measure(
+        &self,
+        lane: &mut Lane<'_>,
+        at: &Call<'_, '_>,
+        found: Found,
+        values: &dyn MessageValues<Digest>,
+    ) -> Result<()> {
         let k = at.k;
         let Found {
             stats,
@@ -913,18 +1052,19 @@ impl<'w, 'f> Walk<'w, 'f> {
         let time = self.prepared.infos[k].time;
         let priced = match at.pass {
             Pass::Measure => {
-                lane.pricer.measure(k, out);
+                lane.pricer.measure(k, out, values)?;
                 None
             }
             Pass::Price => Some(lane.pricer.price(
                 k,
                 Sent {
                     out,
+                    values,
                     break_index,
                     time,
                     change,
                 },
-            )),
+            )?),
         };
         if let Some(p) = priced {
             result.priced.push(p);
@@ -1013,7 +1153,7 @@ impl<'w, 'f> Walk<'w, 'f> {
                     .prepared
                     .file
                     .entry(at.view.message(at.ids[i]).entry as usize);
-                v.detail = format!("{} (entry {})", v.detail, super::id_string(&entry));
+                v.detail = format!("{} (entry {})", v.detail, id_string(&entry));
             }
             result.violations.push(v);
         }

@@ -39,6 +39,14 @@ impl SessionError {
     pub fn code(&self) -> Code {
         self.kind
     }
+
+    /// As the replay reports it: the code, the message without a line
+    /// prefix, and the line as a field.
+    pub fn located(self) -> crate::error::PruneError {
+        let mut err = crate::error::PruneError::new(self.kind, self.message);
+        err.line = self.line.map(|l| l as usize);
+        err
+    }
 }
 
 impl fmt::Display for SessionError {

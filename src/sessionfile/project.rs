@@ -30,7 +30,7 @@ pub struct Projected<'s> {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Role {
+enum EntryRole {
     User,
     Assistant,
     ToolResult,
@@ -39,25 +39,25 @@ enum Role {
     Other,
 }
 
-fn role_of(v: Value<'_>, renamed: bool) -> Role {
+fn role_of(v: Value<'_>, renamed: bool) -> EntryRole {
     if v.kind() != Kind::Object {
-        return Role::Other;
+        return EntryRole::Other;
     }
     if renamed {
-        return Role::Custom;
+        return EntryRole::Custom;
     }
     match v.get("role") {
-        Some(r) if r.is_str("user") => Role::User,
-        Some(r) if r.is_str("assistant") => Role::Assistant,
-        Some(r) if r.is_str("toolResult") => Role::ToolResult,
-        Some(r) if r.is_str("custom") => Role::Custom,
-        Some(r) if r.is_str("system") => Role::System,
-        _ => Role::Other,
+        Some(r) if r.is_str("user") => EntryRole::User,
+        Some(r) if r.is_str("assistant") => EntryRole::Assistant,
+        Some(r) if r.is_str("toolResult") => EntryRole::ToolResult,
+        Some(r) if r.is_str("custom") => EntryRole::Custom,
+        Some(r) if r.is_str("system") => EntryRole::System,
+        _ => EntryRole::Other,
     }
 }
 
 /// Where a message comes from, before it is written.
-enum Source<'s> {
+enum MessageSource<'s> {
     /// A stored message (or a compaction's checkpoint).
     Stored {
         v: Value<'s>,
@@ -109,7 +109,7 @@ pub fn project<'s>(
     head: bool,
     edit: Option<Entry<'s>>,
 ) -> Result<Vec<Projected<'s>>> {
-    let mut sources: Vec<(Source<'s>, Role)> = Vec::new();
+    let mut sources: Vec<(MessageSource<'s>, EntryRole)> = Vec::new();
     if entry.is("message") {
         let Some(m) = entry.message().filter(|m| !m.is_null()) else {
             return Err(missing_message(&entry));
@@ -119,12 +119,14 @@ pub fn project<'s>(
         let content_missing =
             m.kind() == Kind::Object && m.get("content").is_none_or(|c| c.is_null());
         let fixed_content: Option<&'static [u8]> = match role {
-            Role::System if content_missing => Some(b"\"\""),
-            Role::User | Role::Assistant | Role::ToolResult if content_missing => Some(b"[]"),
+            EntryRole::System if content_missing => Some(b"\"\""),
+            EntryRole::User | EntryRole::Assistant | EntryRole::ToolResult if content_missing => {
+                Some(b"[]")
+            }
             _ => None,
         };
         sources.push((
-            Source::Stored {
+            MessageSource::Stored {
                 v: m,
                 renamed,
                 fixed_content,
@@ -132,16 +134,16 @@ pub fn project<'s>(
             role,
         ));
     } else if entry.is("custom_message") {
-        sources.push((Source::Custom, Role::Custom));
+        sources.push((MessageSource::Custom, EntryRole::Custom));
     } else if entry.is("branch_summary") {
         if entry.get("summary").is_some_and(|s| s.truthy()) {
-            sources.push((Source::BranchSummary, Role::Other));
+            sources.push((MessageSource::BranchSummary, EntryRole::Other));
         }
     } else if entry.is("compaction") && head {
         if let Some(sys) = entry.get("systemMessage").filter(|s| s.truthy()) {
             let role = role_of(sys, false);
             sources.push((
-                Source::Stored {
+                MessageSource::Stored {
                     v: sys,
                     renamed: false,
                     fixed_content: None,
@@ -149,7 +151,7 @@ pub fn project<'s>(
                 role,
             ));
         }
-        sources.push((Source::CompactionSummary, Role::Other));
+        sources.push((MessageSource::CompactionSummary, EntryRole::Other));
     }
 
     let mut edited: Option<EditedContent> = None;
@@ -160,7 +162,10 @@ pub fn project<'s>(
                 let editable = sources.iter().any(|(_, role)| {
                     matches!(
                         role,
-                        Role::User | Role::Assistant | Role::ToolResult | Role::Custom
+                        EntryRole::User
+                            | EntryRole::Assistant
+                            | EntryRole::ToolResult
+                            | EntryRole::Custom
                     )
                 });
                 if editable {
@@ -192,16 +197,17 @@ pub fn project<'s>(
     for (source, role) in sources {
         // The content pi sets on an edited message.
         let content_override: Option<Override<'_>> = match (&edited, role) {
-            (Some(e), Role::Assistant | Role::ToolResult) if e.text_block.is_some() => {
+            (Some(e), EntryRole::Assistant | EntryRole::ToolResult) if e.text_block.is_some() => {
                 e.text_block.as_deref().map(Override::Json)
             }
-            (Some(e), Role::User | Role::Assistant | Role::ToolResult | Role::Custom) => {
-                Some(e.json.as_deref().map_or(Override::Omit, Override::Json))
-            }
+            (
+                Some(e),
+                EntryRole::User | EntryRole::Assistant | EntryRole::ToolResult | EntryRole::Custom,
+            ) => Some(e.json.as_deref().map_or(Override::Omit, Override::Json)),
             _ => None,
         };
         let json: Cow<'s, [u8]> = match source {
-            Source::Stored {
+            MessageSource::Stored {
                 v,
                 renamed,
                 fixed_content,
@@ -225,7 +231,7 @@ pub fn project<'s>(
                     Cow::Owned(buf)
                 }
             }
-            Source::Custom => {
+            MessageSource::Custom => {
                 let mut b = b"{\"role\":\"custom\"".to_vec();
                 member(&mut b, "customType", entry.get("customType"));
                 match content_override {
@@ -243,13 +249,15 @@ pub fn project<'s>(
                 member(&mut b, "details", entry.get("details"));
                 with_timestamp(&entry, b)?
             }
-            Source::BranchSummary => summary(&entry, b"branchSummary", "fromId")?,
-            Source::CompactionSummary => summary(&entry, b"compactionSummary", "tokensBefore")?,
+            MessageSource::BranchSummary => summary(&entry, b"branchSummary", "fromId")?,
+            MessageSource::CompactionSummary => {
+                summary(&entry, b"compactionSummary", "tokensBefore")?
+            }
         };
         out.push(Projected {
             json,
             entry: entry.index,
-            system: role == Role::System,
+            system: role == EntryRole::System,
         });
     }
     Ok(out)

@@ -28,7 +28,7 @@
 //!   It reuses the prices the tune already has: nothing is replayed again.
 
 use super::grid::distance;
-use super::{Candidate, Outcome};
+use super::{Candidate, FileRun};
 
 /// How far above the cheapest a configuration still ties with it: a cent,
 /// or 0.1% of the cheapest's USD when that is more.
@@ -150,7 +150,7 @@ struct Prices {
 }
 
 impl Prices {
-    fn new(outcomes: &[Vec<Outcome>]) -> Prices {
+    fn new(outcomes: &[Vec<FileRun>]) -> Prices {
         let sorted = outcomes
             .iter()
             .map(|per_file| {
@@ -227,7 +227,7 @@ fn rank(cost: &[f64], chars: &[u64], near: &[usize]) -> (Vec<usize>, usize, usiz
 /// their pi-condense prunes today).
 pub fn choose(
     candidates: &[Candidate],
-    outcomes: &[Vec<Outcome>],
+    outcomes: &[Vec<FileRun>],
     current: usize,
     pruning_on: bool,
 ) -> Choice {
@@ -324,16 +324,16 @@ mod tests {
         out
     }
 
-    fn outcomes(costs: &[&[f64]]) -> Vec<Vec<Outcome>> {
+    fn outcomes(costs: &[&[f64]]) -> Vec<Vec<FileRun>> {
         costs
             .iter()
             .map(|per_file| {
                 per_file
                     .iter()
-                    .map(|&c| Outcome {
+                    .map(|&c| FileRun {
                         cost_usd: c,
                         chars_sent: 1000,
-                        ..Outcome::default()
+                        ..FileRun::default()
                     })
                     .collect()
             })

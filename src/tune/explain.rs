@@ -19,8 +19,8 @@
 use super::choose::Choice;
 use super::grid::{block_distance, with};
 use super::Candidate;
+use crate::gate::rule::GateSettings;
 use crate::json::Json;
-use crate::replay::gate::GateSettings;
 
 /// The parts of a configuration the grid varies, in the order a walk from
 /// yours changes them.
@@ -262,20 +262,20 @@ pub fn explain(
 mod tests {
     use super::super::choose::choose;
     use super::super::grid::{current, grid};
-    use super::super::Outcome;
+    use super::super::FileRun;
     use super::*;
     use crate::json::parse_value;
 
     /// Prices every candidate of the real grid by a rule: what each part's
     /// value adds.
-    fn priced(candidates: &[Candidate], rule: impl Fn(&Candidate) -> f64) -> Vec<Vec<Outcome>> {
+    fn priced(candidates: &[Candidate], rule: impl Fn(&Candidate) -> f64) -> Vec<Vec<FileRun>> {
         candidates
             .iter()
             .map(|c| {
-                vec![Outcome {
+                vec![FileRun {
                     cost_usd: rule(c),
                     chars_sent: 1000,
-                    ..Outcome::default()
+                    ..FileRun::default()
                 }]
             })
             .collect()

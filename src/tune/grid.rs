@@ -8,11 +8,11 @@
 //! argument size); recovery grace 1 or 3 turns; for 2.4.3 the thinking
 //! strip off or keeping 8, 16 or 32 turns; both releases; and no pruning.
 //! Each configuration but no pruning has a gated twin: the same release and
-//! block behind the cache-aware gate (`crate::replay::gate`), with the
+//! block behind the cache-aware gate (`crate::gate::rule`), with the
 //! tune's gate settings.
 
+use crate::gate::rule::GateSettings;
 use crate::json::Json;
-use crate::replay::gate::GateSettings;
 use crate::replay::{Policy, Settings};
 
 /// Settings that act only at a flush: a replay cannot change what the

@@ -19,7 +19,8 @@ use rayon::prelude::*;
 
 use crate::error::{Code, PruneError, Result};
 use crate::json::Json;
-use crate::replay::{BoundaryUsed, Policy, Prepared, Progress, ReplayOptions, Settings};
+use crate::replay::result::BoundaryUsed;
+use crate::replay::{Policy, Prepared, Progress, ReplayOptions, Settings};
 
 pub use choose::{choose, Choice, Fold, HeldOut, Keep};
 pub use explain::{explain, Explained, Paste};
@@ -28,7 +29,7 @@ pub use report::to_json;
 
 /// One configuration over one session file.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Outcome {
+pub struct FileRun {
     pub cost_usd: f64,
     pub chars_sent: u64,
     /// Calls that rewrote the cache (rewrite, partial or expired).
@@ -61,7 +62,7 @@ pub struct Tuned {
     pub model_calls: usize,
     pub candidates: Vec<Candidate>,
     /// `outcomes[c][f]`: candidate `c` over file `f`.
-    pub outcomes: Vec<Vec<Outcome>>,
+    pub outcomes: Vec<Vec<FileRun>>,
     /// The index of the user's current configuration in `candidates`.
     pub current: usize,
     /// The thinking boundary rule of the current configuration (None: its
@@ -73,9 +74,9 @@ pub struct Tuned {
     pub explained: Explained,
 }
 
-fn outcome(p: &crate::replay::PolicyReplay) -> Outcome {
+fn outcome(p: &crate::replay::PolicyReplay) -> FileRun {
     let c = &p.bill.classes;
-    Outcome {
+    FileRun {
         cost_usd: p.bill.cost_usd,
         chars_sent: p.chars_sent,
         rewrites: c[2] + c[3] + c[4],
@@ -146,9 +147,9 @@ fn tune_file(
     candidates: &[Candidate],
     families: &[Vec<usize>],
     progress: Option<&Progress>,
-) -> Result<(FileInfo, Vec<Outcome>)> {
+) -> Result<(FileInfo, Vec<FileRun>)> {
     let prepared = Prepared::new_for_pool(bytes, replay_options, progress, candidates.len())?;
-    let results: Vec<Result<Vec<(usize, Outcome)>>> = families
+    let results: Vec<Result<Vec<(usize, FileRun)>>> = families
         .par_iter()
         .map(|family| {
             let members: Vec<(Policy, &Settings)> = family
@@ -163,7 +164,7 @@ fn tune_file(
                 .collect())
         })
         .collect();
-    let mut outcomes = vec![Outcome::default(); candidates.len()];
+    let mut outcomes = vec![FileRun::default(); candidates.len()];
     for family in results {
         for (c, o) in family? {
             outcomes[c] = o;
@@ -261,7 +262,7 @@ pub fn tune(
     replay_options.keep_renders = false;
     replay_options.contexts = crate::replay::Contexts::None;
     let families = families(&candidates);
-    let mut per_file: Vec<Vec<Outcome>> = Vec::with_capacity(files.len());
+    let mut per_file: Vec<Vec<FileRun>> = Vec::with_capacity(files.len());
     let mut infos: Vec<FileInfo> = Vec::with_capacity(files.len());
     let mut errors: Vec<FileError> = Vec::new();
     let mut model_calls = 0;
@@ -296,7 +297,7 @@ pub fn tune(
         &infos,
     );
     // outcomes[c][f]
-    let outcomes: Vec<Vec<Outcome>> = (0..candidates.len())
+    let outcomes: Vec<Vec<FileRun>> = (0..candidates.len())
         .map(|c| per_file.iter().map(|f| f[c].clone()).collect())
         .collect();
     let pruning_on = options.replay.settings.pruning_on();

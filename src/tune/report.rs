@@ -59,7 +59,7 @@
 //! configuration rendered with (null for a release that reads none).
 
 use super::choose::tolerance;
-use super::{Candidate, Fold, HeldOut, Keep, Outcome, Paste, Tuned, HELD};
+use super::{Candidate, FileRun, Fold, HeldOut, Keep, Paste, Tuned, HELD};
 use crate::json::members::{null_or, object, Members};
 use crate::json::text::write_str;
 use crate::json::write_json_number;
@@ -135,7 +135,7 @@ fn files(o: &mut Members, name: &str, t: &Tuned, indices: impl IntoIterator<Item
 }
 
 /// A configuration's USD per cause, summed over the files, most first.
-fn causes(outcomes: &[Outcome]) -> Vec<(String, u64, f64)> {
+fn causes(outcomes: &[FileRun]) -> Vec<(String, u64, f64)> {
     let mut causes: Vec<(String, u64, f64)> = Vec::new();
     for o in outcomes {
         for (label, calls, usd) in &o.causes {

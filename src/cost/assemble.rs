@@ -13,17 +13,17 @@ use super::wire::{BlockKind, CallModel, Converted, Packed};
 use crate::json::Json;
 
 /// A block whose kind the thinking rules need.
-pub trait Block {
+pub trait WireBlock {
     fn is_thinking(&self) -> bool;
 }
 
-impl Block for Packed {
+impl WireBlock for Packed {
     fn is_thinking(&self) -> bool {
         matches!(self.kind, BlockKind::Thinking | BlockKind::RedactedThinking)
     }
 }
 
-impl Block for Json {
+impl WireBlock for Json {
     fn is_thinking(&self) -> bool {
         self.get("type")
             .is_some_and(|t| t.is_str("thinking") || t.is_str("redacted_thinking"))
@@ -69,7 +69,7 @@ struct Assembler<'a, 's, B, S> {
     images: Vec<&'a B>,
 }
 
-impl<'a, B: Block + 'a, S: WireSink<'a, B>> Assembler<'a, '_, B, S> {
+impl<'a, B: WireBlock + 'a, S: WireSink<'a, B>> Assembler<'a, '_, B, S> {
     fn open_run(&mut self, source: Option<usize>) {
         if !self.run_open {
             self.run_open = true;
@@ -153,7 +153,7 @@ impl<'a, B: Block + 'a, S: WireSink<'a, B>> Assembler<'a, '_, B, S> {
             user_turn: false,
             string_content: false,
             effort: None,
-            has_thinking: blocks.iter().any(Block::is_thinking),
+            has_thinking: blocks.iter().any(WireBlock::is_thinking),
         });
         for b in blocks {
             self.sink.block(b);
@@ -172,7 +172,7 @@ impl<'a, B: Block + 'a, S: WireSink<'a, B>> Assembler<'a, '_, B, S> {
 /// the index of `converted[0]` (a resumed request starts at a user turn).
 pub fn assemble<'a, B, C, S>(converted: &'a [C], offset: usize, model: &CallModel, sink: &mut S)
 where
-    B: Block + 'a,
+    B: WireBlock + 'a,
     C: std::ops::Deref<Target = Converted<B>>,
     S: WireSink<'a, B>,
 {

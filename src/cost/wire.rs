@@ -36,6 +36,12 @@ pub struct CallModel {
 }
 
 impl CallModel {
+    /// The model's key: a hash of `provider/id`, the one the replay's calls
+    /// and pi's live gate both key a model by.
+    pub fn key(&self) -> u64 {
+        xxhash_rust::xxh3::xxh3_64(&[&self.provider[..], b"/", &self.id[..]].concat())
+    }
+
     /// `provider/id`, as reports name the model.
     pub fn name(&self) -> String {
         format!(

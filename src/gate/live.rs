@@ -14,17 +14,18 @@
 //! again). A cold call forgets them all.
 
 use std::collections::VecDeque;
-use std::rc::Rc;
 
-use super::bill::Tariff;
-use super::cache::Cache;
-use super::calibration::{Calibration, ModelFactor, SizePoint};
-use super::calls::Usage;
-use super::catalog::{rules_for, Catalog, ModelEntry, Rules};
-use super::gate::{decide, warm_inputs, Carried, GateInputs, GateSettings, Quoted, Reason};
-use super::request::{Incremental, Preamble};
-use super::wire::{convert_message, CallModel, Converted, Packed};
-use super::{first_difference, slot_value};
+use super::rule::{decide, warm_inputs, Carried, GateInputs, GateSettings, Quoted, Reason};
+use crate::cost::bill::Tariff;
+use crate::cost::cache::Cache;
+use crate::cost::calibration::{Calibration, ModelFactor, SizePoint};
+use crate::cost::catalog::{rules_for, Catalog, ModelEntry, Rules};
+use crate::cost::digest::first_difference;
+use crate::cost::kept::{wire_message, KeptRequest, MessageValues, WireMessage};
+use crate::cost::request::Preamble;
+use crate::cost::slot_value;
+use crate::cost::usage::Usage;
+use crate::cost::wire::CallModel;
 use crate::engine::RenderedScript;
 use crate::error::{PruneError, Result};
 use crate::hash::HashMap;
@@ -59,16 +60,9 @@ pub struct LiveCall<'a> {
     pub release: &'a [i32],
     /// The slots a hold appends after the previous request's.
     pub tail: &'a [i32],
-    /// What a slot not converted yet stands for.
-    pub values: &'a dyn SlotValues,
-}
-
-/// Where the gate reads the message a slot stands for, the first time a
-/// request holds it.
-pub trait SlotValues {
-    /// The message of `slot`; `at`: its position in the release's render,
-    /// when the caller knows it.
-    fn value(&self, slot: i32, at: Option<usize>) -> Result<Json>;
+    /// What a slot not converted yet stands for (`at`: its position in
+    /// the release's render, when the gate knows it).
+    pub values: &'a dyn MessageValues<i32>,
 }
 
 /// The slots of the release's render as the drop-in's engine last rendered
@@ -80,8 +74,8 @@ pub struct RenderedSlots<'a> {
     pub release: &'a [i32],
 }
 
-impl SlotValues for RenderedSlots<'_> {
-    fn value(&self, slot: i32, at: Option<usize>) -> Result<Json> {
+impl MessageValues<i32> for RenderedSlots<'_> {
+    fn value(&self, &slot: &i32, at: Option<usize>) -> Result<Json> {
         if slot >= 0 {
             return match self.script.input_text(slot as usize) {
                 Some(text) => Ok(slot_value::message(text)),
@@ -133,16 +127,8 @@ struct LiveModel {
     entry: Option<ModelEntry>,
 }
 
-/// One message converted for the wire, shared by the two requests.
-type Message = Rc<Converted<Packed>>;
-
-/// A request kept from call to call, with its messages and their slots.
-#[derive(Clone, Default)]
-struct Kept {
-    slots: Vec<i32>,
-    messages: Vec<Message>,
-    request: Incremental,
-}
+/// A request kept from call to call, by the slots of its messages.
+type Kept = KeptRequest<i32>;
 
 /// The gate of one live conversation.
 pub struct LiveGate {
@@ -155,7 +141,8 @@ pub struct LiveGate {
     counted: Preamble,
     factor: ModelFactor,
     cache: Cache,
-    converted: HashMap<i32, Message>,
+    /// The slots converted since the last cold call.
+    converted: HashMap<i32, WireMessage>,
     /// The request sent last, and the release's latest render (the same
     /// after an apply; carried on while the gate holds, so each call
     /// brings it up to date from what the release changed).
@@ -207,7 +194,7 @@ impl LiveGate {
             }
             None => false,
         };
-        let cold = call.cold || switched || self.sent.slots.is_empty();
+        let cold = call.cold || switched || self.sent.keys().is_empty();
         if cold {
             self.forget(switched);
         }
@@ -233,7 +220,7 @@ impl LiveGate {
             self.warm(&call, &preamble)?
         };
         let (rules, tpc) = (self.live().rules, self.factor.tokens_per_char);
-        let sent = &self.sent.request.request;
+        let sent = self.sent.request();
         self.cache.send(sent, &rules, tpc, call.now);
         self.last_sizes = Some((
             sent.message_chars as f64,
@@ -250,22 +237,22 @@ impl LiveGate {
         call: &LiveCall<'_>,
         preamble: &Preamble,
     ) -> Result<(Reason, Option<GateInputs>)> {
-        self.common = first_difference(&self.sent.slots, call.release);
-        let first = first_difference(&self.release.slots, call.release);
+        self.common = first_difference(self.sent.keys(), call.release);
+        let first = first_difference(self.release.keys(), call.release);
         self.carried
             .horizon
-            .observe(first < self.release.slots.len());
+            .observe(first < self.release.keys().len());
         let mut release = std::mem::take(&mut self.release);
         let new = &call.release[first..];
         let brought = self.bring(&mut release, first, new, true, call.values, preamble);
         self.release = release;
         brought?;
         let mut sent = std::mem::take(&mut self.sent);
-        let from = sent.slots.len();
+        let from = sent.keys().len();
         let brought = self.bring(&mut sent, from, call.tail, false, call.values, preamble);
         self.sent = sent;
         brought?;
-        let same = self.release.slots == self.sent.slots;
+        let same = self.release.keys() == self.sent.keys();
         let m = self.live();
         let tariff = Tariff {
             entry: m.entry.as_ref(),
@@ -274,7 +261,7 @@ impl LiveGate {
             premium: m.rules.write_premium,
         };
         let quote = |kept: &Kept| {
-            let r = &kept.request.request;
+            let r = kept.request();
             let o = self
                 .cache
                 .look(r, &m.rules, tariff.tokens_per_char, call.now);
@@ -305,29 +292,22 @@ impl LiveGate {
         first: usize,
         new: &[i32],
         in_release: bool,
-        values: &dyn SlotValues,
+        values: &dyn MessageValues<i32>,
         preamble: &Preamble,
     ) -> Result<()> {
-        debug_assert!(first <= kept.slots.len());
-        kept.messages.truncate(first);
-        for (j, &slot) in new.iter().enumerate() {
-            let message = match self.converted.get(&slot) {
-                Some(message) => message.clone(),
-                None => {
-                    let value = values.value(slot, in_release.then_some(first + j))?;
-                    let model = &self.live().model;
-                    let packed = Rc::new(convert_message(&value, model, false).pack());
-                    self.converted.insert(slot, packed.clone());
-                    packed
-                }
-            };
-            kept.messages.push(message);
-        }
-        let m = self.live();
-        kept.slots.truncate(first);
-        kept.slots.extend_from_slice(new);
-        kept.request
-            .update(m.key, preamble, &kept.messages, first, &m.model, &m.rules);
+        let m = self.model.as_ref().expect("a call sets the model first");
+        let converted = &mut self.converted;
+        let message = |j: usize| -> Result<WireMessage> {
+            let slot = new[j];
+            if let Some(message) = converted.get(&slot) {
+                return Ok(message.clone());
+            }
+            let value = values.value(&slot, in_release.then_some(first + j))?;
+            let message = wire_message(&value, &m.model);
+            converted.insert(slot, message.clone());
+            Ok(message)
+        };
+        kept.bring(first, new, message, &m.model, m.key, preamble, &m.rules)?;
         Ok(())
     }
 
@@ -335,7 +315,7 @@ impl LiveGate {
     /// previous call's.
     fn set_model(&mut self, json: &Json) -> bool {
         let model = CallModel::from_json(json.get("model").unwrap_or(&Json::Null));
-        let key = xxh3_64(&[&model.provider[..], b"/", &model.id[..]].concat());
+        let key = model.key();
         let switched = self.model.as_ref().is_none_or(|m| m.key != key);
         self.model = Some(LiveModel {
             rules: rules_for(&model, self.long),
@@ -427,8 +407,8 @@ mod tests {
     /// The messages of the slots a test gives, by slot.
     struct Given(Vec<(i32, Json)>);
 
-    impl SlotValues for Given {
-        fn value(&self, slot: i32, _at: Option<usize>) -> Result<Json> {
+    impl MessageValues<i32> for Given {
+        fn value(&self, &slot: &i32, _at: Option<usize>) -> Result<Json> {
             match self.0.iter().find(|(s, _)| *s == slot) {
                 Some((_, m)) => Ok(m.clone()),
                 None => Err(PruneError::bad_argument(format!(
@@ -516,7 +496,7 @@ mod tests {
         let i = d.inputs.unwrap();
         assert!(i.apply_usd > i.hold_usd && i.apply_tokens < i.hold_tokens);
         assert_eq!(gate.common, 0, "the release differs from the first slot");
-        assert_eq!(gate.sent.slots, [0, 1, 2, 3, 4, 5]);
+        assert_eq!(gate.sent.keys(), [0, 1, 2, 3, 4, 5]);
         assert!(gate.totals.deferred_usd > 0.0 && gate.carried.held_usd > 0.0);
         // Call 3, ten minutes on: the hold would read nothing cached.
         let d = gate
@@ -530,7 +510,7 @@ mod tests {
             ))
             .unwrap();
         assert_eq!(d.reason, Reason::Cold);
-        assert_eq!(gate.sent.slots, [-1, 1, 2, 3, 4, 5, 6]);
+        assert_eq!(gate.sent.keys(), [-1, 1, 2, 3, 4, 5, 6]);
         assert_eq!(gate.carried.held_usd, 0.0);
         // Another model: cold, and its slots are forgotten.
         let haiku = anthropic("claude-haiku-4-5", 200_000.0);

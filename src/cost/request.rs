@@ -69,7 +69,7 @@ const ROLE_SYSTEM: u64 = 0x7379_7374;
 /// The builder's running state between wire blocks, saved at each user
 /// turn so the next call can resume there.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct State {
+struct BuildState {
     positions: usize,
     chars: u64,
     hash: u64,
@@ -86,7 +86,7 @@ struct State {
     trailing_effort: bool,
 }
 
-impl State {
+impl BuildState {
     /// A position ending here, in the current message.
     fn position(&self) -> Position {
         Position {
@@ -103,12 +103,12 @@ impl State {
 struct Builder<'b> {
     rules: &'b Rules,
     positions: &'b mut Vec<Position>,
-    checkpoints: &'b mut Vec<(usize, State)>,
+    checkpoints: &'b mut Vec<(usize, BuildState)>,
     /// The converted message that opens the latest user turn.
     open_turn: Option<usize>,
     /// Whether the current message's thinking is billed.
     billed: bool,
-    st: State,
+    st: BuildState,
 }
 
 impl<'a> WireSink<'a, Packed> for Builder<'_> {
@@ -198,7 +198,7 @@ impl<'a> WireSink<'a, Packed> for Builder<'_> {
 pub struct Incremental {
     /// What the kept request was built for: model key, preamble, rules.
     key: Option<(u64, Preamble, Rules)>,
-    checkpoints: Vec<(usize, State)>,
+    checkpoints: Vec<(usize, BuildState)>,
     open_turn: Option<usize>,
     preamble_breakpoints: Vec<usize>,
     /// The previous request's prefix hashes from where this one resumed.
@@ -217,7 +217,7 @@ pub struct Update {
 }
 
 /// The request's last breakpoint, where the provider's rules put it.
-fn place_breakpoint(r: &mut Request, st: &State, rules: &Rules) {
+fn place_breakpoint(r: &mut Request, st: &BuildState, rules: &Rules) {
     match rules.family {
         Family::Anthropic | Family::Bedrock => {
             if let Some(("user", Some(at))) = st.last_message {
@@ -240,12 +240,12 @@ fn place_breakpoint(r: &mut Request, st: &State, rules: &Rules) {
 
 impl Incremental {
     /// Starts the request afresh: tools and system, with their breakpoints.
-    fn restart(&mut self, preamble: &Preamble, rules: &Rules) -> State {
+    fn restart(&mut self, preamble: &Preamble, rules: &Rules) -> BuildState {
         let r = &mut self.request;
         self.checkpoints.clear();
         r.positions.clear();
         self.preamble_breakpoints.clear();
-        let mut st = State {
+        let mut st = BuildState {
             positions: 0,
             chars: 0,
             hash: 0,

@@ -5,7 +5,7 @@
 //! `replayWirePayload`). The replay itself never writes it: it streams the
 //! converted messages (`wire.rs`) through `assemble.rs` into its own sink.
 
-use super::assemble::{assemble, Block, MessageStart, WireSink};
+use super::assemble::{assemble, MessageStart, WireBlock, WireSink};
 use super::wire::{
     content_array, convert_message, is_type, normalize_tool_call_id, obj, s, same_model,
     system_text, CallModel, Converted,
@@ -45,7 +45,7 @@ impl<'a, B: Clone> WireSink<'a, B> for Collect<B> {
 }
 
 /// The request's messages, collected.
-pub fn collect<B: Block + Clone>(
+pub fn collect<B: WireBlock + Clone>(
     converted: &[&Converted<B>],
     model: &CallModel,
 ) -> Vec<WireMessage<B>> {

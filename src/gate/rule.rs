@@ -23,10 +23,10 @@
 //!
 //! Only what is known at the call decides: no look-ahead.
 
-use super::bill::{CallBill, Tariff};
-use super::cache::Outcome;
-use super::catalog::DEFAULT_CONTEXT_WINDOW;
-use super::request::Request;
+use crate::cost::bill::{CallBill, Tariff};
+use crate::cost::cache::Outcome;
+use crate::cost::catalog::DEFAULT_CONTEXT_WINDOW;
+use crate::cost::request::Request;
 use crate::error::{PruneError, Result};
 use crate::json::Json;
 

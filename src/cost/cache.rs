@@ -15,7 +15,7 @@ use super::catalog::{Family, Rules};
 use super::request::Request;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Entry {
+struct CacheEntry {
     expires: f64,
 }
 
@@ -52,7 +52,7 @@ impl Outcome {
 /// One model's cache.
 #[derive(Debug, Clone, Default)]
 pub struct Cache {
-    entries: HashMap<u64, Entry>,
+    entries: HashMap<u64, CacheEntry>,
     /// Implicit breakpoints, newest last: (position index, hash).
     recent: Vec<(usize, u64, f64)>,
     /// Automatic prefix caching: the previous request and when it lapses.
@@ -126,12 +126,12 @@ impl Cache {
             _ => {
                 if let Some(q) = o.read_at {
                     self.entries
-                        .insert(request.positions[q].hash, Entry { expires: ttl });
+                        .insert(request.positions[q].hash, CacheEntry { expires: ttl });
                 }
                 for &bp in &request.breakpoints {
                     if Self::cacheable(request, bp, rules, tpc) {
                         self.entries
-                            .insert(request.positions[bp].hash, Entry { expires: ttl });
+                            .insert(request.positions[bp].hash, CacheEntry { expires: ttl });
                     }
                 }
             }
@@ -206,9 +206,9 @@ impl Cache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::replay::catalog::{rules_for, Family};
-    use crate::replay::request::Position;
-    use crate::replay::wire::CallModel;
+    use crate::cost::catalog::{rules_for, Family};
+    use crate::cost::request::Position;
+    use crate::cost::wire::CallModel;
 
     fn request(sizes: &[u64], hashes: &[u64], bps: &[usize]) -> Request {
         let mut chars = 0;
