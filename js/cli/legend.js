@@ -2,7 +2,7 @@
 
 // The words a report uses, each explained once for a pi user: a legend
 // under a table lists the terms that table shows, one line each. The cause
-// names are the replay's (src/cost/bill.rs, `Cause::kind`); the gate's
+// names are the replay's (src/replay/cause.rs, `Cause`); the gate's
 // decisions are docs/GATE.md's (src/gate/rule.rs, `Reason`); the tune's
 // columns are those of js/cli/tune.js.
 
