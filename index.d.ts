@@ -801,8 +801,11 @@ export interface TuneAsyncOptions extends TuneOptions {
 /** One configuration of a tune, over every session given. */
 export interface TuneConfiguration {
   release: '2.4.3' | '2.9.1' | 'none';
-  /** The block to paste into pi's settings.json (null for `none`). */
+  /** The `contextPrune` block as pi's settings.json spells it (null for `none`). */
   contextPrune: object | null;
+  /** `condenseNative.gate`'s settings when it runs behind the cache-aware gate, else null. */
+  gate: { horizon: 'auto' | number; budget: number } | null;
+  /** USD over every session (an order-free sum). */
   costUsd: number;
   charsSent: number;
 }
@@ -812,51 +815,92 @@ export interface TuneRanked extends TuneConfiguration {
   rewrites: number;
   /** No other configuration is both cheaper and smaller. */
   front: boolean;
+  /** Within `recommended.ties.withinUsd` of the first: one group with it. */
+  tied: boolean;
   /** Your current settings. */
   current: boolean;
   perFileCostUsd: number[];
   causes: { cause: string; calls: number; costUsd: number }[];
 }
 
-/** What `tune` returns. */
+/** A part of a configuration the tune varies (`enabled`: pi-condense's master switch). */
+export type TunePart = 'enabled' | 'release' | 'thinkingStrip' | 'purgeErrors' | 'chainCompression' | 'recoveryGraceTurns' | 'gate';
+
+/** What `tune` returns. Any order of the same files gives the same answer. */
 export interface TuneResult {
   /** The files tuned, in order (those left out are in `errors`). */
   files: string[];
   modelCalls: number;
   /** Settings that act only at a flush, held at what the sessions recorded. */
   held: string[];
+  /**
+   * What you pay today: your settings when pi-condense's master switch
+   * (`contextPrune.enabled`) is true in `config`, else no pruning. Savings
+   * are fractions of it.
+   */
+  today: { pruningOn: boolean; costUsd: number };
   current: TuneConfiguration & {
     /** The 2.4.3 thinking boundary rule it rendered with (null for release 2.9.1). */
     thinkingBoundary: ThinkingBoundaryUsed;
   };
+  /**
+   * Of the configurations tied with the cheapest (within a cent, or 0.1%
+   * when more), the one that changes least from yours (then fewer chars).
+   */
   recommended: TuneConfiguration & {
-    /** Fraction of the current settings' USD saved, over all sessions and per session. */
+    /** Fraction of today's USD saved, over all sessions and per session. */
     saving: number;
     savingSpread: { min: number; median: number; max: number };
+    ties: { count: number; withinUsd: number; free: TunePart[] };
+    /** From today to the recommendation a part at a time, each step a priced configuration. */
+    changes: { parts: TunePart[]; costUsd: number; savingUsd: number }[];
+    /** What to set in pi's settings.json (only what changes); null: nothing changes. */
+    paste: {
+      settings: { contextPrune?: object; condenseNative?: { gate: { enabled: true; horizon: 'auto' | number; budget: number } } };
+      release: '2.4.3' | '2.9.1' | null;
+      turnsPruning: 'on' | 'off' | null;
+    } | null;
   };
   /** Cheapest first; equally cheap ones by fewer chars, then fewer changes from yours. */
   ranked: TuneRanked[];
-  /** Per file tuned: model calls, USD under no pruning, your settings and the recommendation, skipped lines. */
+  /** Per file tuned: model calls, USD under no pruning, your settings, today's and the recommendation's, skipped lines. */
   perFile: {
     file: string;
     modelCalls: number;
     noneUsd: number;
     currentUsd: number;
+    todayUsd: number;
     recommendedUsd: number;
     skippedLines: SkippedLines;
   }[];
   /** Files left out: could not be read, parsed or replayed (`message` names no file; `line` null when none). */
   errors: { file: string; error: { code: string; message: string; line: number | null } }[];
-  /** With two or more sessions: the choice made on half and checked on the other half. */
+  /**
+   * With two or more sessions, leave one file out: each file priced with
+   * the configuration chosen on the others. `keepYours` says why the check
+   * keeps your settings (null: it does not): the saving summed over the
+   * files is not above zero, or it is too small to tell (within
+   * `withinUsd`, or some file's others tie today's configuration).
+   */
   heldOut: {
-    fitFiles: string[];
-    testFiles: string[];
-    chosen: { release: '2.4.3' | '2.9.1' | 'none'; contextPrune: object | null };
-    savingFit: number;
-    savingTest: number;
-    /** |savingFit - savingTest|: a held-out saving no larger keeps your settings. */
-    noise: number;
-    beatsNoise: boolean;
+    perFile: {
+      file: string;
+      /** Chosen the same way on the other files. */
+      chosen: Pick<TuneConfiguration, 'release' | 'contextPrune' | 'gate'>;
+      /** Its saving over today's on this file (fraction), and both USD. */
+      saving: number;
+      costUsd: number;
+      todayUsd: number;
+      /** The other files tie today's configuration with their cheapest: they cannot tell it apart. */
+      todayTied: boolean;
+    }[];
+    saving: number;
+    savingUsd: number;
+    todayUsd: number;
+    withinUsd: number;
+    savingSpread: { min: number; median: number; max: number };
+    filesSaving: number;
+    keepYours: 'not above zero' | 'too small to tell' | null;
   } | null;
 }
 

@@ -346,9 +346,135 @@ test('usage errors: found before any file is read, printed once, naming the flag
   const rec = JSON.parse(cli(['tune', '--json', SAMPLE]).stdout).recommended;
   assert.ok(rec.gate, 'the sample recommends a gated configuration');
   const human = cli(['tune', SAMPLE]).stdout;
-  const block = JSON.parse(/^Paste into pi's settings\.json [^\n]*:\n(\{\n[\s\S]*?\n\})\n/m.exec(human)[1]);
-  assert.deepEqual(block, { contextPrune: rec.contextPrune, condenseNative: { gate: { enabled: true, ...rec.gate } } });
+  assert.deepEqual(pasted(human), rec.paste.settings);
+  assert.deepEqual(pasted(human).condenseNative, { gate: { enabled: true, ...rec.gate } });
   assert.match(human, /\nThat figure is behind the cache-aware gate, which runs in pi where condense-native renders pi-condense .*\. Without it the cheapest is /);
+});
+
+// The JSON block under "Set in FILE...:" in a tune's report.
+function pasted(text) {
+  const m = /^Set in [^\n]*:\n(\{\n[\s\S]*?\n\})\n/m.exec(text);
+  assert.ok(m, `a block to paste in:\n${text}`);
+  return JSON.parse(m[1]);
+}
+
+// Issue 46: the paste hint names the file the settings came from (the
+// agent directory's, $PI_CODING_AGENT_DIR's when set) and switches pruning
+// on where it is off; --json carries the same block.
+test('tune: what to set names the settings file and turns pruning on where it is off', { skip }, () => {
+  const cases = [
+    { name: 'pruning off', settings: { contextPrune: { enabled: false, recoveryGraceTurns: 1 } }, on: false, why: 'contextPrune.enabled is not true in FILE' },
+    { name: 'pruning on', settings: { contextPrune: { enabled: true } }, on: true },
+    { name: 'no contextPrune', settings: { theme: 'dark' }, on: false, why: 'FILE has no contextPrune block, and pi-condense is off by default' },
+    { name: 'no settings file', settings: null, on: false, why: 'there is no FILE, and pi-condense is off by default' },
+  ];
+  for (const c of cases) {
+    const dir = tmpDir();
+    const file = path.join(dir, 'settings.json');
+    if (c.settings) fs.writeFileSync(file, JSON.stringify(c.settings));
+    const json = cli(['tune', '--json', SAMPLE], { agentDir: dir });
+    assert.equal(json.code, 0, `${c.name}: ${json.stderr}`);
+    const doc = JSON.parse(json.stdout);
+    assert.equal(doc.today.pruningOn, c.on, c.name);
+    assert.equal(doc.settings.file, file, c.name);
+    const p = doc.recommended.paste;
+    assert.equal(p.file, file, c.name);
+    assert.equal(p.turnsPruning, c.on ? null : 'on', c.name);
+    assert.equal(p.settings.contextPrune?.enabled, c.on ? undefined : true, c.name);
+    const text = cli(['tune', SAMPLE], { agentDir: dir }).stdout;
+    assert.deepEqual(pasted(text), p.settings, `${c.name}: the printed block is --json's`);
+    const where = c.settings ? `Set in ${file}, the file your settings came from, ` : `Set in ${file} (the file pi-condense reads; there is none yet, so create it with this), `;
+    assert.ok(text.includes(where), `${c.name}: ${where}`);
+    if (c.on) {
+      assert.doesNotMatch(text, /Pruning is off today/);
+      assert.equal(doc.today.costUsd, doc.current.costUsd);
+    } else {
+      assert.ok(text.includes(`Pruning is off today (${c.why.replace('FILE', file)}): pi sends these sessions unpruned, $0.9213; "(yours)" is what your settings would cost switched on`), `${c.name}: why it is off`);
+      assert.match(text, /^Pruning is off today: this turns it on \("enabled": true\)\.$/m);
+      assert.equal(doc.today.costUsd, doc.ranked.find((r) => r.release === 'none').costUsd);
+    }
+  }
+  // $PI_CODING_AGENT_DIR wins over ~/.pi/agent; without it, ~/.pi/agent is
+  // named as pi-condense finds it.
+  const home = tmpDir();
+  fs.mkdirSync(path.join(home, '.pi', 'agent'), { recursive: true });
+  fs.writeFileSync(path.join(home, '.pi', 'agent', 'settings.json'), JSON.stringify({ contextPrune: { enabled: true } }));
+  const other = tmpDir();
+  fs.writeFileSync(path.join(other, 'settings.json'), JSON.stringify({ contextPrune: { enabled: false } }));
+  const viaEnv = JSON.parse(cli(['tune', '--json', SAMPLE], { agentDir: other, env: { HOME: home } }).stdout);
+  assert.equal(viaEnv.recommended.paste.file, path.join(other, 'settings.json'));
+  assert.equal(viaEnv.recommended.paste.turnsPruning, 'on');
+  const viaHome = cli(['tune', SAMPLE], { agentDir: '', env: { HOME: home } }).stdout;
+  assert.ok(viaHome.includes('Set in ~/.pi/agent/settings.json, the file your settings came from, '), viaHome);
+  assert.doesNotMatch(viaHome, /Pruning is off today/);
+  // --config: the file named.
+  const conf = path.join(other, 'mine.json');
+  fs.writeFileSync(conf, JSON.stringify({ contextPrune: { enabled: false } }));
+  const viaConfig = JSON.parse(cli(['tune', '--json', '--config', conf, SAMPLE]).stdout);
+  assert.equal(viaConfig.recommended.paste.file, conf);
+  assert.equal(viaConfig.recommended.paste.turnsPruning, 'on');
+});
+
+test('tune: ties said and collapsed, what each change saves, every column in the legend', { skip }, () => {
+  const r = cli(['tune', SAMPLE]);
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stdout.split('\n');
+  // The 16 tied configurations are one row, with the settings that do not matter as "any".
+  const first = lines.find((l) => l.startsWith('1-16='));
+  assert.match(first, /^1-16=\*\s+2\.9\.1\s+on\s+any\s+any\s+-\s+on\s+\$0\.5045\s+-45\.2%/);
+  assert.ok(lines.some((l) => /^17\*? /.test(l)), 'the ranking goes on after the tie');
+  assert.ok(r.stdout.includes('1-16=: 16 configurations cost within $0.0100 of the cheapest ($0.5045 to $0.5045): a tie; error purge and grace do not matter on these sessions'));
+  assert.match(r.stdout, /^Recommended: release 2\.9\.1, chains on, behind the cache-aware gate \(error purge and grace as yours: they do not matter\): \$0\.5045, 45\.2% less than today \(\$0\.9213, no pruning\)\.$/m);
+  assert.match(r.stdout, /^  pruning off -> on, with your settings: saves \$0\.1487$/m);
+  assert.match(r.stdout, /^  release 2\.4\.3 -> 2\.9\.1: saves \$0\.1525$/m);
+  assert.match(r.stdout, /^  gate off -> on: saves \$0\.1156$/m);
+  assert.match(r.stdout, /^One session: no out-of-sample check was possible/m);
+  const legend = lines.slice(lines.indexOf('What the terms mean:') + 1).filter(Boolean);
+  for (const term of ['rank', '*', '(yours)', 'release', 'chains', 'error purge', 'grace', 'thinking strip', 'gate', 'any', 'USD', 'vs today', 'chars sent', 'rewrites']) {
+    assert.equal(legend.filter((l) => l.startsWith(`  ${term}: `)).length, 1, term);
+  }
+  // Two files: the held-out check, per file, in the table.
+  const dir = tmpDir();
+  const a = path.join(dir, 'a.jsonl');
+  const b = path.join(dir, 'b.jsonl');
+  fs.copyFileSync(SAMPLE, a);
+  fs.writeFileSync(b, handSession().text);
+  const two = cli(['tune', a, b]).stdout;
+  const doc = JSON.parse(cli(['tune', '--json', a, b]).stdout);
+  assert.match(two, /^Held out \(each session priced with the configuration chosen on the other sessions\):$/m);
+  for (const f of doc.heldOut.perFile) assert.ok(two.includes(`  ${f.file}: `), f.file);
+  assert.match(two, /^  cross-validated: (saves|costs) [\d.]+%/m);
+  assert.ok(two.includes('  held out: '), 'the legend says what held out means');
+});
+
+test('tune: held out, a session too small to tell the configurations apart keeps yours, and says which', { skip }, () => {
+  const dir = tmpDir();
+  const a = path.join(dir, 'a.jsonl');
+  const b = path.join(dir, 'b.jsonl');
+  fs.copyFileSync(SAMPLE, a);
+  fs.writeFileSync(b, handSession().text);
+  const agent = agentWith('2.4.3', { contextPrune: { enabled: true } });
+  const doc = JSON.parse(cli(['tune', '--json', a, b], { agentDir: agent }).stdout);
+  // b (3 calls, a tenth of a cent) ties every configuration: holding a out,
+  // yours is chosen on b, and a's saving cannot be checked.
+  assert.deepEqual(doc.heldOut.perFile.map((f) => [path.basename(f.file), f.todayTied]), [['a.jsonl', true], ['b.jsonl', false]]);
+  assert.equal(doc.heldOut.keepYours, 'too small to tell');
+  assert.ok(doc.recommended.paste, 'the cheapest on both differs from yours');
+  const text = cli(['tune', a, b], { agentDir: agent }).stdout;
+  assert.ok(text.includes(`\nKeep your settings: held out, the data is too small to tell: with ${a} left out, the other sessions cannot tell your settings from their cheapest (within a cent, or 0.1%). Give more sessions to check the recommendation.`), text);
+  assert.doesNotMatch(text, /^Set in /m);
+});
+
+test('replay: a gated policy counts its applies by reason, and the legend says each', { skip }, () => {
+  const r = cli(['replay', '--policy', 'config+gate', SAMPLE]);
+  assert.equal(r.code, 0, r.stderr);
+  const doc = JSON.parse(cli(['replay', '--json', '--policy', 'config+gate', SAMPLE]).stdout).files[0].policies.find((p) => p.policy === 'config+gate');
+  const g = doc.gate;
+  assert.ok(r.stdout.includes(`gate: ${g.applies} applied (${g.reasons.cold} cold, ${g.reasons.same} same, ${g.reasons.budget} budget, ${g.reasons.pays} pays), ${g.holds} held`), r.stdout);
+  assert.equal(g.applies, g.reasons.cold + g.reasons.same + g.reasons.budget + g.reasons.pays);
+  const lines = r.stdout.split('\n');
+  const legend = lines.slice(lines.indexOf('What the terms mean:') + 1).filter(Boolean);
+  for (const term of ['applied', 'held', 'cold', 'same', 'budget', 'pays']) assert.equal(legend.filter((l) => l.startsWith(`  ${term}: `)).length, 1, term);
 });
 
 test('--svg: never over a session file of the run, nor over a file it did not write without --force', { skip }, () => {

@@ -49,10 +49,13 @@ function readObject(file) {
 }
 
 /**
- * The user's pi-condense settings: `{ config, file, source, enabled,
- * notes }` where `config` is pi's settings object to pass as a replay's
- * `config` (null: the release's defaults), `source` says where it came
- * from in a few words, `enabled` is pi-condense's master switch, and
+ * The user's pi-condense settings: `{ config, file, exists, source,
+ * enabled, notes }` where `config` is pi's settings object to pass as a
+ * replay's `config` (null: the release's defaults), `file` the settings
+ * file pi-condense reads (whether or not it `exists`), `source` says where
+ * the settings came from in a few words, `enabled` is pi-condense's master
+ * switch (on only when `contextPrune.enabled` is true; the Rust copy of
+ * the rule is `Settings::pruning_on` in src/replay/settings.rs), and
  * `notes` are lines worth a warning. Throws `{ usage: true }` errors for a
  * settings file that exists but cannot be used.
  */
@@ -72,16 +75,17 @@ function findUserSettings({ env = process.env, cwd = process.cwd() } = {}) {
     throw err;
   }
   if (read.absent) {
-    return { config: null, file: null, agentDir, source: `no ${shown(file)}: pi-condense's defaults`, enabled: false, notes };
+    return { config: null, file, exists: false, agentDir, source: `no ${shown(file)}: pi-condense's defaults`, enabled: false, notes };
   }
   const block = read.value.contextPrune;
   if (block === undefined) {
     notes.push(`${shown(file)} has no contextPrune block: pi-condense's defaults`);
-    return { config: null, file, agentDir, source: `pi-condense's defaults (${shown(file)} has no contextPrune)`, enabled: false, notes };
+    return { config: null, file, exists: true, agentDir, source: `pi-condense's defaults (${shown(file)} has no contextPrune)`, enabled: false, notes };
   }
   return {
     config: read.value,
     file,
+    exists: true,
     agentDir,
     source: `contextPrune from ${shown(file)}`,
     enabled: block !== null && typeof block === 'object' && block.enabled === true,

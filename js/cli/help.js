@@ -64,10 +64,16 @@ pi-setup (the settings entry pi needs to load condense-native; its own
 
 Which settings should you run? Replays the session files under a grid of
 pi-condense's render-time settings (both releases, chain compression, error
-purge, recovery grace, the 2.4.3 thinking strip, and no pruning), prices
-each as the provider bills it, and recommends the cheapest, with its saving
-over your current settings, per file and on a held-out half of the files,
-and the contextPrune block to paste into pi's settings.json.
+purge, recovery grace, the 2.4.3 thinking strip, and no pruning; each
+also behind the cache-aware gate), prices each as the provider bills it,
+and recommends the cheapest: of those within a cent (or 0.1%) of it, which
+tie, the one that changes least from yours. The same files in any order
+give the same answer. It says what each change saves against what you pay
+today (no pruning while pi-condense is off), checks the choice with each
+file left out in turn (two files or more), and prints what to set in the
+settings file yours came from: only what changes, pruning switched on when
+it is off, and condenseNative.gate when the gate is part of it. A legend
+explains every column.
 
 Your current settings are priced exactly as '${NAME} replay' prices the
 same release and settings: both print the same USD.
@@ -139,15 +145,19 @@ const FIELDS = {
     ['summary', '{files (count), failed (count), modelCalls (count), invariantBroken (count), elapsedMs (ms)}'],
   ],
   tune: [
-    ['settings', 'as in replay: {config, release, releaseSource, enabled}'],
+    ['settings', 'as in replay, and file: the settings file they came from (--config, or the one pi-condense reads, present or not): {config, file, release, releaseSource, enabled}'],
     ['files[]', 'the paths tuned'],
     ['modelCalls', 'count of model calls over the files'],
     ['held[]', 'the settings held at what the sessions recorded'],
-    ['current', "{release, contextPrune, costUsd (USD), charsSent (UTF-16 units), thinkingBoundary}: your settings"],
-    ['recommended', '{release, contextPrune, costUsd (USD), charsSent, saving (fraction of current), savingSpread {min, median, max} (fractions)}'],
-    ['ranked[]', '{release, contextPrune, costUsd (USD), charsSent (UTF-16 units), rewrites (count), front (boolean), current (boolean), perFileCostUsd[] (USD), causes[] {cause, calls, costUsd}}, cheapest first'],
-    ['heldOut', 'null, or {fitFiles[], testFiles[], chosen {release, contextPrune}, savingFit, savingTest, noise (fractions), beatsNoise (boolean)}'],
-    ['perFile[]', '{file, modelCalls (count), noneUsd, currentUsd, recommendedUsd (USD), skippedLines}'],
+    ['today', "{pruningOn (boolean: pi-condense's contextPrune.enabled is true), costUsd (USD)}: what you pay today, your settings, or no pruning when pruning is off; savings are against it"],
+    ['current', "{release, contextPrune, gate, costUsd (USD), charsSent (UTF-16 units), thinkingBoundary}: your settings (switched on)"],
+    ['recommended', '{release, contextPrune, gate, costUsd (USD), charsSent, saving (fraction of today), savingSpread {min, median, max} (fractions, per file)}: the choice of the configurations tied with the cheapest, the same for any order of the files'],
+    ['recommended.ties', '{count (configurations within withinUsd of the cheapest), withinUsd (USD: a cent, or 0.1% when more), free[] (parts that do not matter on these sessions: release, thinkingStrip, purgeErrors, chainCompression, recoveryGraceTurns, gate)}'],
+    ['recommended.changes[]', '{parts[] (enabled: the master switch, or the parts above), costUsd (USD after the step), savingUsd (USD saved by the step, all files)}: from today to the recommendation, a part at a time'],
+    ['recommended.paste', 'null (nothing to change), or {settings {contextPrune (the keys that change), condenseNative {gate} when gated}, release (to run, when not yours; or null), turnsPruning (on|off|null), file (the settings file to set them in)}'],
+    ['ranked[]', '{release, contextPrune, gate, costUsd (USD), charsSent (UTF-16 units), rewrites (count), front (boolean), tied (boolean: within ties.withinUsd of the first), current (boolean), perFileCostUsd[] (USD), causes[] {cause, calls, costUsd}}, cheapest first'],
+    ['heldOut', 'null (one file), or leave one file out: {perFile[] {file, chosen {release, contextPrune, gate} (chosen on the other files), saving (fraction), costUsd, todayUsd (USD, on this file), todayTied (boolean: the other files tie the configuration of today with their cheapest)}, saving (fraction), savingUsd, todayUsd, withinUsd (USD), savingSpread {min, median, max}, filesSaving (count), keepYours (null, not above zero, too small to tell)}'],
+    ['perFile[]', '{file, modelCalls (count), noneUsd, currentUsd, todayUsd, recommendedUsd (USD), skippedLines}'],
     ['errors[]', '{file, error: {code, message, line}}: files left out'],
   ],
 };

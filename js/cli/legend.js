@@ -2,7 +2,9 @@
 
 // The words a report uses, each explained once for a pi user: a legend
 // under a table lists the terms that table shows, one line each. The cause
-// names are the replay's (src/replay/bill.rs, `Cause::kind`).
+// names are the replay's (src/replay/cause.rs, `Cause`); the gate's
+// decisions are docs/GATE.md's (src/gate/rule.rs, `Reason`); the tune's
+// columns are those of js/cli/tune.js.
 
 const TERMS = {
   'x none': 'the cost as a multiple of no pruning on the same calls (below 1: pruning saves money)',
@@ -25,6 +27,26 @@ const TERMS = {
   warms: "pi's cache warms: requests pi sends during a long pause to keep the cache alive, billed with no answer",
   invariant:
     "pi-condense's promise that history changes only at a flush; BROKEN names a render that changed an earlier message between flushes (exit status 1), a bug in that release or a state the session file does not explain",
+  applied: "calls where condense-native's cache-aware gate sent pi-condense's render as it is (docs/GATE.md); each applied call is one of cold, same, budget or pays",
+  held: "calls where the gate sent the previous request's messages byte for byte with the new ones appended, so the cache is read, not rewritten; the release's rewrite waits",
+  cold: 'applied with nothing warm to lose: the first call, another model, a context that is not an append of the previous one, or an expired cache',
+  same: "applied because the release's render is the hold: nothing to decide (most calls)",
+  budget: "applied because the hold would fill more than the gate's budget (0.8 by default) of the model's context window",
+  pays: 'applied because rewriting pays: the extra reads the holds have cost, plus what the smaller render saves over the coming calls (the horizon), exceed what writing it costs now',
+  rank: 'place by USD over all the sessions, cheapest first; "1-N=" is the group of N configurations tied with the cheapest, shown as one row: the one that changes least from yours',
+  '*': 'on the front of cost against context size: no configuration is both cheaper and smaller (a smaller context also postpones compaction)',
+  '(yours)': 'your settings as pi-condense reads them (when pruning is off today: what they would cost switched on)',
+  release: 'the pi-condense release: 2.4.3 or 2.9.1; none is no pruning',
+  chains: 'chain compression (contextPrune.chainCompression): on; "on, keep final" keeps the final answer\'s thinking (stripFinalAssistantThinking false); off',
+  'error purge': 'contextPrune.purgeErrors: "2 turns, 500+ chars" replaces the arguments of a failed tool call with a stub 2 turns after it failed, when they are 500 chars or more; off',
+  grace: "contextPrune.recoveryGraceTurns: user turns a result that context_tree_query brought back stays whole before pi-condense stubs it again",
+  'thinking strip': "contextPrune.thinkingStrip (2.4.3 only): \"keep 16\" strips the thinking of every turn but the last 16; off; - for 2.9.1, which has none",
+  gate: 'condenseNative.gate, the cache-aware gate (docs/GATE.md): on; "on, 5 calls" with that horizon; off',
+  any: 'every value of that setting ties in this group: it does not matter on these sessions',
+  USD: "what the sessions' model calls cost with that configuration, priced as the provider bills pi's requests",
+  'vs today': 'USD against what you pay today: your settings, or no pruning when pruning is off today',
+  'chars sent': 'characters of context sent over all calls (UTF-16 units)',
+  'held out': 'each session priced with the configuration chosen on the other sessions only, so the saving is not measured on the data it was chosen on',
 };
 
 /** The legend lines for the terms in `used` (in the order of TERMS). */

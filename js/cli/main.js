@@ -44,29 +44,33 @@ function makeStdout(stdout) {
   };
 }
 
-/** The settings and release a run renders "yours" with, and where each came from. */
+/**
+ * The settings and release a run renders "yours" with, where each came
+ * from, and the settings file they came from (`file`, with whether it
+ * `exists`): --config's, else the one pi-condense reads.
+ */
 function settingsOf(run) {
   const notes = [];
   let config;
   let source;
+  let file;
+  let exists = true;
   let enabled = null;
   if (run.config !== undefined) {
     config = run.config;
     source = `--config ${run.configFile}`;
+    file = path.resolve(run.configFile);
     if (piSettingsWithoutBlock(config)) {
       notes.push(`--config ${run.configFile} has no contextPrune block: pi-condense's defaults`);
     }
   } else {
     const found = findUserSettings();
-    config = found.config;
-    source = found.source;
-    enabled = found.enabled;
+    ({ config, source, file, exists, enabled } = found);
     notes.push(...found.notes);
   }
   const release = run.release ? { release: run.release, source: `--release ${run.release}`, installed: null } : findRelease();
-  return { config, source, enabled, release: release.release, releaseSource: release.source, installed: release.installed, notes };
+  return { config, source, file, exists, enabled, release: release.release, releaseSource: release.source, installed: release.installed, notes };
 }
-
 
 /** Refuses an --svg target the run reads, or a file condense-native did not write. */
 function checkSvgTarget(run, files) {

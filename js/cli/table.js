@@ -52,7 +52,11 @@ function invariantCell(p, used) {
   const inv = p.invariant;
   if (p.policy === 'none') return '-';
   // Behind the gate, history changes when the gate applies, flush or not.
-  if (p.gate) return `gate: ${p.gate.applies} applied, ${p.gate.holds} held`;
+  if (p.gate) {
+    const reasons = ['cold', 'same', 'budget', 'pays'];
+    for (const term of ['applied', 'held', ...reasons]) used.add(term);
+    return `gate: ${p.gate.applies} applied (${reasons.map((r) => `${p.gate.reasons[r]} ${r}`).join(', ')}), ${p.gate.holds} held`;
+  }
   used.add('invariant');
   if (inv.broken === 0) return `held (${plural(inv.checked, 'call')} checked)`;
   const tag = inv.flushGated ? 'BROKEN' : 'broken by design';

@@ -2,41 +2,108 @@
 
 // `condense-native tune [session.jsonl | DIR]...`: which pi-condense
 // settings to run, from the user's own sessions. Prints the ranked
-// configurations, the recommendation with its saving over the current
-// settings (per session and on the held-out half), and the contextPrune
-// block to paste into pi's settings.json; --json prints tune()'s result,
-// --svg the cost/size front. Same CLI contract as replay (js/cli/main.js).
+// configurations (those tied with the cheapest as one row), the
+// recommendation with what each of its changes saves against what the user
+// pays today, the leave-one-file-out check, what to set in pi's
+// settings.json (naming the file the settings came from), and a legend;
+// --json prints tune()'s result with `settings`, `errors` and the file the
+// paste block goes to; --svg the cost/size front. Same CLI contract as
+// replay (js/cli/main.js). The figures and every choice are the tune's
+// (src/tune/): this file only words them.
 
 const fs = require('node:fs');
 
 const { makeProgress } = require('./progress.js');
 const { skippedLine, grid, group, usd } = require('./table.js');
+const { legend } = require('./legend.js');
+const { shown: shownPath } = require('../user-settings.js');
 
+// The parts of a configuration, as src/tune/explain.rs names them, with
+// the table's words for them (the legend explains each).
+const PARTS = ['release', 'chainCompression', 'purgeErrors', 'recoveryGraceTurns', 'thinkingStrip', 'gate'];
+const LABEL = { enabled: 'pruning', release: 'release', chainCompression: 'chains', purgeErrors: 'error purge', recoveryGraceTurns: 'grace', thinkingStrip: 'thinking strip', gate: 'gate' };
 
 function pct(x) {
   return `${(100 * x).toFixed(1)}%`;
 }
 
-/** The render-time settings of a configuration, in a few words. */
-function describe(r) {
-  if (r.release === 'none') return ['none', '-', '-', '-', '-', '-'];
+/** Each part of a configuration in the table's words. */
+function cells(r) {
+  if (r.release === 'none') return { release: 'none', chainCompression: '-', purgeErrors: '-', recoveryGraceTurns: '-', thinkingStrip: '-', gate: '-' };
   const b = r.contextPrune;
-  const chain = b.chainCompression.enabled ? (b.chainCompression.stripFinalAssistantThinking ? 'on' : 'on, keep final') : 'off';
-  const purge = b.purgeErrors.enabled ? `${b.purgeErrors.cooldownTurns} turns, ${b.purgeErrors.minArgChars}+ chars` : 'off';
-  const strip = r.release === '2.9.1' ? '-' : b.thinkingStrip && b.thinkingStrip.enabled ? `keep ${b.thinkingStrip.keepLastTurns}` : 'off';
-  const gate = r.gate ? (r.gate.horizon === 'auto' ? 'on' : `on, ${r.gate.horizon} calls`) : 'off';
-  return [r.release, chain, purge, String(b.recoveryGraceTurns), strip, gate];
+  return {
+    release: r.release,
+    chainCompression: b.chainCompression.enabled ? (b.chainCompression.stripFinalAssistantThinking ? 'on' : 'on, keep final') : 'off',
+    purgeErrors: b.purgeErrors.enabled ? `${b.purgeErrors.cooldownTurns} turn${b.purgeErrors.cooldownTurns === 1 ? '' : 's'}, ${b.purgeErrors.minArgChars}+ chars` : 'off',
+    recoveryGraceTurns: String(b.recoveryGraceTurns),
+    thinkingStrip: r.release === '2.9.1' ? '-' : b.thinkingStrip && b.thinkingStrip.enabled ? `keep ${b.thinkingStrip.keepLastTurns}` : 'off',
+    gate: r.gate ? (r.gate.horizon === 'auto' ? 'on' : `on, ${r.gate.horizon} calls`) : 'off',
+  };
 }
 
-/** A configuration in a sentence: its settings, and the gate when it has one. */
-function sentence(r) {
-  const [gate, ...rest] = describe(r).reverse();
-  return [...rest.reverse(), ...(gate.startsWith('on') ? [`behind the cache-aware gate${gate === 'on' ? '' : ` (${gate.slice(4)})`}`] : [])].join(', ');
+/** The table's cells of a configuration, in column order. */
+function describe(r) {
+  const c = cells(r);
+  return PARTS.map((p) => c[p]);
+}
+
+/** A configuration in a sentence, each part named but those in `free`. */
+function sentence(r, free = []) {
+  if (r.release === 'none') return 'no pruning';
+  const c = cells(r);
+  const parts = PARTS.filter((p) => p !== 'gate' && c[p] !== '-' && !free.includes(p)).map((p) => `${LABEL[p]} ${c[p]}`);
+  if (r.gate) parts.push(`behind the cache-aware gate${r.gate.horizon === 'auto' ? '' : ` (horizon ${r.gate.horizon} calls)`}`);
+  return parts.join(', ');
+}
+
+/** "a, b and c". */
+function words(list) {
+  return list.length <= 1 ? list.join('') : `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}`;
+}
+
+/** A step of the walk from today to the recommendation, in words. */
+function stepText(step, t) {
+  const from = cells(t.current);
+  const to = cells(t.recommended);
+  return step.parts
+    .map((p) => {
+      if (p === 'enabled') return t.recommended.release === 'none' ? 'pruning on -> off' : 'pruning off -> on, with your settings';
+      return `${LABEL[p]} ${from[p]} -> ${to[p]}`;
+    })
+    .join(', ');
+}
+
+/** Why pruning is off today, from where the settings came. */
+function whyOff(settings) {
+  if (!settings || !settings.file) return "pi-condense's master switch, contextPrune.enabled, is not true";
+  const file = settings.source && settings.source.startsWith('--config') ? settings.source : shownPath(settings.file);
+  if (settings.exists === false) return `there is no ${file}, and pi-condense is off by default`;
+  if (settings.config === null) return `${file} has no contextPrune block, and pi-condense is off by default`;
+  return `contextPrune.enabled is not true in ${file}`;
+}
+
+/** The table's rows: the tied group as one row, then the rest. */
+function rankRows(t, rows, used) {
+  const tied = t.recommended.ties.count;
+  const free = new Set(t.recommended.ties.free);
+  const key = (r) => JSON.stringify([r.release, r.contextPrune, r.gate]);
+  const rec = t.ranked.find((r) => key(r) === key(t.recommended));
+  const cur = t.today.costUsd;
+  const row = (label, r, c) => [label + (r.front ? '*' : '') + (r.current ? ' (yours)' : ''), ...c, usd(r.costUsd), cur > 0 ? pct(r.costUsd / cur - 1) : '-', group(r.charsSent), group(r.rewrites)];
+  const first = cells(rec);
+  for (const p of free) first[p] = 'any';
+  if (free.size) used.add('any');
+  const out = [row(tied > 1 ? `1-${tied}=` : '1', rec, PARTS.map((p) => first[p]))];
+  t.ranked.slice(tied, tied + rows - 1).forEach((r, i) => out.push(row(String(tied + i + 1), r, describe(r))));
+  if (t.ranked.slice(0, tied + rows - 1).some((r) => r.front)) used.add('*');
+  return out;
 }
 
 /** The human report of a tune. */
-function tuneTable(t, { settings, cacheModel = 'provider', shown = 15 } = {}) {
-  const cur = t.current.costUsd;
+function tuneTable(t, { settings, cacheModel = 'provider', rows = 15 } = {}) {
+  const used = new Set(['rank', 'release', 'chains', 'error purge', 'grace', 'thinking strip', 'gate', 'USD', 'vs today', 'chars sent', 'rewrites']);
+  const rec = t.recommended;
+  const today = t.today;
   const model = cacheModel === 'prefix' ? 'priced with the prefix rule' : 'priced as the provider bills them';
   const lines = [];
   if (settings) lines.push(`settings: ${settings.source}; ${settings.releaseSource}`);
@@ -45,67 +112,96 @@ function tuneTable(t, { settings, cacheModel = 'provider', shown = 15 } = {}) {
       (t.errors && t.errors.length ? `; ${t.errors.length} file${t.errors.length === 1 ? '' : 's'} left out (named on stderr)` : ''),
     '',
   );
-  const rows = t.ranked.slice(0, shown).map((r, i) => [
-    `${i + 1}${r.front ? '*' : ''}${r.current ? ' (yours)' : ''}`,
-    ...describe(r),
-    usd(r.costUsd),
-    cur > 0 ? pct(r.costUsd / cur - 1) : '-',
-    group(r.charsSent),
-    group(r.rewrites),
-  ]);
-  lines.push(
-    ...grid(['rank', 'release', 'chains', 'error purge', 'grace', 'thinking strip', 'gate', 'USD', 'vs yours', 'chars sent', 'rewrites'], rows, [false, false, false, false, true, false, false, true, true, true, true]),
-  );
-  const currentRank = t.ranked.findIndex((r) => r.current);
-  if (currentRank >= shown) {
-    const r = t.ranked[currentRank];
-    lines.push(`${currentRank + 1} (yours): ${sentence(r)}: ${usd(r.costUsd)}`);
+  lines.push(...grid(['rank', 'release', 'chains', 'error purge', 'grace', 'thinking strip', 'gate', 'USD', 'vs today', 'chars sent', 'rewrites'], rankRows(t, rows, used), [false, false, false, false, true, false, false, true, true, true, true]));
+  const tied = rec.ties.count;
+  const yoursAt = t.ranked.findIndex((r) => r.current);
+  used.add('(yours)');
+  if (yoursAt >= tied + rows - 1) {
+    const r = t.ranked[yoursAt];
+    lines.push(`${yoursAt + 1} (yours): ${sentence(r)}: ${usd(r.costUsd)}`);
   }
-  lines.push('* on the front of cost against context size (no configuration is both cheaper and smaller)', '');
+  if (tied > 1) {
+    const free = rec.ties.free.map((p) => LABEL[p]);
+    lines.push(
+      `1-${tied}=: ${tied} configurations cost within ${usd(rec.ties.withinUsd)} of the cheapest (${usd(t.ranked[0].costUsd)} to ${usd(t.ranked[tied - 1].costUsd)}): a tie` +
+        (free.length ? `; ${words(free)} ${free.length === 1 ? 'does' : 'do'} not matter on these sessions` : '') +
+        '; the row shows the one that changes least from yours.',
+    );
+  }
+  lines.push('');
   if (t.current.thinkingBoundary) lines.push(`Yours: thinking boundary ${t.current.thinkingBoundary.rule === 'recorded' ? 'as recorded' : "from the config's keepLastTurns"} (${t.current.thinkingBoundary.reason}); 'condense-native replay' prices it the same.`);
-  const rec = t.recommended;
-  const same = t.ranked.find((r) => r.current);
-  const keep = same && rec.release === same.release && JSON.stringify(rec.contextPrune) === JSON.stringify(same.contextPrune) && JSON.stringify(rec.gate) === JSON.stringify(same.gate);
-  if (keep) {
-    lines.push('Recommended: keep your settings.');
+  if (!today.pruningOn) {
+    lines.push(`Pruning is off today (${whyOff(settings)}): pi sends these sessions unpruned, ${usd(today.costUsd)}; "(yours)" is what your settings would cost switched on, ${usd(t.current.costUsd)}.`);
+  }
+  const todayIs = today.pruningOn ? 'your settings' : 'no pruning';
+  const paste = rec.paste;
+  if (rec.release === 'none') {
+    lines.push(
+      today.pruningOn
+        ? `Recommended: no pruning: ${usd(rec.costUsd)}, ${pct(rec.saving)} less than today (${usd(today.costUsd)}, ${todayIs}): pi-condense costs more than it saves on these sessions.`
+        : `Recommended: keep pruning off: no pruning is the cheapest on these sessions (${usd(rec.costUsd)}).`,
+    );
+  } else if (!paste) {
+    lines.push(`Recommended: keep your settings (${usd(rec.costUsd)}): nothing costs more than ${usd(rec.ties.withinUsd)} less on these sessions.`);
   } else {
-    lines.push(`Recommended: ${sentence(rec)}: ${usd(rec.costUsd)}, ${pct(rec.saving)} less than yours (${usd(t.current.costUsd)}).`);
+    const free = rec.ties.free.filter((p) => p !== 'gate' || !rec.gate);
+    const yoursFor = free.length ? ` (${words(free.map((p) => LABEL[p]))} as yours: ${free.length === 1 ? 'it does' : 'they do'} not matter)` : '';
+    lines.push(`Recommended: ${sentence(rec, free)}${yoursFor}: ${usd(rec.costUsd)}, ${pct(rec.saving)} less than today (${usd(today.costUsd)}, ${todayIs}).`);
+  }
+  if (rec.changes.length > 0) {
+    lines.push('What each change saves against today, over all the sessions:');
+    for (const s of rec.changes) lines.push(`  ${stepText(s, t)}: ${s.savingUsd >= 0 ? `saves ${usd(s.savingUsd)}` : `costs ${usd(-s.savingUsd)} more`}`);
   }
   const s = rec.savingSpread;
-  if (t.files.length > 1) lines.push(`Saving per session: min ${pct(s.min)}, median ${pct(s.median)}, max ${pct(s.max)}.`);
-  if (t.perFile && t.files.length > 1 && !keep) {
+  if (t.files.length > 1 && rec.changes.length > 0) {
+    lines.push(`Saving per session: min ${pct(s.min)}, median ${pct(s.median)}, max ${pct(s.max)}.`);
     for (const f of t.perFile) {
-      const saving = f.currentUsd > 0 ? 1 - f.recommendedUsd / f.currentUsd : 0;
-      lines.push(`  ${f.file}: ${usd(f.currentUsd)} -> ${usd(f.recommendedUsd)} (${pct(saving)} saved, ${group(f.modelCalls)} calls)`);
+      const saving = f.todayUsd > 0 ? 1 - f.recommendedUsd / f.todayUsd : 0;
+      lines.push(`  ${f.file}: ${usd(f.todayUsd)} -> ${usd(f.recommendedUsd)} (${pct(saving)} saved, ${group(f.modelCalls)} calls)`);
     }
   }
   const h = t.heldOut;
   if (h) {
+    used.add('held out');
+    const key = (r) => JSON.stringify([r.release, r.contextPrune, r.gate]);
+    lines.push('Held out (each session priced with the configuration chosen on the other sessions):');
+    for (const f of h.perFile) {
+      const chosen = key(f.chosen) === key(rec) ? 'the recommendation' : sentence(f.chosen);
+      lines.push(`  ${f.file}: ${chosen}: ${f.saving >= 0 ? `saves ${pct(f.saving)}` : `costs ${pct(-f.saving)} more`} (${usd(f.costUsd)} against ${usd(f.todayUsd)})`);
+    }
     lines.push(
-      `Held out: chosen on ${h.fitFiles.length} session(s), it saves ${pct(h.savingFit)} there and ${pct(h.savingTest)} on the other ${h.testFiles.length} ` +
-        `(noise ${pct(h.noise)}): ${h.beatsNoise ? 'beyond the noise' : 'within the noise, so your settings are kept'}.`,
+      `  cross-validated: ${h.savingUsd >= 0 ? `saves ${pct(h.saving)}` : `costs ${pct(-h.saving)} more`} of today's ${usd(h.todayUsd)} (${usd(Math.abs(h.savingUsd))}); per session min ${pct(h.savingSpread.min)}, median ${pct(h.savingSpread.median)}, max ${pct(h.savingSpread.max)}; it saves on ${h.filesSaving} of ${h.perFile.length} sessions.`,
     );
   } else {
-    lines.push('One session: no held-out check (give several sessions, or a directory, for one).');
+    lines.push('One session: no out-of-sample check was possible (give several sessions, or a directory, to price the choice on sessions it was not made on).');
   }
   lines.push(`Held at what the sessions recorded (they act only at a flush): ${t.held.join(', ')}.`);
-  if (!keep && rec.release !== 'none') {
-    // Behind the gate, the block turns it on too (pi's condenseNative.gate).
-    const block = rec.gate ? { contextPrune: rec.contextPrune, condenseNative: { gate: { enabled: true, ...rec.gate } } } : { contextPrune: rec.contextPrune };
-    lines.push('', `Paste into pi's settings.json (${settings && settings.file ? settings.file : '~/.pi/agent/settings.json'})${rec.release !== same?.release ? `, with pi-condense ${rec.release}` : ''}:`, JSON.stringify(block, null, 2));
+  const keep = h && h.keepYours && paste;
+  if (keep) {
+    const keepWhat = today.pruningOn ? 'Keep your settings' : 'Keep pruning off';
+    const undecided = h.perFile.filter((f) => f.todayTied).map((f) => f.file);
+    let why;
+    if (h.keepYours === 'not above zero') why = `held out, the saving is not above zero (${pct(h.saving)}): what is cheapest on some sessions costs more on the others.`;
+    else if (undecided.length) why = `held out, the data is too small to tell: with ${words(undecided)} left out, the other sessions cannot tell ${todayIs} from their cheapest (within a cent, or 0.1%). Give more sessions to check the recommendation.`;
+    else why = `held out, the saving (${usd(h.savingUsd)}) is within ${usd(h.withinUsd)} of none: too small to tell.`;
+    lines.push('', `${keepWhat}: ${why}`);
+  } else if (paste) {
+    const target = settings && settings.file ? shownPath(settings.file) : "pi's settings.json";
+    const where = settings && settings.exists === false ? `${target} (the file pi-condense reads; there is none yet, so create it with this)` : settings && settings.file ? `${target}, the file your settings came from` : target;
+    const release = paste.release ? `, with pi-condense ${paste.release} installed in place of ${t.current.release}` : '';
+    lines.push('', `Set in ${where}${release}; keep your other settings as they are:`, JSON.stringify(paste.settings, null, 2));
+    if (paste.turnsPruning === 'on') lines.push(`Pruning is off today: this turns it on ("enabled": true).`);
+    if (paste.turnsPruning === 'off') lines.push(`This turns pruning off ("enabled": false).`);
     if (rec.gate) {
       // The gate runs only where condense-native renders: say what runs without it.
       const plain = t.ranked.find((r) => r.gate === null);
       lines.push(
-        '',
         "That figure is behind the cache-aware gate, which runs in pi where condense-native renders pi-condense (README, \"Use it in pi\"; docs/GATE.md). " +
-          `Without it the cheapest is ${sentence(plain)}: ${usd(plain.costUsd)}${cur > 0 ? ` (${pct(plain.costUsd / cur - 1)} vs yours)` : ''}` +
-          (plain.release === 'none' ? '.' : `; its block:\n${JSON.stringify({ contextPrune: plain.contextPrune }, null, 2)}`),
+          `Without it the cheapest is ${sentence(plain)}: ${usd(plain.costUsd)}${today.costUsd > 0 ? ` (${pct(plain.costUsd / today.costUsd - 1)} vs today)` : ''}.`,
       );
     }
-  } else if (!keep) {
-    lines.push('', 'No pruning is cheapest: pi-condense costs more than it saves on these sessions.');
   }
+  lines.push(...legend(used));
   return lines.join('\n');
 }
 
@@ -181,7 +277,8 @@ async function tuneMain(run, ctx) {
     if (skipped) errorLine(skipped);
   }
   result.errors = left;
-  result.settings = { config: settings.source, release: settings.release, releaseSource: settings.releaseSource, enabled: settings.enabled };
+  result.settings = { config: settings.source, file: settings.file, release: settings.release, releaseSource: settings.releaseSource, enabled: settings.enabled };
+  if (result.recommended.paste) result.recommended.paste.file = settings.file;
   out(run.json ? `${JSON.stringify(result)}\n` : `${tuneTable(result, { settings, cacheModel: run.options.cacheModel })}\n`);
   if (run.svg !== null) {
     try {

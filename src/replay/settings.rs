@@ -179,6 +179,25 @@ impl Settings {
         }
     }
 
+    /// Whether pi-condense prunes with these settings: its master switch,
+    /// `contextPrune.enabled`, is on only when `true` (its `normalize`; the
+    /// default is off, so no settings or no block is off). A render config
+    /// has no switch: it is what a render is handed, so it counts as on.
+    /// The CLI's copy of the rule is `findUserSettings` in
+    /// js/user-settings.js.
+    pub fn pruning_on(&self) -> bool {
+        let block = match &self.given {
+            Some(v) if Self::is_render_config(v) => return true,
+            Some(v) => match v.get("contextPrune") {
+                Some(block) => Some(block),
+                None if looks_like_pi_settings(v) => None,
+                None => Some(v),
+            },
+            None => None,
+        };
+        block.and_then(|b| b.get("enabled")) == Some(&Json::Bool(true))
+    }
+
     /// The user's `contextPrune` block merged over pi-condense's defaults
     /// (2.4.3's sections, a superset of 2.9.1's), as pi's settings.json
     /// spells it: what a tune varies and recommends.
@@ -276,6 +295,25 @@ mod tests {
             .render_config(Dialect::V2_9)
             .get("thinkingStrip")
             .is_none());
+    }
+
+    /// pi-condense's master switch: on only when `contextPrune.enabled` is
+    /// `true`, in a settings file or the block alone.
+    #[test]
+    fn pruning_is_on_only_when_enabled_is_true() {
+        assert!(!Settings::new(None).unwrap().pruning_on());
+        for (text, on) in [
+            (r#"{"theme":"dark","defaultModel":"x"}"#, false),
+            (r#"{"theme":"dark","contextPrune":{}}"#, false),
+            (r#"{"contextPrune":{"enabled":false}}"#, false),
+            (r#"{"contextPrune":{"enabled":"true"}}"#, false),
+            (r#"{"contextPrune":{"enabled":true}}"#, true),
+            (r#"{"enabled":true,"recoveryGraceTurns":1}"#, true),
+            (r#"{"recoveryGraceTurns":1}"#, false),
+            (r#"{"errorPurge":{"enabled":true}}"#, true),
+        ] {
+            assert_eq!(settings(text).pruning_on(), on, "{text}");
+        }
     }
 
     #[test]

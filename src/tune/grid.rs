@@ -76,7 +76,8 @@ fn section(base: &Json, name: &str, changes: &[(&str, Json)]) -> Json {
     Json::Obj(entries)
 }
 
-fn with(block: &Json, name: &str, value: Json) -> Json {
+/// `block` with `name` set to `value`.
+pub fn with(block: &Json, name: &str, value: Json) -> Json {
     let mut entries = match block {
         Json::Obj(e) => e.clone(),
         _ => Vec::new(),
@@ -110,31 +111,39 @@ pub fn current(release: &'static str, base: &Json) -> Candidate {
     candidate(release, base.clone())
 }
 
-/// How many settings differ between two candidates (the release counts as
-/// one): among equally cheap configurations the one that changes least
-/// from the user's is ranked first.
-pub fn distance(a: &Candidate, b: &Candidate) -> usize {
-    fn leaves<'j>(prefix: String, v: &'j Json, out: &mut Vec<(String, &'j Json)>) {
-        match v {
-            Json::Obj(entries) => {
-                for (k, x) in entries {
-                    leaves(format!("{prefix}.{}", String::from_utf8_lossy(k)), x, out);
-                }
+/// The leaves of a JSON value: (dotted key path, value).
+fn leaves<'j>(prefix: String, v: &'j Json, out: &mut Vec<(String, &'j Json)>) {
+    match v {
+        Json::Obj(entries) => {
+            for (k, x) in entries {
+                leaves(format!("{prefix}.{}", String::from_utf8_lossy(k)), x, out);
             }
-            other => out.push((prefix, other)),
         }
+        other => out.push((prefix, other)),
     }
+}
+
+/// How many settings differ between two blocks (or two sections of
+/// them), whatever the order of their keys.
+pub fn block_distance(a: &Json, b: &Json) -> usize {
     let (mut x, mut y) = (Vec::new(), Vec::new());
-    leaves(String::new(), &a.block, &mut x);
-    leaves(String::new(), &b.block, &mut y);
-    let differ = x
-        .iter()
+    leaves(String::new(), a, &mut x);
+    leaves(String::new(), b, &mut y);
+    x.iter()
         .filter(|(k, v)| !y.iter().any(|(k2, v2)| k == k2 && v == v2))
         .count()
         + y.iter()
             .filter(|(k, _)| !x.iter().any(|(k2, _)| k == k2))
-            .count();
-    differ + usize::from(a.release != b.release) + usize::from(a.gate.is_some() != b.gate.is_some())
+            .count()
+}
+
+/// How many settings differ between two candidates (the release and the
+/// gate count as one each): among equally cheap configurations the one
+/// that changes least from the user's is recommended.
+pub fn distance(a: &Candidate, b: &Candidate) -> usize {
+    block_distance(&a.block, &b.block)
+        + usize::from(a.release != b.release)
+        + usize::from(a.gate.is_some() != b.gate.is_some())
 }
 
 /// Every configuration of the grid over the user's block `base` (their

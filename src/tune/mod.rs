@@ -3,10 +3,13 @@
 //! found, the tokens calibrated on its recorded usage), then replayed under
 //! each configuration of the grid (`grid.rs`), the configurations spread
 //! over rayon's pool, and priced with the replay's provider cache model.
-//! `choose.rs` ranks them, finds the cost/size front and the recommendation
-//! with its held-out check; `report.rs` writes the result as JSON.
+//! `choose.rs` ranks them, finds the cost/size front, the ties and the
+//! recommendation with its held-out check, the same for any order of the
+//! files; `explain.rs` says what the recommendation changes from yours and
+//! what each change saves; `report.rs` writes the result as JSON.
 
 mod choose;
+mod explain;
 mod grid;
 mod report;
 
@@ -20,7 +23,8 @@ use crate::json::{parse_value, Json};
 use crate::replay::result::BoundaryUsed;
 use crate::replay::{Policy, Prepared, Progress, ReplayOptions, Settings};
 
-pub use choose::{choose, Choice};
+pub use choose::{choose, Choice, Fold, HeldOut, Keep};
+pub use explain::{explain, Explained, Paste};
 pub use grid::{Candidate, HELD};
 pub use report::to_json;
 
@@ -65,7 +69,10 @@ pub struct Tuned {
     /// The thinking boundary rule of the current configuration (None: its
     /// release reads none).
     pub boundary: Option<BoundaryUsed>,
+    /// Whether the user's pi-condense prunes today (its master switch).
+    pub pruning_on: bool,
     pub choice: Choice,
+    pub explained: Explained,
 }
 
 fn outcome(p: &crate::replay::PolicyReplay) -> FileRun {
@@ -294,7 +301,9 @@ pub fn tune(
     let outcomes: Vec<Vec<FileRun>> = (0..candidates.len())
         .map(|c| per_file.iter().map(|f| f[c].clone()).collect())
         .collect();
-    let choice = choose(&candidates, &outcomes, current_at);
+    let pruning_on = options.replay.settings.pruning_on();
+    let choice = choose(&candidates, &outcomes, current_at, pruning_on);
+    let explained = explain(&candidates, &choice, current_at, pruning_on);
     if let Some(p) = progress {
         let total = p.total.load(Ordering::Relaxed);
         p.done.store(total, Ordering::Relaxed);
@@ -308,7 +317,9 @@ pub fn tune(
         outcomes,
         current: current_at,
         boundary,
+        pruning_on,
         choice,
+        explained,
     })
 }
 
