@@ -62,6 +62,14 @@ function makeReplayApi(native, { argumentError }) {
       out.policies = p;
     }
     if (options.gate !== undefined && options.gate !== null) out.gate = gateSettings(options.gate, `${where}: gate`);
+    if (options.compaction !== undefined && options.compaction !== null) {
+      // pi's `compaction` settings, checked natively by key path
+      // (src/replay/compaction.rs).
+      if (typeof options.compaction !== 'object' || Array.isArray(options.compaction)) {
+        throw argumentError(`${where}: compaction must be an object (pi's compaction settings)`);
+      }
+      out.compaction = options.compaction;
+    }
     if (options.config !== undefined && options.config !== null) {
       if (typeof options.config !== 'object' || Array.isArray(options.config)) {
         throw argumentError(`${where}: config must be an object (pi's settings file, its contextPrune block, or a render config)`);

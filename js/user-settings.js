@@ -48,6 +48,10 @@ function readObject(file) {
   return { value };
 }
 
+// pi's own `compaction` settings in a settings file (pi reads them from
+// the same file), or null.
+const compactionOf = (settings) => settings?.compaction ?? null;
+
 /**
  * The user's pi-condense settings: `{ config, file, exists, source,
  * enabled, notes }` where `config` is pi's settings object to pass as a
@@ -75,12 +79,12 @@ function findUserSettings({ env = process.env, cwd = process.cwd() } = {}) {
     throw err;
   }
   if (read.absent) {
-    return { config: null, file, exists: false, agentDir, source: `no ${shown(file)}: pi-condense's defaults`, enabled: false, notes };
+    return { config: null, file, exists: false, agentDir, source: `no ${shown(file)}: pi-condense's defaults`, enabled: false, compaction: null, notes };
   }
   const block = read.value.contextPrune;
   if (block === undefined) {
     notes.push(`${shown(file)} has no contextPrune block: pi-condense's defaults`);
-    return { config: null, file, exists: true, agentDir, source: `pi-condense's defaults (${shown(file)} has no contextPrune)`, enabled: false, notes };
+    return { config: null, file, exists: true, agentDir, source: `pi-condense's defaults (${shown(file)} has no contextPrune)`, enabled: false, compaction: compactionOf(read.value), notes };
   }
   return {
     config: read.value,
@@ -89,6 +93,7 @@ function findUserSettings({ env = process.env, cwd = process.cwd() } = {}) {
     agentDir,
     source: `contextPrune from ${shown(file)}`,
     enabled: block !== null && typeof block === 'object' && block.enabled === true,
+    compaction: compactionOf(read.value),
     notes,
   };
 }
@@ -114,4 +119,4 @@ function findRelease({ env = process.env, cwd = process.cwd() } = {}) {
   return { release: RELEASE_OF_LINE[line], installed: found.version, source: `pi-condense ${found.version} installed` };
 }
 
-module.exports = { findUserSettings, findRelease, shown, DEFAULT_RELEASE };
+module.exports = { compactionOf, findUserSettings, findRelease, shown, DEFAULT_RELEASE };

@@ -25,6 +25,9 @@ const TERMS = {
   lookback: "the previous cache breakpoint lies further back than the provider looks (20 blocks)",
   unknown: 'a change the replay cannot name',
   warms: "pi's cache warms: requests pi sends during a long pause to keep the cache alive, billed with no answer",
+  compactions:
+    "pi's compactions under that policy: when the context passes the model's window less compaction.reserveTokens, pi summarizes the older messages in a request of its own (billed, without the cache) and goes on from the summary, with a cold cache (docs/REPLAY.md)",
+  'over window': "requests above the model's context window that pi could not send (the provider refuses them; compaction is off, or its summary still does not fit): counted, not priced",
   invariant:
     "pi-condense's promise that history changes only at a flush; BROKEN names a render that changed an earlier message between flushes (exit status 1), a bug in that release or a state the session file does not explain",
   applied: "calls where condense-native's cache-aware gate sent pi-condense's render as it is (docs/GATE.md); each applied call is one of cold, same, budget or pays",

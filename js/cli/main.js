@@ -19,7 +19,7 @@ const { parseArgs, resolve } = require('./flags.js');
 const { helpText, jsonHelp } = require('./help.js');
 const { sessionFiles } = require('../session-files.js');
 const { piSettingsWithoutBlock } = require('../settings-check.js');
-const { findUserSettings, findRelease, shown } = require('../user-settings.js');
+const { compactionOf, findUserSettings, findRelease, shown } = require('../user-settings.js');
 
 const NAME = 'condense-native';
 const SAMPLE = path.join(__dirname, '..', '..', 'sample', 'session.jsonl');
@@ -56,8 +56,10 @@ function settingsOf(run) {
   let file;
   let exists = true;
   let enabled = null;
+  let compaction = null;
   if (run.config !== undefined) {
     config = run.config;
+    compaction = compactionOf(config);
     source = `--config ${run.configFile}`;
     file = path.resolve(run.configFile);
     if (piSettingsWithoutBlock(config)) {
@@ -65,11 +67,11 @@ function settingsOf(run) {
     }
   } else {
     const found = findUserSettings();
-    ({ config, source, file, exists, enabled } = found);
+    ({ config, source, file, exists, enabled, compaction } = found);
     notes.push(...found.notes);
   }
   const release = run.release ? { release: run.release, source: `--release ${run.release}`, installed: null } : findRelease();
-  return { config, source, file, exists, enabled, release: release.release, releaseSource: release.source, installed: release.installed, notes };
+  return { config, source, file, exists, enabled, compaction, release: release.release, releaseSource: release.source, installed: release.installed, notes };
 }
 
 /** Refuses an --svg target the run reads, or a file condense-native did not write. */

@@ -54,6 +54,7 @@ async function replayMain(run, ctx) {
     ...run.options,
     policies: run.policies,
     config: settings.config,
+    compaction: settings.compaction,
     release: settings.release,
     renders: run.renders || run.svg !== null,
   };

@@ -48,6 +48,15 @@ function ordered(policies) {
 
 const rewritesOf = (p) => p.callClasses.rewrite + p.callClasses.partial + p.callClasses.expired;
 
+// pi's compactions under a policy, and the requests above the window it
+// could not send: "1", "2 (3 over window)", "-".
+function compactionsCell(c, over, used) {
+  if (c === 0 && over === 0) return '-';
+  used.add('compactions');
+  if (over > 0) used.add('over window');
+  return over > 0 ? `${group(c)} (${group(over)} over window)` : group(c);
+}
+
 function invariantCell(p, used) {
   const inv = p.invariant;
   if (p.policy === 'none') return '-';
@@ -81,7 +90,7 @@ function totalsOf(results) {
     for (const p of result.policies) {
       let t = byPolicy.get(p.policy);
       if (!t) {
-        t = { policy: p.policy, label: p.label, yours: p.yours, files: 0, modelCalls: 0, costUsd: 0, charsSent: 0, rewrites: 0, warms: 0, warmCostUsd: 0, invariantBroken: 0, causes: new Map() };
+        t = { policy: p.policy, label: p.label, yours: p.yours, files: 0, modelCalls: 0, costUsd: 0, charsSent: 0, rewrites: 0, warms: 0, warmCostUsd: 0, compactions: 0, compactionCostUsd: 0, overWindow: 0, invariantBroken: 0, causes: new Map() };
         byPolicy.set(p.policy, t);
       }
       t.files++;
@@ -91,6 +100,9 @@ function totalsOf(results) {
       t.rewrites += rewritesOf(p);
       t.warms += p.warms;
       t.warmCostUsd += p.warmCostUsd;
+      t.compactions += p.compactions;
+      t.compactionCostUsd += p.compactionCostUsd;
+      t.overWindow += p.overWindow;
       if (p.invariant.flushGated) t.invariantBroken += p.invariant.broken;
       for (const c of p.causes) {
         const have = t.causes.get(c.cause) ?? { cause: c.cause, calls: 0, tokensWritten: 0, costUsd: 0 };
@@ -119,12 +131,13 @@ function totalsTable(totals, used) {
     usd(t.costUsd),
     ratio(t.costUsdVsNone),
     group(t.rewrites),
+    compactionsCell(t.compactions, t.overWindow, used),
     group(t.charsSent),
     t.policy === 'none' ? '-' : t.invariantBroken ? `BROKEN ${group(t.invariantBroken)}` : 'held',
     topCauses(t.causes, 3, used),
   ]);
   if (totals.some((t) => t.policy !== 'none')) used.add('invariant');
-  return grid(['policy', 'calls', 'USD', 'x none', 'rewrites', 'chars sent', 'invariant', 'costliest causes of rewrites'], rows, [false, true, true, true, true, true, false, false]).join('\n');
+  return grid(['policy', 'calls', 'USD', 'x none', 'rewrites', 'compactions', 'chars sent', 'invariant', 'costliest causes of rewrites'], rows, [false, true, true, true, true, true, true, false, false]).join('\n');
 }
 
 /** The table of one replayed file, with its causes and calibration lines. */
@@ -139,17 +152,18 @@ function fileTable(name, r, used, { synthetic = false } = {}) {
     group(p.cacheWriteTokens),
     group(p.cacheReadTokens),
     group(rewritesOf(p)),
+    compactionsCell(p.compactions, p.overWindow, used),
     group(p.charsSent),
     invariantCell(p, used),
   ]);
   const lines = [`${name}: ${plural(r.modelCalls, 'model call')}`, ''];
-  lines.push(...grid(['policy', 'USD', 'x none', 'cache-write tok', 'cache-read tok', 'rewrites', 'chars sent', 'flush-gated invariant'], rows, [false, true, true, true, true, true, true, false]));
+  lines.push(...grid(['policy', 'USD', 'x none', 'cache-write tok', 'cache-read tok', 'rewrites', 'compactions', 'chars sent', 'flush-gated invariant'], rows, [false, true, true, true, true, true, true, true, false]));
   const boundaries = policies.filter((p) => p.thinkingBoundary);
   for (const p of boundaries) lines.push(`${p.label}: thinking boundary ${p.thinkingBoundary.rule === 'recorded' ? 'as recorded' : "from the config's keepLastTurns"} (${p.thinkingBoundary.reason})`);
   if (r.cacheModel === 'provider') {
     lines.push('');
     for (const p of policies) {
-      if (p.causes.length === 0 && p.warms === 0) continue;
+      if (p.causes.length === 0 && p.warms === 0 && p.compactions === 0) continue;
       lines.push(`${p.label}: what rewrote the cache (tokens written beyond the appended messages)`);
       for (const c of p.causes) {
         useCause(c.cause, used);
@@ -158,6 +172,16 @@ function fileTable(name, r, used, { synthetic = false } = {}) {
       if (p.warms > 0) {
         used.add('warms');
         lines.push(`    ${"pi's cache warms".padEnd(30)} ${plural(p.warms, 'call').padStart(11)} ${''.padStart(16)} ${usd(p.warmCostUsd).padStart(10)} (in the USD above)`);
+      }
+      if (p.compactions > 0) {
+        used.add('compactions');
+        lines.push(`    ${"pi's compaction summaries".padEnd(30)} ${plural(p.compactions, 'compaction').padStart(11)} ${''.padStart(16)} ${usd(p.compactionCostUsd).padStart(10)} (in the USD above)`);
+      }
+      const none = policies.find((q) => q.policy === 'none');
+      if (none && p.policy !== 'none' && p.compactions !== none.compactions) {
+        used.add('compactions');
+        const d = p.compactions - none.compactions;
+        lines.push(`    ${`${plural(Math.abs(d), 'compaction')} ${d > 0 ? 'more' : 'fewer'} than no pruning`}`);
       }
     }
   }

@@ -256,6 +256,7 @@ async function tuneMain(run, ctx) {
     result = await tuneAsync(files, {
       ...run.options,
       config: settings.config,
+      compaction: settings.compaction,
       release: settings.release,
       onProgress: progress ? (done, total) => progress.update(0, 1, 'tune', done, total) : null,
     });

@@ -101,6 +101,17 @@ pub struct CallBill {
 /// Prices a call of `tokens` (input, read, write) at `entry`'s rates (or
 /// the defaults). `long`: writes are 1 h writes (2x input); `premium`:
 /// writes cost the write rate, else the input rate.
+/// A request without the prompt cache (`cacheRetention: "none"`, as pi's
+/// compaction sends its summaries): `input` tokens in and `output` out, at
+/// `entry`'s rates (or the defaults).
+pub fn price_uncached(entry: Option<&ModelEntry>, input: f64, output: f64) -> f64 {
+    let rates: Rates = match entry {
+        Some(e) => e.rates_for(input),
+        None => DEFAULT_RATES,
+    };
+    (input * rates.input + output * rates.output) / 1e6
+}
+
 pub fn price(
     entry: Option<&ModelEntry>,
     input: f64,
@@ -179,6 +190,13 @@ pub struct BillTotals {
     /// pi's cache warms: count and cost (included in `cost_usd`).
     pub warms: u64,
     pub warm_cost_usd: f64,
+    /// pi's compactions: count and the cost of their summarization
+    /// requests (included in `cost_usd`).
+    pub compactions: u64,
+    pub compaction_cost_usd: f64,
+    /// Requests above the model's context window: the provider refuses
+    /// them, so they are counted and not priced.
+    pub over_window: u64,
     pub causes: Vec<CauseLine>,
     /// Calls per class, in `CallClass` order.
     pub classes: [u64; 5],
@@ -193,6 +211,12 @@ impl BillTotals {
         self.cache_write_tokens += b.cache_write_tokens;
         self.cost_usd += b.cost_usd;
         self.classes[class as usize] += 1;
+    }
+
+    pub fn add_compaction(&mut self, cost_usd: f64) {
+        self.compactions += 1;
+        self.compaction_cost_usd += cost_usd;
+        self.cost_usd += cost_usd;
     }
 
     pub fn add_warm(&mut self, cost_usd: f64) {

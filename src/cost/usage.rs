@@ -9,6 +9,8 @@ use crate::json::Json;
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Usage {
     pub input: f64,
+    /// The answer's tokens (pi counts them in the context's size).
+    pub output: f64,
     pub cache_read: f64,
     pub cache_write: f64,
 }
@@ -33,6 +35,7 @@ impl Usage {
         let n = |k: &str| number(k).filter(|x| x.is_finite());
         Some(Usage {
             input: n("input")?,
+            output: n("output").unwrap_or(0.0),
             cache_read: n("cacheRead").unwrap_or(0.0),
             cache_write: n("cacheWrite").unwrap_or(0.0),
         })

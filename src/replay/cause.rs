@@ -237,6 +237,9 @@ pub struct Change {
     /// pi's context changed other than by appending (compaction, edit,
     /// branch).
     pub context_rewritten: bool,
+    /// pi compacted the context since the previous call (under this
+    /// policy: `compaction.rs`).
+    pub compacted: bool,
     /// Earlier output messages the policy changed, in order (the first
     /// few).
     pub policy: Vec<PolicyChange>,

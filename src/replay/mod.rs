@@ -29,6 +29,7 @@
 
 mod calls;
 mod cause;
+mod compaction;
 mod digest;
 mod indexer;
 mod invariant;

@@ -11,6 +11,7 @@ use crate::error::{PruneError, Result};
 use crate::json::parse_value;
 use crate::json::Json;
 
+use super::compaction::CompactionSettings;
 use super::policy::Policy;
 use super::settings::Settings;
 use crate::cost::bill::CacheModel;
@@ -44,6 +45,8 @@ pub struct ReplayOptions {
     pub gate: GateSettings,
     /// Where each call's sent messages go.
     pub contexts: Contexts,
+    /// pi's `compaction` settings (`compaction.rs`).
+    pub compaction: CompactionSettings,
 }
 
 /// What was sent, exported (`contexts`, `--contexts DIR`): per call the
@@ -95,6 +98,7 @@ impl Default for ReplayOptions {
             thinking_boundary: BoundaryMode::Auto,
             gate: GateSettings::default(),
             contexts: Contexts::None,
+            compaction: CompactionSettings::default(),
         }
     }
 }
@@ -292,6 +296,7 @@ impl ReplayOptions {
             thinking_boundary,
             gate,
             contexts,
+            compaction: CompactionSettings::from_json(root.get("compaction"))?,
         })
     }
 }

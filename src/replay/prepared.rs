@@ -7,6 +7,7 @@
 use std::sync::atomic::Ordering;
 
 use super::calls;
+use super::compaction::{path_facts, PathFacts};
 use super::options::ReplayOptions;
 use super::progress::Progress;
 use super::requests;
@@ -63,6 +64,8 @@ pub struct Prepared<'a> {
     pub(super) frontier_entries: FrontierEntries,
     /// Lines pi skips: how many, and the first line numbers.
     pub(super) skipped: (usize, Vec<u32>),
+    /// What pi's compaction reads of the path (`compaction.rs`).
+    pub(super) compaction_facts: PathFacts,
 }
 
 impl<'a> Prepared<'a> {
@@ -106,7 +109,9 @@ impl<'a> Prepared<'a> {
         );
         let models = models_of(&meta, &options.catalog);
         let frontier_entries = frontier_entries(&file, &path);
+        let compaction_facts = path_facts(&file, &path, options.compaction.summary_chars);
         Ok(Prepared {
+            compaction_facts,
             frontier_entries,
             skipped,
             file,

@@ -14,11 +14,14 @@
 
 use super::calls::CallMeta;
 use super::cause::{decide, Change, Rewrite, Seen};
+use super::compaction::Compaction;
 use super::requests::{Conversions, Draft, Requests};
-use crate::cost::bill::{classify, BillTotals, CacheModel, CallBill, CallClass, Reads, Tariff};
+use crate::cost::bill::{
+    classify, price_uncached, BillTotals, CacheModel, CallBill, CallClass, Reads, Tariff,
+};
 use crate::cost::cache::{Cache, Outcome};
 use crate::cost::calibration::{Calibration, SizePoint};
-use crate::cost::catalog::{rules_for, Catalog, Family, Rules};
+use crate::cost::catalog::{rules_for, Catalog, Family, Rules, DEFAULT_CONTEXT_WINDOW};
 use crate::cost::digest::Digest;
 use crate::cost::kept::MessageValues;
 use crate::cost::prefix::{PrefixCall, PrefixRule, PrefixSums};
@@ -37,6 +40,11 @@ pub struct Priced {
     pub read_messages: u32,
     /// The prefix rule's characters (under that model only).
     pub prefix: Option<PrefixCall>,
+    /// Above the model's context window: the provider would refuse it, so
+    /// nothing is billed and the cache does not change.
+    pub over_window: bool,
+    /// The request's tokens (what the answer's usage records of it).
+    pub prompt_tokens: f64,
 }
 
 /// One call's render, as the pricer takes it.
@@ -349,6 +357,8 @@ impl<'a> Pricer<'a> {
             cause: None,
             read_messages: sent.break_index as u32,
             prefix: Some(call),
+            over_window: false,
+            prompt_tokens: tokens.1 + tokens.2,
         }
     }
 
@@ -421,6 +431,19 @@ impl<'a> Pricer<'a> {
         let Some((o, bill)) = self.quote(k, request, now) else {
             unreachable!("the provider model quotes")
         };
+        let prompt_tokens = request.total_chars as f64 * tpc;
+        if prompt_tokens > self.window(k) {
+            self.totals.over_window += 1;
+            return Ok(Priced {
+                bill: CallBill::default(),
+                class: CallClass::Rewrite,
+                cause: None,
+                read_messages: 0,
+                prefix: None,
+                over_window: true,
+                prompt_tokens,
+            });
+        }
         let prev = p.previous.get(&key);
         let lapsed = prev.is_some_and(|q| {
             q.last_bp
@@ -435,7 +458,15 @@ impl<'a> Pricer<'a> {
             within_preamble: o.within_preamble(request.preamble),
         });
         let switched = p.last_model.is_some_and(|m| m != key);
-        let seen = seen(&self.meta[k], switched, prev, request, &update, &rules);
+        let seen = seen(
+            &self.meta[k],
+            &sent.change,
+            switched,
+            prev,
+            request,
+            &update,
+            &rules,
+        );
         let cause = decide(class, &seen, &sent.change, prev.map(|q| now - q.time));
         let tail = match prev {
             Some(q) => request.total_chars.saturating_sub(q.total_chars),
@@ -460,7 +491,34 @@ impl<'a> Pricer<'a> {
             cause,
             read_messages,
             prefix: None,
+            over_window: false,
+            prompt_tokens,
         })
+    }
+
+    /// Call `k`'s model's context window (the catalog's, else the
+    /// default).
+    pub fn window(&self, k: usize) -> f64 {
+        let m = &self.meta[k].model;
+        self.catalog
+            .get(&m.provider, &m.id)
+            .and_then(|e| e.context_window)
+            .unwrap_or(DEFAULT_CONTEXT_WINDOW)
+    }
+
+    /// pi's compaction before call `k`: its summarization requests, sent
+    /// without the prompt cache at the call's model's rates (each answered
+    /// by a summary of its size), added to the sums.
+    pub fn compaction(&mut self, k: usize, c: &Compaction) {
+        let meta = &self.meta[k];
+        let tpc = self.tokens_per_char(meta.model_key);
+        let entry = self.catalog.get(&meta.model.provider, &meta.model.id);
+        let usd: f64 = c
+            .requests
+            .each()
+            .map(|(_, chars)| price_uncached(entry, chars * tpc, c.summary_chars * tpc))
+            .sum();
+        self.totals.add_compaction(usd);
     }
 
     /// Adds call `k`'s bill to the sums, and its cause with the `excess`
@@ -486,6 +544,7 @@ impl<'a> Pricer<'a> {
 /// cause.
 fn seen(
     meta: &CallMeta,
+    change: &Change,
     switched: bool,
     prev: Option<&PreviousRequest>,
     request: &Request,
@@ -495,7 +554,7 @@ fn seen(
     Seen {
         switched,
         preamble_changed: prev.is_some_and(|q| q.preamble != meta.preamble),
-        compaction: meta.since.compaction,
+        compaction: change.compacted,
         edit: meta.since.edit,
         branch: meta.since.branch,
         // The output message holding the first position whose billed

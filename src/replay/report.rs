@@ -13,7 +13,7 @@
 //!   policies: [{ policy, config, thinkingBoundary, charsSent, costUsd,
 //!                costUsdVsNone,
 //!                inputTokens, cacheReadTokens, cacheWriteTokens, warms,
-//!                warmCostUsd,
+//!                warmCostUsd, compactions, compactionCostUsd, overWindow,
 //!                callClasses: { first, append, partial, rewrite, expired },
 //!                causes: [{ cause, calls, tokensWritten, costUsd }],
 //!                invariant: { flushGated, checked, broken,
@@ -29,7 +29,8 @@
 //!                             outputHash, entryId, leafId, timestamp,
 //!                             stats, inputTokens, cacheReadTokens,
 //!                             cacheWriteTokens, costUsd, cacheReadMessages,
-//!                             callClass, rewriteCause,
+//!                             callClass, overWindow, compactions,
+//!                             rewriteCause,
 //!                             gate?: 'apply' | 'hold', gateReason?,
 //!                             messages?,
 //!                             prefix?: { cacheReadChars, cacheWriteChars,
@@ -123,6 +124,9 @@ fn policy(o: &mut Members, replay: &Replay, p: &PolicyReplay, renders: bool) {
             ("cacheWriteTokens", b.cache_write_tokens),
             ("warms", b.warms as f64),
             ("warmCostUsd", b.warm_cost_usd),
+            ("compactions", b.compactions as f64),
+            ("compactionCostUsd", b.compaction_cost_usd),
+            ("overWindow", b.over_window as f64),
         ])
         .object("callClasses", |o| {
             let names = ["first", "append", "partial", "rewrite", "expired"];
@@ -223,7 +227,8 @@ fn render(o: &mut Members, replay: &Replay, p: &PolicyReplay, r: &Render) {
     .raw("outputHash", |out| hex(out, r.output_hash))
     .str("entryId", &call.entry_id)
     .opt_str("leafId", call.leaf_id.as_deref())
-    .opt_num("timestamp", call.time);
+    .opt_num("timestamp", call.time)
+    .num("compactions", r.compactions as f64);
     stats(
         o,
         &r.stats,
@@ -252,6 +257,7 @@ fn priced(o: &mut Members, pr: &super::pricer::Priced) {
         ("cacheReadMessages", f64::from(pr.read_messages)),
     ])
     .str("callClass", pr.class.name())
+    .flag("overWindow", pr.over_window)
     .raw("rewriteCause", |out| {
         null_or(out, pr.cause.as_ref(), |out, c| {
             object(out, |o| {

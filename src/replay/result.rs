@@ -42,6 +42,8 @@ pub struct Render {
     pub priced: Option<Priced>,
     /// A gated policy's choice and why (`gate.rs`).
     pub gate: Option<gate::Reason>,
+    /// pi's compactions made just before this call.
+    pub compactions: usize,
     /// The sent messages as one JSON array (with `Contexts::InRenders`).
     pub messages: Option<Vec<u8>>,
 }

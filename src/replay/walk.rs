@@ -15,6 +15,7 @@
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::cause::{policy_changes, Change, Current, Previous};
+use super::compaction::{messages_json, summary_message, Check, Compaction, Compactions, Made};
 use super::digest::Digests;
 use super::invariant::{self, Violation};
 use super::options::ReplayOptions;
@@ -230,6 +231,9 @@ struct Lane<'p> {
     /// gate did not necessarily send).
     carried: Carried,
     release_last: Vec<Digest>,
+    /// Its previous request's tokens, and the answer's (pi's compaction
+    /// reads their sum).
+    last_usage: Option<(f64, f64)>,
     /// What it sent, exported (`Contexts`).
     sent: Option<SentTexts>,
     pricer: Pricer<'p>,
@@ -297,6 +301,8 @@ struct Call<'v, 'f> {
     flushed: bool,
     /// The 2.4.3 boundary of the frontier in force.
     recorded_boundary: Option<f64>,
+    /// pi's compactions before this call under the walk's policy.
+    compactions: &'v [Compaction],
     ids: &'v [u32],
     view: &'v ContextView<'f>,
 }
@@ -317,6 +323,8 @@ struct Seek {
 /// kept per message and summed again only from the first that changed.
 struct Context<'f> {
     view: ContextView<'f>,
+    /// The compactions the walk's policy made (`compaction.rs`).
+    compactions: Compactions,
     /// Digests by the view's message ids (a new view hands them out
     /// afresh).
     sizes: Digests,
@@ -329,7 +337,8 @@ struct Context<'f> {
 impl<'f> Context<'f> {
     fn new(file: &'f SessionFile<'f>, path: &[u32]) -> Self {
         Context {
-            view: ContextView::new(file, path),
+            view: ContextView::planned(file, path),
+            compactions: Compactions::default(),
             sizes: Digests::default(),
             lens: Vec::new(),
             sum: 0,
@@ -476,8 +485,31 @@ impl<'w, 'f> Walk<'w, 'f> {
     }
 
     pub fn run(&self, policy: Policy, pass: Pass) -> Result<PolicyReplay> {
-        let mut results = self.run_family(&[(policy, self.settings)], pass)?;
-        Ok(results.remove(0))
+        self.run_family(&[(policy, self.settings)], pass)
+            .map(|mut results| results.remove(0))
+    }
+
+    /// One pass per member of `family` (see `walk_family`), each member
+    /// walking alone when they would compact at different calls.
+    pub fn run_family(
+        &self,
+        family: &[(Policy, &Settings)],
+        pass: Pass,
+    ) -> Result<Vec<PolicyReplay>> {
+        if let Some(results) = self.walk_family(family, pass)? {
+            return Ok(results);
+        }
+        if let Some(p) = self.progress {
+            let calls = self.prepared.calls.len() * family.len();
+            p.total
+                .fetch_add(calls as u64, std::sync::atomic::Ordering::Relaxed);
+        }
+        let mut results = Vec::with_capacity(family.len());
+        for &member in family {
+            let walked = self.walk_family(&[member], pass)?;
+            results.extend(walked.expect("a walk alone never disagrees with itself"));
+        }
+        Ok(results)
     }
 
     /// A lane for `settings`.
@@ -498,6 +530,7 @@ impl<'w, 'f> Walk<'w, 'f> {
             gate: policy.gated().then_some(p.options.gate),
             carried: Carried::default(),
             release_last: Vec::new(),
+            last_usage: None,
             sent: SentTexts::new(&p.options.contexts, policy)?,
             pricer: Pricer::new(
                 &p.options.cache_model,
@@ -530,11 +563,12 @@ impl<'w, 'f> Walk<'w, 'f> {
     /// their 2.4.3 thinking strip. The view, the state, the engine and
     /// every phase before the strip are shared, and each member's lane
     /// strips, gates, measures and prices its own copy of the render.
-    pub fn run_family(
+    /// None when the members would compact at different calls.
+    fn walk_family(
         &self,
         family: &[(Policy, &Settings)],
         pass: Pass,
-    ) -> Result<Vec<PolicyReplay>> {
+    ) -> Result<Option<Vec<PolicyReplay>>> {
         let p = self.prepared;
         let policy = family[0].0.base();
         debug_assert!(family.iter().all(|(q, _)| q.base() == policy));
@@ -563,6 +597,9 @@ impl<'w, 'f> Walk<'w, 'f> {
         let mut own = OwnBoundary::default();
         let mut bytes: Vec<u8> = Vec::new();
         for (k, call) in p.calls.iter().enumerate() {
+            let Some(made) = self.compact(&mut context, &mut lanes, (k, call), pass)? else {
+                return Ok(None);
+            };
             let seek = context.seek(&p.file, &p.path, call)?;
             if seek.rewound {
                 engine = fresh_engine();
@@ -581,6 +618,7 @@ impl<'w, 'f> Walk<'w, 'f> {
                 seek,
                 flushed: step.flushed,
                 recorded_boundary: step.boundary,
+                compactions: &made,
                 ids,
                 view: &context.view,
             };
@@ -598,10 +636,83 @@ impl<'w, 'f> Walk<'w, 'f> {
             };
             self.lanes(&mut lanes, engine.as_mut(), base, &at)?;
         }
-        Ok(lanes
-            .into_iter()
-            .map(|lane| self.finish(policy, lane))
-            .collect())
+        Ok(Some(
+            lanes
+                .into_iter()
+                .map(|lane| self.finish(policy, lane))
+                .collect(),
+        ))
+    }
+
+    /// pi's compactions before call `k` (`compaction.rs`), which every lane
+    /// makes alike: made in the context's view, billed to each lane. None
+    /// when the lanes would compact differently (each then walks alone).
+    fn compact(
+        &self,
+        context: &mut Context<'_>,
+        lanes: &mut [Lane<'_>],
+        (k, call): (usize, &ModelCall),
+        pass: Pass,
+    ) -> Result<Option<Vec<Compaction>>> {
+        let p = self.prepared;
+        let meta = &p.meta[k];
+        let model = meta.model.name();
+        let window = lanes.first().map_or(0.0, |l| l.pricer.window(k));
+        let appended = context.view.applied()..call.leaf.map_or(0, |l| l + 1);
+        // The policy the session was recorded under made the file's
+        // compactions, and only those, when its usage says the file is its
+        // (the calibration reconciled it: the measure pass walks it so).
+        let file_is_recorded = pass == Pass::Measure || p.calibration.unreconciled.is_none();
+        let appended_chars: f64 = appended
+            .clone()
+            .map(|i| p.compaction_facts.entries[i].chars)
+            .sum();
+        let tpc = p.calibration.factor(meta.model_key).tokens_per_char;
+        let mut decided: Option<Vec<Compaction>> = None;
+        for lane in lanes.iter() {
+            let made = context.compactions.decide(&Check {
+                facts: &p.compaction_facts,
+                settings: &p.options.compaction,
+                model: &model,
+                window,
+                appended: appended.clone(),
+                usage: lane.last_usage.map(|(prompt, output)| prompt + output),
+                next_tokens: lane
+                    .last_usage
+                    .map(|(prompt, _)| prompt + appended_chars * tpc),
+                recorded: file_is_recorded && lane.result.policy == p.options.recorded_policy,
+            });
+            match &decided {
+                Some(d) if *d != made => return Ok(None),
+                Some(_) => {}
+                None => decided = Some(made),
+            }
+        }
+        let made = decided.unwrap_or_default();
+        for c in &made {
+            match c.made {
+                Made::File { at } => context.view.make_file_compaction(at),
+                Made::Simulated {
+                    after,
+                    first_kept,
+                    tokens_before,
+                } => {
+                    let summary = summary_message(c.summary_chars, tokens_before, p.infos[k].time);
+                    context
+                        .view
+                        .make_compaction(after, first_kept, summary)
+                        .map_err(SessionError::located)?;
+                }
+            }
+            for lane in lanes.iter_mut() {
+                lane.pricer.compaction(k, c);
+                if let Some(file) = lane.sent.as_mut().and_then(|s| s.file.as_mut()) {
+                    self.write_compaction(file, k, c)?;
+                }
+            }
+        }
+        context.compactions.settle(&p.compaction_facts, &made);
+        Ok(Some(made))
     }
 
     /// Whether the lanes' own boundaries move at this call: 2.4.3 computes
@@ -909,7 +1020,7 @@ impl<'w, 'f> Walk<'w, 'f> {
             || meta[k - 1].model_key != meta[k].model_key
             || at.seek.rewound
             || at.seek.from < last.inputs
-            || since.compaction
+            || !at.compactions.is_empty()
             || since.branch
             || since.edit;
         let rewrote = first_difference(&lane.release_last, &lane.out) < lane.release_last.len();
@@ -970,6 +1081,7 @@ impl<'w, 'f> Walk<'w, 'f> {
         Change {
             rewound: at.seek.rewound,
             context_rewritten: at.k > 0 && at.seek.from < last.inputs,
+            compacted: !at.compactions.is_empty(),
             policy: Vec::new(),
         }
     }
@@ -1040,6 +1152,10 @@ impl<'w, 'f> Walk<'w, 'f> {
             )?),
         };
         if let Some(p) = priced {
+            // What the answer records of the context: the request as this
+            // policy sent it, and the answer itself.
+            let output = self.prepared.meta[k].usage.map_or(0.0, |u| u.output);
+            lane.last_usage = Some((p.prompt_tokens, output));
             result.priced.push(p);
         }
         let mut messages = None;
@@ -1068,6 +1184,7 @@ impl<'w, 'f> Walk<'w, 'f> {
                 stats,
                 priced,
                 gate,
+                compactions: at.compactions.len(),
                 messages,
             });
         }
@@ -1082,8 +1199,8 @@ impl<'w, 'f> Walk<'w, 'f> {
         Ok(())
     }
 
-    /// One line of a `Contexts::Dir` file: `{k, timestamp, model, gate?,
-    /// messages}`.
+    /// One line of a `Contexts::Dir` file for a model call: `{k, kind:
+    /// "call", timestamp, model, gate?, messages}`.
     fn write_context(
         &self,
         file: &mut std::io::BufWriter<std::fs::File>,
@@ -1091,24 +1208,61 @@ impl<'w, 'f> Walk<'w, 'f> {
         gate: Option<Reason>,
         messages: &[u8],
     ) -> Result<()> {
-        use std::io::Write;
-        let k = at.k;
-        let key = self.prepared.meta[k].model_key;
-        let model = self.prepared.models.iter().find(|m| m.0 == key);
-        let mut line = Vec::with_capacity(messages.len() + 128);
-        crate::json::members::object(&mut line, |o| {
-            o.num("k", k as f64)
-                .opt_num("timestamp", self.prepared.infos[k].time)
-                .str("model", model.map_or("", |m| m.1.as_str()));
+        self.write_line(file, at.k, "call", |o| {
             if let Some(reason) = gate {
                 o.str("gate", reason.sent());
             }
             o.raw("messages", |out| out.extend_from_slice(messages));
+        })
+    }
+
+    /// The lines of pi's compaction before call `k`, one per summarization
+    /// request: `{k, kind: "compaction", timestamp, model, inputChars,
+    /// outputChars, messages}`, the messages it summarizes as pi holds them
+    /// (its system prompt and instructions are `inputChars` less their
+    /// serialized text: docs/REPLAY.md).
+    fn write_compaction(
+        &self,
+        file: &mut std::io::BufWriter<std::fs::File>,
+        k: usize,
+        c: &Compaction,
+    ) -> Result<()> {
+        let p = self.prepared;
+        for (range, chars) in c.requests.each() {
+            let messages = messages_json(&p.file, &p.path, range.clone());
+            self.write_line(file, k, "compaction", |o| {
+                o.num("inputChars", *chars)
+                    .num("outputChars", c.summary_chars)
+                    .raw("messages", |out| out.extend_from_slice(&messages));
+            })?;
+        }
+        Ok(())
+    }
+
+    /// A line `{k, kind, timestamp, model, ...}` of a `Contexts::Dir` file
+    /// (flushed after the last call's).
+    fn write_line(
+        &self,
+        file: &mut std::io::BufWriter<std::fs::File>,
+        k: usize,
+        kind: &str,
+        rest: impl FnOnce(&mut crate::json::members::Members),
+    ) -> Result<()> {
+        use std::io::Write;
+        let key = self.prepared.meta[k].model_key;
+        let model = self.prepared.models.iter().find(|m| m.0 == key);
+        let mut line = Vec::with_capacity(256);
+        crate::json::members::object(&mut line, |o| {
+            o.num("k", k as f64)
+                .str("kind", kind)
+                .opt_num("timestamp", self.prepared.infos[k].time)
+                .str("model", model.map_or("", |m| m.1.as_str()));
+            rest(o);
         });
         line.push(b'\n');
         file.write_all(&line)
             .and_then(|()| {
-                if k + 1 == self.prepared.calls.len() {
+                if k + 1 == self.prepared.calls.len() && kind == "call" {
                     file.flush()
                 } else {
                     Ok(())

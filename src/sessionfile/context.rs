@@ -23,14 +23,44 @@ pub struct ContextView<'s> {
     path: Vec<u32>,
     /// Path entries applied so far (the view is at `path[applied - 1]`).
     applied: usize,
-    /// Path position of the latest compaction applied.
-    compaction: Option<usize>,
+    /// The latest compaction applied.
+    compaction: Option<Compaction>,
+    /// Which compactions apply: the file's (None), or a plan's.
+    plan: Option<Plan>,
     /// Context edits in force: target id to the edit's entry index.
     edits: HashMap<JsKey<'s>, u32>,
     table: Vec<Projected<'s>>,
     cache: HashMap<(u32, Option<u32>, bool), Range<u32>>,
     view: Vec<u32>,
     changed_from: usize,
+}
+
+/// A compaction in force: the file's entry at a path position, or one a
+/// plan made (its index in the plan).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Compaction {
+    File(usize),
+    Made(usize),
+}
+
+/// The compactions a view applies when it follows a plan (a replayed
+/// policy compacts where its own context says, not where the file did):
+/// the file's compaction entries it makes, by path position, and those it
+/// makes where the file has none.
+#[derive(Debug, Default)]
+struct Plan {
+    file: Vec<usize>,
+    made: Vec<MadeCompaction>,
+}
+
+/// A compaction a plan makes where the file has none: applied once the
+/// first `after` path entries are, keeping from path position
+/// `first_kept`, with its `compactionSummary` message.
+#[derive(Debug)]
+struct MadeCompaction {
+    after: usize,
+    first_kept: usize,
+    head: u32,
 }
 
 impl<'s> ContextView<'s> {
@@ -41,6 +71,7 @@ impl<'s> ContextView<'s> {
             path: path.to_vec(),
             applied: 0,
             compaction: None,
+            plan: None,
             edits: HashMap::default(),
             table: Vec::new(),
             cache: HashMap::default(),
@@ -66,6 +97,58 @@ impl<'s> ContextView<'s> {
         from
     }
 
+    /// A view that applies only the compactions it is told to make
+    /// (`make_file_compaction`, `make_compaction`), not the file's.
+    pub fn planned(file: &'s SessionFile<'s>, path: &[u32]) -> Self {
+        ContextView {
+            plan: Some(Plan::default()),
+            ..ContextView::new(file, path)
+        }
+    }
+
+    /// Path entries applied so far.
+    pub fn applied(&self) -> usize {
+        self.applied
+    }
+
+    /// A planned view makes the file's compaction entry at path position
+    /// `at` (not applied yet) when it gets there.
+    pub fn make_file_compaction(&mut self, at: usize) {
+        if let Some(plan) = &mut self.plan {
+            plan.file.push(at);
+        }
+    }
+
+    /// A planned view makes a compaction once the first `after` path entries
+    /// are applied (now, when they are), keeping from path position
+    /// `first_kept`, its summary message the JSON text `summary`.
+    pub fn make_compaction(
+        &mut self,
+        after: usize,
+        first_kept: usize,
+        summary: Vec<u8>,
+    ) -> Result<()> {
+        let Some(plan) = &mut self.plan else {
+            return Ok(());
+        };
+        let entry = self.path[after.saturating_sub(1).min(self.path.len() - 1)];
+        let head = self.table.len() as u32;
+        self.table.push(Projected {
+            json: summary.into(),
+            entry,
+            system: false,
+        });
+        plan.made.push(MadeCompaction {
+            after,
+            first_kept,
+            head,
+        });
+        if after == self.applied {
+            self.make_due()?;
+        }
+        Ok(())
+    }
+
     /// Moves the view to the leaf `path[position]`. Going back rebuilds from
     /// the root (a replay only moves forward).
     pub fn seek(&mut self, position: usize) -> Result<()> {
@@ -78,13 +161,32 @@ impl<'s> ContextView<'s> {
             while self.applied <= position {
                 self.step()?;
             }
+            self.make_due()?;
             self.changed_from = common_prefix(&old, &self.view);
             return Ok(());
         }
         while self.applied <= position && self.applied < self.path.len() {
             self.step()?;
         }
-        Ok(())
+        self.make_due()
+    }
+
+    /// Makes the planned compaction due once the entries applied so far
+    /// are, unless it is the one in force.
+    fn make_due(&mut self) -> Result<()> {
+        match self.made_at(self.applied) {
+            Some(m) if self.compaction != Some(Compaction::Made(m)) => {
+                self.compaction = Some(Compaction::Made(m));
+                self.rebuild()
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The planned compaction made once `applied` entries are, if any.
+    fn made_at(&self, applied: usize) -> Option<usize> {
+        let made = &self.plan.as_ref()?.made;
+        made.iter().rposition(|m| m.after == applied)
     }
 
     /// Applies every entry of the path.
@@ -102,6 +204,7 @@ impl<'s> ContextView<'s> {
     /// Applies the next path entry.
     fn step(&mut self) -> Result<()> {
         let position = self.applied;
+        self.make_due()?;
         let entry = self.entry_at(position);
         self.applied += 1;
         // pi reads every path message's role for the settings (A.7 step 1).
@@ -109,7 +212,14 @@ impl<'s> ContextView<'s> {
             return Err(missing_message(&entry));
         }
         if entry.is("compaction") {
-            self.compaction = Some(position);
+            let made = match &self.plan {
+                None => true,
+                Some(plan) => plan.file.contains(&position),
+            };
+            if !made {
+                return Ok(());
+            }
+            self.compaction = Some(Compaction::File(position));
             return self.rebuild();
         }
         if entry.is("context_edit") {
@@ -156,26 +266,31 @@ impl<'s> ContextView<'s> {
     }
 
     /// The selection of A.7 step 2 over the applied prefix, as path
-    /// positions.
+    /// positions (a file compaction's entry first; a made one's head is not
+    /// an entry).
     fn selection(&self) -> Vec<usize> {
-        let Some(c) = self.compaction else {
-            return (0..self.applied).collect();
+        let (head, from, after) = match self.compaction {
+            None => return (0..self.applied).collect(),
+            Some(Compaction::File(c)) => {
+                let first_kept = self.entry_at(c).first_kept_entry_id();
+                let from = (0..c).find(|&i| {
+                    self.entry_at(i).id() == first_kept && !matches!(first_kept, JsKey::Object(_))
+                });
+                (Some(c), from.map(|f| f..c), c + 1)
+            }
+            Some(Compaction::Made(m)) => {
+                let made = &self.plan.as_ref().expect("made by a plan").made[m];
+                (None, Some(made.first_kept..made.after), made.after)
+            }
         };
-        let compaction = self.entry_at(c);
-        let first_kept = compaction.first_kept_entry_id();
-        let mut selected = vec![c];
-        let from = (0..c).find(|&i| {
-            self.entry_at(i).id() == first_kept && !matches!(first_kept, JsKey::Object(_))
-        });
-        if let Some(from) = from {
-            for i in from..c {
-                let e = self.entry_at(i);
-                if !(e.is("message") && e.message_role_is("system")) {
-                    selected.push(i);
-                }
+        let mut selected: Vec<usize> = head.into_iter().collect();
+        for i in from.unwrap_or(0..0) {
+            let e = self.entry_at(i);
+            if !(e.is("message") && e.message_role_is("system")) {
+                selected.push(i);
             }
         }
-        selected.extend(c + 1..self.applied);
+        selected.extend(after..self.applied);
         selected
     }
 
@@ -190,9 +305,14 @@ impl<'s> ContextView<'s> {
             }
         }
         let old = std::mem::take(&mut self.view);
+        if let Some(Compaction::Made(m)) = self.compaction {
+            let head = self.plan.as_ref().expect("made by a plan").made[m].head;
+            self.view.push(head);
+        }
+        let file_head = matches!(self.compaction, Some(Compaction::File(_)));
         for (k, &i) in selected.iter().enumerate() {
             let e = self.entry_at(i);
-            let head = k == 0 && self.compaction.is_some();
+            let head = k == 0 && file_head;
             if e.is("compaction") && !head {
                 continue;
             }
@@ -321,5 +441,56 @@ mod tests {
                 r#"{"role":"user","content":"three","timestamp":3}"#,
             ]
         );
+    }
+
+    /// A planned view makes a compaction where the file has none as pi
+    /// would have (the same selection as the file's entry there), leaves
+    /// out the file's compactions it does not make, and makes those it is
+    /// told to.
+    #[test]
+    fn a_planned_view_makes_its_own_compactions() {
+        let base = [
+            r#"{"type":"session","version":3,"id":"s"}"#,
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"2024-01-01T00:00:00.000Z","message":{"role":"user","content":"one","timestamp":1}}"#,
+            r#"{"type":"message","id":"b","parentId":"a","timestamp":"2024-01-01T00:00:00.000Z","message":{"role":"assistant","content":[{"type":"text","text":"two"}],"timestamp":2}}"#,
+            r#"{"type":"message","id":"c","parentId":"b","timestamp":"2024-01-01T00:00:00.000Z","message":{"role":"user","content":"three","timestamp":3}}"#,
+        ];
+        let compaction = r#"{"type":"compaction","id":"k","parentId":"c","timestamp":"2024-01-01T00:00:01.000Z","summary":"S","firstKeptEntryId":"b","tokensBefore":9}"#;
+        let after = r#"{"type":"message","id":"d","parentId":"k","timestamp":"2024-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"four"}],"timestamp":4}}"#;
+        let with: Vec<&str> = base.iter().copied().chain([compaction, after]).collect();
+        let with = SessionFile::parse(with.join("\n").into_bytes()).unwrap();
+        let with_path = path_to(&with, &Leaf::Active).unwrap();
+        let mut recorded = ContextView::new(&with, &with_path.entries);
+        recorded.finish().unwrap();
+        let want = texts(&recorded);
+        assert_eq!(want.len(), 4, "the summary, b, c, then d");
+
+        // The same session without the entry: made at the same place.
+        let reparented = after.replace("\"k\"", "\"c\"");
+        let without: Vec<&str> = base.iter().copied().chain([reparented.as_str()]).collect();
+        let without = SessionFile::parse(without.join("\n").into_bytes()).unwrap();
+        let path = path_to(&without, &Leaf::Active).unwrap();
+        let mut planned = ContextView::planned(&without, &path.entries);
+        planned.seek(2).unwrap();
+        planned.take_changed_from();
+        planned.make_compaction(3, 1, want[0].clone()).unwrap();
+        assert_eq!(planned.take_changed_from(), 0, "the summary comes first");
+        planned.finish().unwrap();
+        assert_eq!(texts(&planned), want);
+
+        // The file's entry, not made: the view goes on as if it were not there.
+        let mut skipped = ContextView::planned(&with, &with_path.entries);
+        skipped.finish().unwrap();
+        let skipped = texts(&skipped);
+        assert_eq!(skipped.len(), 4);
+        assert_eq!(
+            skipped[0],
+            br#"{"role":"user","content":"one","timestamp":1}"#
+        );
+        assert_eq!(skipped[1..], want[1..]);
+        let mut made = ContextView::planned(&with, &with_path.entries);
+        made.make_file_compaction(3);
+        made.finish().unwrap();
+        assert_eq!(texts(&made), want);
     }
 }
