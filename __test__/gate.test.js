@@ -165,7 +165,8 @@ test('what was sent, exported: the messages priced, in the rows and in DIR/<poli
         if (x.gate === 'hold') assert.deepEqual(x.messages.slice(0, x.breakIndex), p.renders[k - 1].messages, what);
         // The file holds the same, a line per call.
         const line = lines[k];
-        assert.deepEqual(Object.keys(line), p.gate ? ['k', 'timestamp', 'model', 'gate', 'messages'] : ['k', 'timestamp', 'model', 'messages'], what);
+        assert.deepEqual(Object.keys(line), p.gate ? ['k', 'kind', 'timestamp', 'model', 'gate', 'messages'] : ['k', 'kind', 'timestamp', 'model', 'messages'], what);
+        assert.equal(line.kind, 'call', what);
         assert.equal(line.k, k);
         assert.equal(line.timestamp, x.timestamp);
         assert.equal(line.model, 'anthropic/claude-sonnet-4-5');

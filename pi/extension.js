@@ -34,7 +34,7 @@ const { createRequire } = require('node:module');
 // condense-native's own modules load natively (as any Node package), not
 // through the jiti instance that loaded this file.
 const ownRequire = createRequire(__filename);
-const { agentDirOf, locatePiCondense, switchedOff, switchWarnings, gateSettingsOf, dropInFor, ownEntryLoaded, filteredEntry, prunerSwitch } = ownRequire('./locate.js');
+const { agentDirOf, locatePiCondense, switchedOff, switchWarnings, gateSettingsOf, compactionReserveOf, dropInFor, ownEntryLoaded, filteredEntry, prunerSwitch } = ownRequire('./locate.js');
 const { PiGate } = ownRequire('./gate.js');
 
 // The specifier pi-condense 2.4.x and 2.9.x import `pruneMessages` from.
@@ -266,11 +266,11 @@ function activeToolsText(pi) {
  * `gateSettingsOf`) when they are `enabled`, else null. Settings that are wrong are
  * named in a warning with their file, and the gate stays off.
  */
-function makeGate(found, enabled, warn) {
+function makeGate(found, enabled, warn, reserveTokens) {
   if (found === null) return null;
   let gate;
   try {
-    gate = new PiGate(ownRequire('../loader.js'), found.settings, { long: process.env.PI_CACHE_RETENTION === 'long' });
+    gate = new PiGate(ownRequire('../loader.js'), found.settings, { long: process.env.PI_CACHE_RETENTION === 'long', reserveTokens });
   } catch (err) {
     warn(`"condenseNative": { "gate": ${JSON.stringify(found.settings)} } in ${found.file}: ${err.message}; the gate is off`);
     return null;
@@ -388,7 +388,7 @@ module.exports = async function condenseNative(pi) {
         const api = ownRequire('../index.js');
         if (api.backend !== 'native') throw new Error(`no native binary loaded for ${process.platform}-${process.arch}`);
         const dropIn = ownRequire(line === '2.4' ? '../js/pi-condense-2.4.js' : '../js/pi-condense-2.9.js');
-        const gate = makeGate(gateFound, gateWanted, warn);
+        const gate = makeGate(gateFound, gateWanted, warn, compactionReserveOf(cwd, agentDir));
         const router = makeRouter({ dropIn, ownRender, line, status, env: process.env, always: gate !== null });
         // A render the addon refuses is rendered by pi-condense's own
         // function from then on, after one warning.

@@ -24,11 +24,13 @@ class PiGate {
    * @param binding the addon (its NativeGate and checkGateSettings)
    * @param settings pi's `condenseNative.gate` (checked natively by name)
    * @param long pi's long cache retention (`PI_CACHE_RETENTION=long`)
+   * @param reserveTokens pi's compaction.reserveTokens while its compaction
+   *   is on (pi/locate.js compactionReserveOf), else null
    * @param clock ms now (Date.now; tests script it)
    */
-  constructor(binding, settings, { long = false, clock = Date.now } = {}) {
+  constructor(binding, settings, { long = false, reserveTokens = null, clock = Date.now } = {}) {
     const text = JSON.stringify(settings ?? {});
-    this.native = new binding.NativeGate(text, long);
+    this.native = new binding.NativeGate(text, long, reserveTokens);
     const read = JSON.parse(binding.checkGateSettings(text, 'condenseNative.gate').json);
     this.settingsText = `horizon ${read.horizon}, budget ${read.budget}`;
     this.clock = clock;

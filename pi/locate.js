@@ -250,6 +250,22 @@ function gateSettingsOf(cwd, agentDir) {
 }
 
 /**
+ * pi's `compaction.reserveTokens` while its automatic compaction is on
+ * (pi's settings: the project's over the user's, pi's defaults: on, 16,384;
+ * core/settings-manager.js), else null: the gate's holds stay under the
+ * window less it, where pi would compact.
+ */
+function compactionReserveOf(cwd, agentDir) {
+  const merged = {};
+  for (const s of [...scopes(cwd, agentDir)].reverse()) {
+    const block = s.settings && typeof s.settings === 'object' ? s.settings.compaction : undefined;
+    if (block && typeof block === 'object' && !Array.isArray(block)) Object.assign(merged, block);
+  }
+  if (merged.enabled === false) return null;
+  return Number.isSafeInteger(merged.reserveTokens) && merged.reserveTokens >= 0 ? merged.reserveTokens : 16384;
+}
+
+/**
  * pi-condense's own master switch, `contextPrune.enabled` in the agent
  * directory's settings.json (the only file pi-condense reads it from; off
  * unless true): `{ on, file, why }`. While it is off pi-condense renders
@@ -277,6 +293,7 @@ module.exports = {
   switchedOff,
   switchWarnings,
   gateSettingsOf,
+  compactionReserveOf,
   dropInFor,
   prunerSwitch,
   namesPiCondense,

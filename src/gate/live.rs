@@ -151,6 +151,9 @@ type Kept = KeptRequest<i32>;
 /// The gate of one live conversation.
 pub struct LiveGate {
     settings: GateSettings,
+    /// pi's `compaction.reserveTokens` when its compaction is on: a hold
+    /// never passes the window less it.
+    pub reserve: Option<f64>,
     /// pi's long cache retention (`PI_CACHE_RETENTION=long`).
     long: bool,
     carried: Carried,
@@ -183,6 +186,7 @@ impl LiveGate {
     pub fn new(settings: GateSettings, long: bool) -> Self {
         LiveGate {
             settings,
+            reserve: None,
             long,
             carried: Carried::default(),
             model: None,
@@ -313,7 +317,7 @@ impl LiveGate {
         };
         let hold = quote(&self.sent);
         let apply = (!same).then(|| quote(&self.release));
-        let inputs = warm_inputs(&hold, apply.as_ref(), &tariff, &self.carried);
+        let inputs = warm_inputs(&hold, apply.as_ref(), &tariff, &self.carried, self.reserve);
         let reason = decide(&inputs, &self.settings);
         let extra = self.carried.settle(reason, &inputs);
         if reason.applies() {

@@ -14,7 +14,9 @@
 //!    not an append of the previous one (compaction, branch, context
 //!    edit), or a hold that would read nothing past the tools and system
 //!    (the lifetime passed, pi's cache warms counted);
-//! 2. H would pass the budget: a share of the model's context window;
+//! 2. H would pass the budget: a share of the model's context window, or
+//!    pi's compaction threshold (the window less `reserveTokens`) when
+//!    that comes first;
 //! 3. it pays: what R saves over H, read on each of the next `horizon`
 //!    calls, plus what the holds since the last apply have already cost in
 //!    extra reads, is more than applying costs now over holding. The
@@ -250,6 +252,9 @@ pub struct GateInputs {
     pub learned_horizon: f64,
     /// The model's context window, in tokens.
     pub context_window: f64,
+    /// Where pi compacts: the window less `compaction.reserveTokens` (None:
+    /// compaction off, or its settings unknown).
+    pub compaction_threshold: Option<f64>,
 }
 
 /// One candidate request as the cost model quotes it at a call.
@@ -285,7 +290,12 @@ pub fn warm_inputs(
     apply: Option<&Quoted>,
     tariff: &Tariff<'_>,
     carried: &Carried,
+    reserve: Option<f64>,
 ) -> GateInputs {
+    let context_window = tariff
+        .entry
+        .and_then(|e| e.context_window)
+        .unwrap_or(DEFAULT_CONTEXT_WINDOW);
     let read_tokens = hold.tokens.max(1.0);
     let read = tariff.bill((0.0, read_tokens, 0.0)).cost_usd;
     let apply = apply.unwrap_or(hold);
@@ -300,10 +310,8 @@ pub fn warm_inputs(
         read_usd_per_token: read / read_tokens,
         held_usd: carried.held_usd,
         learned_horizon: carried.horizon.calls(),
-        context_window: tariff
-            .entry
-            .and_then(|e| e.context_window)
-            .unwrap_or(DEFAULT_CONTEXT_WINDOW),
+        context_window,
+        compaction_threshold: reserve.map(|r| context_window - r),
     }
 }
 
@@ -313,7 +321,11 @@ pub fn decide(i: &GateInputs, s: &GateSettings) -> Reason {
         Reason::Cold
     } else if i.same {
         Reason::Same
-    } else if i.hold_tokens > s.budget * i.context_window {
+    } else if i.hold_tokens > s.budget * i.context_window
+        || i.compaction_threshold.is_some_and(|t| i.hold_tokens > t)
+    {
+        // A hold past pi's compaction threshold would make pi compact:
+        // the budget never lets it get there.
         Reason::Budget
     } else if pays(i, s) {
         Reason::Pays
@@ -347,6 +359,7 @@ mod tests {
             held_usd: 0.0,
             learned_horizon: 8.0,
             context_window: 200_000.0,
+            compaction_threshold: None,
         }
     }
 
@@ -378,6 +391,20 @@ mod tests {
             ..warm()
         };
         assert_eq!(decide(&full, &s), Reason::Budget);
+        // Under the budget (0.8 of a 100,000-token window), past pi's
+        // compaction threshold (100,000 less 30,000 reserved): a hold
+        // would make pi compact.
+        let near = GateInputs {
+            hold_tokens: 75_000.0,
+            context_window: 100_000.0,
+            ..warm()
+        };
+        assert_eq!(decide(&near, &s), Reason::Waits);
+        let reserved = GateInputs {
+            compaction_threshold: Some(70_000.0),
+            ..near
+        };
+        assert_eq!(decide(&reserved, &s), Reason::Budget);
         let same = GateInputs { same: true, ..full };
         assert_eq!(decide(&same, &s), Reason::Same);
         for cold in [

@@ -61,15 +61,22 @@ fn parse(text: &[u8], what: &str) -> Result<Json, PruneError> {
 impl NativeGate {
     /// A gate with `settings` (pi's `condenseNative.gate` as JSON text,
     /// checked by name: `enabled`, `horizon`, `budget`); `long`: pi's
-    /// long cache retention. Cheap.
+    /// long cache retention; `reserveTokens`: pi's
+    /// `compaction.reserveTokens` when its compaction is on (a hold never
+    /// passes the window less it). Cheap.
     #[napi(constructor, catch_unwind)]
-    pub fn new(env: Env, settings: String, long: bool) -> napi::Result<Self> {
+    pub fn new(
+        env: Env,
+        settings: String,
+        long: bool,
+        reserve_tokens: Option<f64>,
+    ) -> napi::Result<Self> {
         let s = parse(settings.as_bytes(), "settings")
             .and_then(|v| GateSettings::from_json(Some(&v), "condenseNative.gate"))
             .map_err(|e| js_error(&env, e))?;
-        Ok(NativeGate {
-            inner: LiveGate::new(s, long),
-        })
+        let mut inner = LiveGate::new(s, long);
+        inner.reserve = reserve_tokens.filter(|r| r.is_finite() && *r >= 0.0);
+        Ok(NativeGate { inner })
     }
 
     /// The gate's choice at one call, as the index of its reason in

@@ -235,7 +235,7 @@ impl<'a> Pricer<'a> {
         (apply, apply_values): (&[Digest], &dyn MessageValues<Digest>),
         (sent, appended, hold_values): (&[Digest], &[Digest], &dyn MessageValues<Digest>),
         time: Option<f64>,
-        carried: &Carried,
+        (carried, reserve): (&Carried, Option<f64>),
     ) -> Result<GateInputs> {
         self.warm(k);
         let rules = rules_for(&self.meta[k].model, self.long);
@@ -260,7 +260,7 @@ impl<'a> Pricer<'a> {
         };
         let hold = quote(p.requests.request());
         let apply = p.draft.as_ref().map(|d| quote(d.request()));
-        Ok(warm_inputs(&hold, apply.as_ref(), &tariff, carried))
+        Ok(warm_inputs(&hold, apply.as_ref(), &tariff, carried, reserve))
     }
 
     /// The gate's decision at the call [`Pricer::gate`] quoted: `apply`

@@ -644,6 +644,16 @@ impl<'w, 'f> Walk<'w, 'f> {
         ))
     }
 
+    /// pi's `compaction.reserveTokens` for call `k`'s model, when its
+    /// compaction is on (the gate's budget never passes the threshold).
+    fn compaction_reserve(&self, k: usize) -> Option<f64> {
+        let p = self.prepared;
+        let settings = &p.options.compaction;
+        settings
+            .enabled
+            .then(|| settings.for_model(&p.meta[k].model.name()).0)
+    }
+
     /// pi's compactions before call `k` (`compaction.rs`), which every lane
     /// makes alike: made in the context's view, billed to each lane. None
     /// when the lanes would compact differently (each then walks alone).
@@ -1061,7 +1071,7 @@ impl<'w, 'f> Walk<'w, 'f> {
             (&lane.out, &apply),
             (&lane.last.digests, &held.out, &hold),
             time,
-            &lane.carried,
+            (&lane.carried, self.compaction_reserve(k)),
         )?;
         let reason = decide(&inputs, settings);
         lane.pricer.settle(reason.applies());
