@@ -46,6 +46,11 @@ function catalogOf(m) {
       images: Array.isArray(m.input) ? m.input.includes('image') : true,
       effort: m.compat?.supportsMidConvoEffort === true,
       ...(typeof m.contextWindow === 'number' ? { contextWindow: m.contextWindow } : {}),
+      // What pi's cache warmer reads (src/replay/warmer.rs): the cache
+      // lifetimes, and whether a thinking request can be sent again.
+      ...(m.promptCache && typeof m.promptCache === 'object' ? { promptCache: m.promptCache } : {}),
+      reasoning: m.reasoning === true,
+      adaptiveThinking: m.compat?.forceAdaptiveThinking === true,
     },
   };
 }

@@ -98,9 +98,6 @@ pub struct CallBill {
     pub cost_usd: f64,
 }
 
-/// Prices a call of `tokens` (input, read, write) at `entry`'s rates (or
-/// the defaults). `long`: writes are 1 h writes (2x input); `premium`:
-/// writes cost the write rate, else the input rate.
 /// A request without the prompt cache (`cacheRetention: "none"`, as pi's
 /// compaction sends its summaries): `input` tokens in and `output` out, at
 /// `entry`'s rates (or the defaults).
@@ -112,6 +109,9 @@ pub fn price_uncached(entry: Option<&ModelEntry>, input: f64, output: f64) -> f6
     (input * rates.input + output * rates.output) / 1e6
 }
 
+/// Prices a call of `tokens` (input, read, write) at `entry`'s rates (or
+/// the defaults). `long`: writes are 1 h writes (2x input); `premium`:
+/// writes cost the write rate, else the input rate.
 pub fn price(
     entry: Option<&ModelEntry>,
     input: f64,
@@ -156,6 +156,12 @@ impl Tariff<'_> {
             cache_write_tokens: write,
             cost_usd: price(self.entry, input, read, write, self.long, self.premium),
         }
+    }
+
+    /// The price of `tokens` of output on a `prompt`-token request.
+    pub fn output(&self, prompt: f64, tokens: f64) -> f64 {
+        let rates = self.entry.map_or(DEFAULT_RATES, |e| e.rates_for(prompt));
+        tokens * rates.output / 1e6
     }
 
     /// The bill of a provider cache outcome (characters).

@@ -9,6 +9,8 @@
 //! follow the prompt (synthetic numbers, a proxy in between) is reported
 //! as such and priced at the default 4 chars a token.
 
+use std::collections::VecDeque;
+
 use super::request::Preamble;
 use crate::hash::HashMap;
 
@@ -141,6 +143,82 @@ impl Calibration {
             }
         }
         out
+    }
+}
+
+/// Calls whose recorded usage a [`Rolling`] calibration fits (the latest).
+const ROLLING_CALLS: usize = 32;
+/// Past this many points, a [`Rolling`] calibration is refitted every this
+/// many calls.
+const REFIT_EVERY: usize = 8;
+
+/// Tokens per character as a conversation goes, fitted on the answers
+/// before each call only: the one calibration the gate decides on, in pi
+/// (`gate/live.rs`, with the usage of each answer pi hands it) and in the
+/// replay's gated walks (`replay/pricer.rs`, with the usage the file
+/// recorded), so both decide alike at every call. The replay bills with
+/// the whole file's fit ([`Calibration::fit`]), which only hindsight has.
+#[derive(Debug, Clone)]
+pub struct Rolling {
+    model_key: u64,
+    points: VecDeque<SizePoint>,
+    /// Points observed since the model was set.
+    observed: usize,
+    factor: ModelFactor,
+}
+
+impl Default for Rolling {
+    fn default() -> Self {
+        Rolling {
+            model_key: 0,
+            points: VecDeque::new(),
+            observed: 0,
+            factor: fixed(1.0 / DEFAULT_CHARS_PER_TOKEN, "default", 0),
+        }
+    }
+}
+
+impl Rolling {
+    /// The factor the answers so far give (the default before any).
+    pub fn factor(&self) -> &ModelFactor {
+        &self.factor
+    }
+
+    /// Another model: its answers so far are none.
+    pub fn switch_to(&mut self, model_key: u64) {
+        *self = Rolling {
+            model_key,
+            ..Rolling::default()
+        };
+    }
+
+    /// The model whose answers the points are.
+    pub fn model_key(&self) -> u64 {
+        self.model_key
+    }
+
+    /// The answer to a request of `message_chars` and `preamble_chars`
+    /// recorded `tokens` of prompt. Each point moves the factor less as
+    /// they add up: refitted at every answer while there are few, then at
+    /// every eighth, on the latest 32.
+    pub fn observe(&mut self, message_chars: f64, preamble_chars: f64, tokens: f64) {
+        if tokens <= 0.0 {
+            return;
+        }
+        if self.points.len() == ROLLING_CALLS {
+            self.points.pop_front();
+        }
+        self.points.push_back(SizePoint {
+            model_key: self.model_key,
+            message_chars,
+            preamble_chars,
+            recorded: Some(tokens),
+        });
+        self.observed += 1;
+        if self.observed < REFIT_EVERY || self.observed.is_multiple_of(REFIT_EVERY) {
+            let points = self.points.make_contiguous();
+            self.factor = Calibration::fit(points, None).factor(self.model_key);
+        }
     }
 }
 

@@ -2,7 +2,9 @@
 //! model catalog, which the JS layer reads from the installed
 //! `@earendil-works/pi-ai` (js/catalog.js) and passes in as
 //! `{"<provider>/<id>": {api, input, output, cacheRead, cacheWrite, tiers?,
-//! promptCache?, images, effort}}` (USD per million tokens). A model the
+//! promptCache?: {short?, long?}, images, effort, reasoning,
+//! adaptiveThinking, contextWindow?}}` (USD per million tokens; the
+//! lifetimes in seconds). A model the
 //! catalog lacks falls back to `DEFAULT_RATES` and is named in the report.
 //! The cache rules per provider are CACHE-MODEL.md section 2 and 3; which
 //! ones were inferred rather than documented is said in docs/REPLAY.md.
@@ -44,6 +46,14 @@ pub struct ModelEntry {
     pub api: Box<[u8]>,
     /// Prompt tokens the model takes (`contextWindow`; the gate's budget).
     pub context_window: Option<f64>,
+    /// The lifetime (ms) of a cache entry written with short and with long
+    /// retention (`promptCache`; pi's cache warmer reads it).
+    pub lifetime_ms: [Option<f64>; 2],
+    /// Whether the model thinks (`reasoning`), and whether pi-ai sends its
+    /// thinking as adaptive (`compat.forceAdaptiveThinking`): what pi's
+    /// cache warmer asks before it re-sends a request.
+    pub reasoning: bool,
+    pub adaptive_thinking: bool,
 }
 
 impl ModelEntry {
@@ -113,6 +123,19 @@ impl Catalog {
                             Some(Json::Num(n)) if *n > 0.0 => Some(*n),
                             _ => None,
                         },
+                        lifetime_ms: ["short", "long"].map(|tier| {
+                            match v.get("promptCache").and_then(|c| c.get(tier)) {
+                                Some(Json::Num(s)) if s.is_finite() && *s >= 0.0 => {
+                                    Some(s * 1000.0)
+                                }
+                                _ => None,
+                            }
+                        }),
+                        reasoning: matches!(v.get("reasoning"), Some(Json::Bool(true))),
+                        adaptive_thinking: matches!(
+                            v.get("adaptiveThinking"),
+                            Some(Json::Bool(true))
+                        ),
                     },
                 );
             }
@@ -358,6 +381,9 @@ mod tests {
             effort: false,
             api: Box::default(),
             context_window: None,
+            lifetime_ms: [Some(300_000.0), Some(3_600_000.0)],
+            reasoning: true,
+            adaptive_thinking: false,
         };
         assert_eq!(e.rates_for(200_000.0).input, 3.0);
         assert_eq!(e.rates_for(200_001.0).input, 6.0);

@@ -13,13 +13,11 @@
 //! last render already read every message, so nothing crosses as JSON
 //! again). A cold call forgets them all.
 
-use std::collections::VecDeque;
-
 use super::hold::{self, Appended};
 use super::rule::{decide, warm_inputs, Carried, GateInputs, GateSettings, Quoted, Reason};
 use crate::cost::bill::Tariff;
 use crate::cost::cache::Cache;
-use crate::cost::calibration::{Calibration, ModelFactor, SizePoint};
+use crate::cost::calibration::Rolling;
 use crate::cost::catalog::{rules_for, Catalog, ModelEntry, Rules};
 use crate::cost::digest::first_difference;
 use crate::cost::kept::{wire_message, KeptRequest, MessageValues, WireMessage};
@@ -32,11 +30,6 @@ use crate::error::{PruneError, Result};
 use crate::hash::HashMap;
 use crate::json::{utf16_len, Json};
 use xxhash_rust::xxh3::xxh3_64;
-
-/// Calls whose recorded usage calibrate tokens per character (the latest).
-const CALIBRATION_CALLS: usize = 32;
-/// Past this many points, the factor is refitted every this many calls.
-const REFIT_EVERY: usize = 8;
 
 /// One model call as the extension sees it.
 pub struct LiveCall<'a> {
@@ -158,9 +151,11 @@ pub struct LiveGate {
     long: bool,
     carried: Carried,
     model: Option<LiveModel>,
-    /// The tools and system as counted, and as the calibration sizes them.
+    /// The tools and system as counted (the calibration sizes them).
     counted: Preamble,
-    factor: ModelFactor,
+    /// Tokens per character on the answers so far (`cost::calibration`,
+    /// as the replay's gated walks fit it).
+    calibration: Rolling,
     cache: Cache,
     /// The slots converted since the last cold call.
     converted: HashMap<i32, WireMessage>,
@@ -169,9 +164,6 @@ pub struct LiveGate {
     /// brings it up to date from what the release changed).
     sent: Kept,
     release: Kept,
-    points: VecDeque<SizePoint>,
-    /// Points recorded since the model was set.
-    recorded: usize,
     /// The last request's message and preamble characters, for the usage
     /// its answer records.
     last_sizes: Option<(f64, f64)>,
@@ -191,13 +183,11 @@ impl LiveGate {
             carried: Carried::default(),
             model: None,
             counted: Preamble::default(),
-            factor: Calibration::default().factor(0),
+            calibration: Rolling::default(),
             cache: Cache::default(),
             converted: HashMap::default(),
             sent: Kept::default(),
             release: Kept::default(),
-            points: VecDeque::new(),
-            recorded: 0,
             last_sizes: None,
             totals: LiveTotals::default(),
             inputs: 0,
@@ -232,7 +222,7 @@ impl LiveGate {
             self.counted.tools_chars = utf16_len(tools.as_bytes()) as u64;
             self.counted.tools_hash = xxh3_64(tools.as_bytes());
         }
-        let preamble = self.factor.sized(self.counted);
+        let preamble = self.calibration.factor().sized(self.counted);
         self.held = None;
         let (reason, inputs) = if cold {
             self.carried.cold();
@@ -245,7 +235,7 @@ impl LiveGate {
             self.warm(&call, &preamble)?
         };
         self.inputs = call.inputs;
-        let (rules, tpc) = (self.live().rules, self.factor.tokens_per_char);
+        let (rules, tpc) = (self.live().rules, self.tokens_per_char());
         let sent = self.sent.request();
         self.cache.send(sent, &rules, tpc, call.now);
         self.last_sizes = Some((
@@ -304,7 +294,7 @@ impl LiveGate {
         let m = self.live();
         let tariff = Tariff {
             entry: m.entry.as_ref(),
-            tokens_per_char: self.factor.tokens_per_char,
+            tokens_per_char: self.tokens_per_char(),
             long: self.long,
             premium: m.rules.write_premium,
         };
@@ -393,37 +383,33 @@ impl LiveGate {
 
     /// The prompt tokens pi recorded for the previous request, against its
     /// size: tokens per character (and the preamble's tokens), fitted on
-    /// the latest answers.
+    /// the answers so far (`Rolling`).
     fn calibrate(&mut self, usage: Option<f64>, switched: bool) {
-        let key = self.live().key;
         if switched {
-            self.points.clear();
-            self.recorded = 0;
+            let key = self.live().key;
+            self.calibration.switch_to(key);
             self.last_sizes = None;
-            self.factor = Calibration::default().factor(key);
         }
-        let (Some(tokens), Some((messages, preamble))) = (usage, self.last_sizes) else {
+        if let (Some(tokens), Some((messages, preamble))) = (usage, self.last_sizes) {
+            self.calibration.observe(messages, preamble, tokens);
+        }
+    }
+
+    fn tokens_per_char(&self) -> f64 {
+        self.calibration.factor().tokens_per_char
+    }
+
+    /// pi's cache warmer re-sent the last request at `at` (ms): its
+    /// entries' lifetimes start again, as the replay's warms do.
+    pub fn warmed(&mut self, at: f64) {
+        let Some(m) = self.model.as_ref() else {
             return;
         };
-        if tokens <= 0.0 {
+        if self.sent.keys().is_empty() {
             return;
         }
-        if self.points.len() == CALIBRATION_CALLS {
-            self.points.pop_front();
-        }
-        self.points.push_back(SizePoint {
-            model_key: key,
-            message_chars: messages,
-            preamble_chars: preamble,
-            recorded: Some(tokens),
-        });
-        // Each point moves the factor less as they add up: refitted at
-        // every call while there are few, then at every eighth.
-        self.recorded += 1;
-        if self.recorded < REFIT_EVERY || self.recorded.is_multiple_of(REFIT_EVERY) {
-            let points = self.points.make_contiguous();
-            self.factor = Calibration::fit(points, None).factor(key);
-        }
+        let tpc = self.tokens_per_char();
+        self.cache.send(self.sent.request(), &m.rules, tpc, at);
     }
 
     /// A cold start: the slots and both requests are forgotten (another
@@ -633,7 +619,7 @@ mod tests {
         let system = "You are a careful agent. ".repeat(400);
         let mut gate = LiveGate::new(GateSettings::default(), false);
         first_call(&mut gate, &model, &system);
-        assert_eq!(gate.factor.tokens_per_char, 0.25);
+        assert_eq!(gate.tokens_per_char(), 0.25);
         let (messages, preamble) = gate.last_sizes.unwrap();
         // The answer says the request took a token per two characters; a
         // usage without `input` is no usage, as in a session file.
@@ -652,7 +638,7 @@ mod tests {
             let mut next = call(1_000.0, None, None, &[0, 1, 2, 3], &none);
             next.usage = Some(&usage);
             gate.decide(next).unwrap();
-            assert_eq!(gate.factor.tokens_per_char, want);
+            assert_eq!(gate.tokens_per_char(), want);
         }
     }
 }

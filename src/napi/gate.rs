@@ -155,6 +155,17 @@ impl NativeGate {
         run().map_err(|e| js_error(&env, e))
     }
 
+    /// pi's cache warmer re-sent the last request at `at` (ms; a `usage`
+    /// entry of kind `cache_warm` in pi's session): its cache entries live
+    /// on from then, as the replay's warms make them. Cheap: one cache
+    /// lookup.
+    #[napi(catch_unwind)]
+    pub fn warmed(&mut self, at: f64) {
+        if at.is_finite() {
+            self.inner.warmed(at);
+        }
+    }
+
     /// The reasons, in the order `decide` numbers them: each one's name
     /// and what it sends (`apply` or `hold`). Cheap.
     #[napi(catch_unwind)]

@@ -4,7 +4,8 @@
 //! tools and system prompt in force (pi's `system` messages on the path),
 //! and what happened since the previous call: a compaction, a branch
 //! summary, a context edit, pi's cache warms (`usage` entries of kind
-//! `cache_warm`).
+//! `cache_warm`), and what pi's cache warmer asks of a call (`warmer.rs`):
+//! whether its request thinks, and when the answer ended the agent's run.
 
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -26,6 +27,10 @@ pub struct Since {
     pub edit: bool,
     /// Times (ms) of pi's cache warms.
     pub warms: Vec<f64>,
+    /// When the conversation stopped extending the previous request (the
+    /// first model change, compaction or branch summary since): pi's
+    /// warmer stops warming it then.
+    pub changed: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -36,6 +41,12 @@ pub struct CallMeta {
     pub usage: Option<Usage>,
     pub preamble: Preamble,
     pub since: Since,
+    /// The request thinks (pi's thinking level is not `off` and the model
+    /// reasons): pi-ai sends `reasoning`.
+    pub reasoning: bool,
+    /// When the answer ended the agent's run (it asked for no tool): the
+    /// assistant entry's time. None while the run goes on.
+    pub settled: Option<f64>,
 }
 
 /// A string field as UTF-8 (lone surrogates as U+FFFD).
@@ -87,6 +98,8 @@ pub fn call_meta(
     let mut preamble = Preamble::default();
     let mut scanned = 0usize;
     let mut since = Since::default();
+    // pi's default thinking level (pi-coding-agent core/defaults.js).
+    let mut thinking_off = false;
     for c in calls {
         // Entries up to the call's leaf shape its prompt; entries after the
         // leaf (written during the answer) count for the next call.
@@ -99,8 +112,14 @@ pub fn call_meta(
                 }
             } else if entry.is("compaction") {
                 since.compaction = true;
+                since.changed = since.changed.or(entry_time(&entry));
             } else if entry.is("branch_summary") {
                 since.branch = true;
+                since.changed = since.changed.or(entry_time(&entry));
+            } else if entry.is("model_change") {
+                since.changed = since.changed.or(entry_time(&entry));
+            } else if entry.is("thinking_level_change") {
+                thinking_off = entry.get("thinkingLevel").is_some_and(|l| l.is_str("off"));
             } else if entry.is("context_edit") {
                 since.edit = true;
             } else if entry.is("usage") && entry.get("kind").is_some_and(|k| k.is_str("cache_warm"))
@@ -124,7 +143,8 @@ pub fn call_meta(
                 empty_signature: false,
             },
         };
-        if let Some(entry) = catalog.get(&m.provider, &m.id) {
+        let known = catalog.get(&m.provider, &m.id);
+        if let Some(entry) = known {
             m.images = entry.images;
             m.effort = entry.effort;
             if m.api.is_empty() {
@@ -132,7 +152,12 @@ pub fn call_meta(
             }
         }
         let model_key = m.key();
+        let tool_use = message
+            .and_then(|m| m.get("stopReason"))
+            .is_some_and(|r| r.is_str("toolUse"));
         out.push(CallMeta {
+            reasoning: !thinking_off && known.is_none_or(|e| e.reasoning),
+            settled: if tool_use { None } else { entry_time(&a) },
             model: m,
             model_key,
             usage: Usage::of(message.and_then(|m| m.get("usage"))),

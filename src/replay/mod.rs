@@ -45,6 +45,7 @@ pub mod result;
 mod settings;
 mod timeline;
 mod walk;
+mod warmer;
 
 pub use options::{Contexts, ReplayOptions};
 pub use policy::Policy;
@@ -148,6 +149,7 @@ pub fn replay(
         policies: results,
         cache_model: options.cache_model,
         long_retention: options.long_retention,
+        cache_warming: options.cache_warming,
         calibration,
         models,
         reconciliation: recorded,

@@ -3,7 +3,8 @@
 //! cacheWriteMultiplier?, cacheReadMultiplier?, cacheTtlSeconds?,
 //! cacheModel?, retention?, model?, recordedPolicy?, catalog?,
 //! thinkingBoundary?: 'auto' | 'recorded' | 'config', gate?, contexts?,
-//! contextsDir?}`.
+//! contextsDir?, compaction?, cacheWarming?: 'idle' | 'off' |
+//! 'streaming'}`.
 //! Absent fields take the defaults of `ReplayOptions` and `PrefixRule`;
 //! anything else is a typed error naming the field.
 
@@ -14,6 +15,7 @@ use crate::json::Json;
 use super::compaction::CompactionSettings;
 use super::policy::Policy;
 use super::settings::Settings;
+use super::warmer::WarmingMode;
 use crate::cost::bill::CacheModel;
 use crate::cost::catalog::Catalog;
 use crate::cost::prefix::PrefixRule;
@@ -47,6 +49,8 @@ pub struct ReplayOptions {
     pub contexts: Contexts,
     /// pi's `compaction` settings (`compaction.rs`).
     pub compaction: CompactionSettings,
+    /// pi's `cacheWarming` setting (`warmer.rs`).
+    pub cache_warming: WarmingMode,
 }
 
 /// What was sent, exported (`contexts`, `--contexts DIR`): per call the
@@ -99,6 +103,7 @@ impl Default for ReplayOptions {
             gate: GateSettings::default(),
             contexts: Contexts::None,
             compaction: CompactionSettings::default(),
+            cache_warming: WarmingMode::Idle,
         }
     }
 }
@@ -297,6 +302,15 @@ impl ReplayOptions {
             gate,
             contexts,
             compaction: CompactionSettings::from_json(root.get("compaction"))?,
+            cache_warming: one_of(
+                &root,
+                "cacheWarming",
+                &[
+                    ("idle", WarmingMode::Idle),
+                    ("off", WarmingMode::Off),
+                    ("streaming", WarmingMode::Streaming),
+                ],
+            )?,
         })
     }
 }
@@ -361,6 +375,10 @@ mod tests {
                 r#"{"thinkingBoundary":"live"}"#,
                 "thinkingBoundary must be 'auto', 'recorded' or 'config'",
             ),
+            (
+                r#"{"cacheWarming":"always"}"#,
+                "cacheWarming must be 'idle', 'off' or 'streaming'",
+            ),
         ] {
             let e = ReplayOptions::from_json(bad.as_bytes()).unwrap_err();
             assert_eq!(e.message, message, "{bad}");
@@ -369,6 +387,9 @@ mod tests {
             .unwrap();
         assert!(o.long_retention);
         assert_eq!(o.thinking_boundary, BoundaryMode::Config);
+        assert_eq!(o.cache_warming, WarmingMode::Idle);
+        let o = ReplayOptions::from_json(br#"{"cacheWarming":"streaming"}"#).unwrap();
+        assert_eq!(o.cache_warming, WarmingMode::Streaming);
     }
 
     #[test]

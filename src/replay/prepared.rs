@@ -11,7 +11,7 @@ use super::compaction::{path_facts, PathFacts};
 use super::options::ReplayOptions;
 use super::progress::Progress;
 use super::requests;
-use super::result::CallInfo;
+use super::result::{CallInfo, ModelUsed};
 use super::timeline;
 use crate::cost::calibration::Calibration;
 use crate::cost::catalog::Catalog;
@@ -53,8 +53,8 @@ pub struct Prepared<'a> {
     pub(super) calls: Vec<crate::sessionfile::ModelCall>,
     pub(super) infos: Vec<CallInfo>,
     pub(super) meta: Vec<calls::CallMeta>,
-    /// Per model key: `provider/id` and whether the catalog knows it.
-    pub(super) models: Vec<(u64, String, bool)>,
+    /// The models the calls use.
+    pub(super) models: Vec<ModelUsed>,
     pub(super) calibration: Calibration,
     pub(super) options: ReplayOptions,
     /// The state per call, per dialect, built when a walk first needs it.
@@ -107,7 +107,7 @@ impl<'a> Prepared<'a> {
             options.model.as_ref(),
             &options.catalog,
         );
-        let models = models_of(&meta, &options.catalog);
+        let models = models_of(&meta, &options.catalog, options.long_retention);
         let frontier_entries = frontier_entries(&file, &path);
         let compaction_facts = path_facts(&file, &path, options.compaction.summary_chars);
         Ok(Prepared {
@@ -166,15 +166,17 @@ fn call_infos(
         .collect()
 }
 
-/// Per model key of the calls: `provider/id` and whether the catalog
-/// knows it, in order of first use.
-fn models_of(meta: &[calls::CallMeta], catalog: &Catalog) -> Vec<(u64, String, bool)> {
-    let mut models: Vec<(u64, String, bool)> = Vec::new();
+/// The models of the calls, in order of first use.
+fn models_of(meta: &[calls::CallMeta], catalog: &Catalog, long: bool) -> Vec<ModelUsed> {
+    let mut models: Vec<ModelUsed> = Vec::new();
     for m in meta {
-        if !models.iter().any(|(k, _, _)| *k == m.model_key) {
-            let name = m.model.name();
-            let known = catalog.get(&m.model.provider, &m.model.id).is_some();
-            models.push((m.model_key, name, known));
+        if !models.iter().any(|u| u.key == m.model_key) {
+            models.push(ModelUsed {
+                key: m.model_key,
+                name: m.model.name(),
+                in_catalog: catalog.get(&m.model.provider, &m.model.id).is_some(),
+                keeps_thinking: crate::cost::catalog::rules_for(&m.model, long).keeps_thinking,
+            });
         }
     }
     models

@@ -3,24 +3,28 @@
 //! hands back a [`Priced`]: what the cache read and wrote, the call's class
 //! and cause, and its USD. Under the provider model the output becomes the
 //! wire request (`requests.rs`) and goes through the model's cache
-//! (`cache.rs`); pi's cache warms since the previous call re-send that
-//! call's request first. Under the prefix rule (`prefix.rs`) the output's
+//! (`cache.rs`); pi's cache warms since the previous call (`warmer.rs`,
+//! simulated for the policy's own requests) re-send that call's request
+//! first. Under the prefix rule (`prefix.rs`) the output's
 //! unchanged prefix is read. Both feed the same class rule, the same
 //! cause decision (`cause.rs`) and the same sums.
 //!
 //! [`Pricer::quote`] answers what sending a request would cost on a call's
 //! model given the cache as it stands, changing nothing; [`Pricer::gate`]
-//! quotes the gate's two candidates with it (`gate.rs`).
+//! quotes the gate's two candidates with it (`gate.rs`), in tokens per
+//! character fitted on the answers before the call (`Rolling`, as pi's
+//! live gate fits them), while the bill uses the whole file's fit.
 
 use super::calls::CallMeta;
 use super::cause::{decide, Change, Rewrite, Seen};
 use super::compaction::Compaction;
 use super::requests::{Conversions, Draft, Requests};
+use super::warmer::{WarmRun, WarmingMode};
 use crate::cost::bill::{
     classify, price_uncached, BillTotals, CacheModel, CallBill, CallClass, Reads, Tariff,
 };
 use crate::cost::cache::{Cache, Outcome};
-use crate::cost::calibration::{Calibration, SizePoint};
+use crate::cost::calibration::{Calibration, Rolling, SizePoint};
 use crate::cost::catalog::{rules_for, Catalog, Family, Rules, DEFAULT_CONTEXT_WINDOW};
 use crate::cost::digest::Digest;
 use crate::cost::kept::MessageValues;
@@ -76,6 +80,16 @@ fn holds(r: &Request, at: Option<(usize, u64)>) -> bool {
     at.is_some_and(|(i, h)| r.positions.get(i).is_some_and(|p| p.hash == h))
 }
 
+/// The latest request sent (kept in `requests`), for pi's warms.
+#[derive(Debug, Clone, Copy)]
+struct Latest {
+    call: usize,
+    key: u64,
+    rules: Rules,
+    time: f64,
+    prompt_tokens: f64,
+}
+
 /// The provider model's state: the request, and per model its cache and
 /// what the previous call on it left.
 struct Provider<'a> {
@@ -83,12 +97,15 @@ struct Provider<'a> {
     caches: HashMap<u64, Cache>,
     previous: HashMap<u64, PreviousRequest>,
     last_model: Option<u64>,
-    /// The latest request (kept in `requests`), for pi's warms: its model
-    /// key, rules and time.
-    latest: Option<(u64, Rules, f64)>,
-    /// The call whose warms have been sent (the gate's quotes send them
-    /// before the call is priced).
+    /// The latest request sent (None after one the provider refused).
+    latest: Option<Latest>,
+    /// The call whose warms have been sent.
     warmed: Option<usize>,
+    /// Tokens per character on the answers so far, for the gate's quotes,
+    /// and the latest request's message and preamble characters (what its
+    /// answer's usage is fitted against).
+    rolling: Rolling,
+    last_sizes: Option<(f64, f64)>,
     /// The gate's other candidate (the release's request), kept while the
     /// gate holds it back.
     draft: Option<Draft>,
@@ -98,7 +115,7 @@ impl Provider<'_> {
     /// When a call was made: its time, or (none known) the latest
     /// request's.
     fn now(&self, time: Option<f64>) -> f64 {
-        time.unwrap_or_else(|| self.latest.as_ref().map_or(0.0, |l| l.2))
+        time.unwrap_or_else(|| self.latest.as_ref().map_or(0.0, |l| l.time))
     }
 }
 
@@ -121,6 +138,8 @@ pub struct Pricer<'a> {
     catalog: &'a Catalog,
     calibration: &'a Calibration,
     long: bool,
+    /// pi's `cacheWarming` mode.
+    warming: WarmingMode,
     model: Model<'a>,
     totals: BillTotals,
     /// Size points for the calibration.
@@ -133,7 +152,7 @@ impl<'a> Pricer<'a> {
         meta: &'a [CallMeta],
         catalog: &'a Catalog,
         calibration: &'a Calibration,
-        long: bool,
+        (long, warming): (bool, WarmingMode),
         shared: &'a Conversions,
     ) -> Self {
         let model = match cache_model {
@@ -144,6 +163,8 @@ impl<'a> Pricer<'a> {
                 last_model: None,
                 latest: None,
                 warmed: None,
+                rolling: Rolling::default(),
+                last_sizes: None,
                 draft: None,
             })),
             CacheModel::Prefix(rule) => Model::Prefix(Prefix {
@@ -159,6 +180,7 @@ impl<'a> Pricer<'a> {
             catalog,
             calibration,
             long,
+            warming,
             model,
             totals: BillTotals::default(),
             points: Vec::new(),
@@ -200,34 +222,43 @@ impl<'a> Pricer<'a> {
         self.tariff(model_of, premium).bill(tokens)
     }
 
-    /// The bill of a provider cache outcome for call `k`'s model.
-    fn outcome_bill(&self, k: usize, o: &Outcome, rules: &Rules) -> CallBill {
-        self.tariff(k, rules.write_premium).outcome(o)
-    }
-
     /// What sending `request` on call `k`'s model at `now` would read,
     /// write and cost, given the cache as it stands (provider model;
     /// nothing changes).
     pub fn quote(&self, k: usize, request: &Request, now: f64) -> Option<(Outcome, CallBill)> {
+        let tariff = self.tariff(k, rules_for(&self.meta[k].model, self.long).write_premium);
+        self.quote_at(k, request, now, &tariff)
+    }
+
+    /// [`Pricer::quote`] in `tariff`'s tokens per character.
+    fn quote_at(
+        &self,
+        k: usize,
+        request: &Request,
+        now: f64,
+        tariff: &Tariff<'_>,
+    ) -> Option<(Outcome, CallBill)> {
         let Model::Provider(p) = &self.model else {
             return None;
         };
         let key = self.meta[k].model_key;
         let rules = rules_for(&self.meta[k].model, self.long);
-        let tpc = self.tokens_per_char(key);
+        let tpc = tariff.tokens_per_char;
         let o = match p.caches.get(&key) {
             Some(cache) => cache.look(request, &rules, tpc, now),
             None => Cache::default().look(request, &rules, tpc, now),
         };
-        Some((o, self.outcome_bill(k, &o, &rules)))
+        Some((o, tariff.outcome(&o)))
     }
 
     /// The gate's inputs at call `k` (provider model): the release's render
     /// `apply` and the hold (the previous request's output, which the kept
     /// request was built from, and the appended messages) quoted on the
     /// cache as it stands after pi's warms (the walk has found the context
-    /// warm: an append on the same model). The kept request becomes the
-    /// hold's; [`Pricer::settle`] adopts the release's instead when the gate
+    /// warm: an append on the same model), in tokens per character fitted
+    /// on the answers so far, the previous one's usage included (as pi's
+    /// live gate fits them). The kept request becomes the hold's;
+    /// [`Pricer::settle`] adopts the release's instead when the gate
     /// applies.
     pub fn gate(
         &mut self,
@@ -237,7 +268,15 @@ impl<'a> Pricer<'a> {
         time: Option<f64>,
         (carried, reserve): (&Carried, Option<f64>),
     ) -> Result<GateInputs> {
-        self.warm(k);
+        let usage = k
+            .checked_sub(1)
+            .and_then(|j| self.meta[j].usage)
+            .map(|u| u.total());
+        if let (Model::Provider(p), Some(tokens)) = (&mut self.model, usage) {
+            if let Some((messages, preamble)) = p.last_sizes {
+                p.rolling.observe(messages, preamble, tokens);
+            }
+        }
         let rules = rules_for(&self.meta[k].model, self.long);
         let preamble = self.preamble(k);
         let same = apply.len() == sent.len() + appended.len()
@@ -253,14 +292,23 @@ impl<'a> Pricer<'a> {
         };
         p.requests.append(k, (sent, appended), hold_values, at)?;
         let p = self.provider();
-        let tariff = self.tariff(k, rules.write_premium);
-        let quote = |r: &Request| match self.quote(k, r, now) {
+        let tariff = Tariff {
+            tokens_per_char: p.rolling.factor().tokens_per_char,
+            ..self.tariff(k, rules.write_premium)
+        };
+        let quote = |r: &Request| match self.quote_at(k, r, now, &tariff) {
             Some((outcome, bill)) => Quoted::of(r, outcome, bill, tariff.tokens_per_char),
             None => unreachable!("the provider model quotes"),
         };
         let hold = quote(p.requests.request());
         let apply = p.draft.as_ref().map(|d| quote(d.request()));
-        Ok(warm_inputs(&hold, apply.as_ref(), &tariff, carried, reserve))
+        Ok(warm_inputs(
+            &hold,
+            apply.as_ref(),
+            &tariff,
+            carried,
+            reserve,
+        ))
     }
 
     /// The gate's decision at the call [`Pricer::gate`] quoted: `apply`
@@ -362,41 +410,58 @@ impl<'a> Pricer<'a> {
         }
     }
 
-    /// pi's warms before call `k`: the latest request sent again (once).
-    fn warm(&mut self, k: usize) {
-        if let Model::Provider(p) = &mut self.model {
-            if p.warmed == Some(k) {
-                return;
-            }
-            p.warmed = Some(k);
+    /// pi's warms before call `k` (made at `time`; `compacted`: pi
+    /// compacted before it): the latest request sent again when pi's
+    /// warmer would have sent it (`warmer.rs`), through its model's cache,
+    /// each billed as its read and one output token. Once per call; the
+    /// warms' times, for the walk to write.
+    pub fn warm(&mut self, k: usize, time: Option<f64>, compacted: bool) -> Vec<f64> {
+        let Model::Provider(p) = &mut self.model else {
+            return Vec::new();
+        };
+        if p.warmed == Some(k) {
+            return Vec::new();
         }
-        for &t in &self.meta[k].since.warms {
+        p.warmed = Some(k);
+        let (Some(latest), Some(now)) = (p.latest, time) else {
+            return Vec::new();
+        };
+        let of = &self.meta[latest.call];
+        let mut until = self.meta[k].since.changed.map_or(now, |c| c.min(now));
+        if compacted {
+            // pi compacts when the run settles (or at the request that
+            // would overflow).
+            until = until.min(of.settled.unwrap_or(now));
+        }
+        let entry = self.catalog.get(&of.model.provider, &of.model.id);
+        let times = WarmRun {
+            start: latest.time,
+            until,
+            settled: of.settled,
+            prompt_tokens: latest.prompt_tokens,
+            entry,
+            long: self.long,
+            reasoning: of.reasoning,
+            anthropic_messages: &*of.model.api == b"anthropic-messages",
+            mode: self.warming,
+        }
+        .warms();
+        let tpc = self.calibration.factor(latest.key).tokens_per_char;
+        for &t in &times {
             let Model::Provider(p) = &mut self.model else {
-                return;
+                unreachable!("under the provider model")
             };
-            let Some((key, rules, at)) = p.latest else {
-                return;
-            };
-            if t < at {
-                continue;
-            }
-            let tpc = self.calibration.factor(key).tokens_per_char;
-            let request = p.requests.request();
-            let o = p
-                .caches
-                .entry(key)
-                .or_default()
-                .send(request, &rules, tpc, t);
-            p.latest = Some((key, rules, t));
-            // The model of the call that sent it.
-            let of = self
-                .meta
-                .iter()
-                .position(|m| m.model_key == key)
-                .unwrap_or(k);
-            let bill = self.outcome_bill(of, &o, &rules);
-            self.totals.add_warm(bill.cost_usd);
+            let o = p.caches.entry(latest.key).or_default().send(
+                p.requests.request(),
+                &latest.rules,
+                tpc,
+                t,
+            );
+            let tariff = self.tariff(latest.call, latest.rules.write_premium);
+            let cost = tariff.outcome(&o).cost_usd + tariff.output(latest.prompt_tokens, 1.0);
+            self.totals.add_warm(cost);
         }
+        times
     }
 
     fn provider(&self) -> &Provider<'a> {
@@ -416,7 +481,6 @@ impl<'a> Pricer<'a> {
     /// The provider model's price of call `k`: its request quoted, classed
     /// and given a cause, then sent (the cache keeps its entries).
     fn price_provider(&mut self, k: usize, sent: Sent<'_>) -> Result<Priced> {
-        self.warm(k);
         let key = self.meta[k].model_key;
         let rules = rules_for(&self.meta[k].model, self.long);
         let tpc = self.tokens_per_char(key);
@@ -426,6 +490,16 @@ impl<'a> Pricer<'a> {
             .requests
             .update(k, sent.out, sent.values, (&preamble, &rules))?;
         let now = p.now(sent.time);
+        // The answers' calibration (the gate's) follows the model; the
+        // request's sizes are what its answer will be fitted against.
+        if p.rolling.model_key() != key {
+            p.rolling.switch_to(key);
+        }
+        let sizes = (
+            p.requests.request().message_chars as f64,
+            (preamble.tools_chars + preamble.system_chars) as f64,
+        );
+        p.last_sizes = Some(sizes);
         let p = self.provider();
         let request = p.requests.request();
         let Some((o, bill)) = self.quote(k, request, now) else {
@@ -433,6 +507,8 @@ impl<'a> Pricer<'a> {
         };
         let prompt_tokens = request.total_chars as f64 * tpc;
         if prompt_tokens > self.window(k) {
+            // Refused: nothing for pi's warmer to keep warm.
+            self.provider_mut().latest = None;
             self.totals.over_window += 1;
             return Ok(Priced {
                 bill: CallBill::default(),
@@ -483,7 +559,13 @@ impl<'a> Pricer<'a> {
         cache.keep(p.requests.request(), &rules, tpc, now, &o);
         p.previous.insert(key, previous);
         p.last_model = Some(key);
-        p.latest = Some((key, rules, now));
+        p.latest = Some(Latest {
+            call: k,
+            key,
+            rules,
+            time: now,
+            prompt_tokens,
+        });
         self.book(k, &bill, class, cause.as_ref(), excess as f64 * tpc, &rules);
         Ok(Priced {
             bill,

@@ -4,6 +4,7 @@
 
 use super::calls;
 use super::result::{PolicyReplay, Reconciliation};
+use super::warmer::SLACK_MS;
 use crate::cost::bill::{self, CallClass};
 use crate::cost::calibration::Calibration;
 use crate::cost::catalog::{self, Catalog};
@@ -79,6 +80,7 @@ pub(super) fn reconcile(
         );
         out.predicted_cost_usd += p.bill.cost_usd;
     }
+    out.warms = warms_matched(meta, &r.warm_times);
     if out.calls == 0 {
         return out;
     }
@@ -94,4 +96,27 @@ pub(super) fn reconcile(
         );
     }
     out
+}
+
+/// pi's warms the file recorded, those the replay sent, and how many of
+/// the recorded ones have a sent one within the warmer's slack (each sent
+/// warm matched once).
+fn warms_matched(meta: &[calls::CallMeta], sent: &[f64]) -> (usize, usize, usize) {
+    let recorded: Vec<f64> = meta
+        .iter()
+        .flat_map(|m| m.since.warms.iter().copied())
+        .collect();
+    let mut taken = vec![false; sent.len()];
+    let mut matched = 0;
+    for t in &recorded {
+        let near = sent
+            .iter()
+            .enumerate()
+            .find(|&(i, s)| !taken[i] && (t - s).abs() <= SLACK_MS);
+        if let Some((i, _)) = near {
+            taken[i] = true;
+            matched += 1;
+        }
+    }
+    (recorded.len(), sent.len(), matched)
 }

@@ -5,15 +5,18 @@
 //! { modelCalls, skippedLines: { count, lines },
 //!   prefix?: { charsPerToken, inputPrice, cacheWriteMultiplier,
 //!              cacheReadMultiplier, cacheTtlSeconds },
-//!   cacheModel, retention,
-//!   models: [{ model, inCatalog, charsPerToken, preambleTokens,
-//!              calibration, calls, fitError }],
+//!   cacheModel, retention, cacheWarming,
+//!   models: [{ model, inCatalog, keepsThinking, charsPerToken,
+//!              preambleTokens, calibration, calls, fitError }],
 //!   recorded: { policy, status, reason, calls, classMatch,
-//!               recordedCostUsd, predictedCostUsd, costError },
+//!               recordedCostUsd, predictedCostUsd, costError,
+//!               warms: { recorded, simulated, matched } },
 //!   policies: [{ policy, config, thinkingBoundary, charsSent, costUsd,
 //!                costUsdVsNone,
-//!                inputTokens, cacheReadTokens, cacheWriteTokens, warms,
-//!                warmCostUsd, compactions, compactionCostUsd, overWindow,
+//!                parts: [{ part, costUsd }],
+//!                inputTokens, cacheReadTokens, cacheWriteTokens,
+//!                warms: { count, costUsd }, compactions,
+//!                compactionCostUsd, overWindow,
 //!                callClasses: { first, append, partial, rewrite, expired },
 //!                causes: [{ cause, calls, tokensWritten, costUsd }],
 //!                invariant: { flushGated, checked, broken,
@@ -30,7 +33,7 @@
 //!                             stats, inputTokens, cacheReadTokens,
 //!                             cacheWriteTokens, costUsd, cacheReadMessages,
 //!                             callClass, overWindow, compactions,
-//!                             rewriteCause,
+//!                             warms, rewriteCause,
 //!                             gate?: 'apply' | 'hold', gateReason?,
 //!                             messages?,
 //!                             prefix?: { cacheReadChars, cacheWriteChars,
@@ -122,12 +125,13 @@ fn policy(o: &mut Members, replay: &Replay, p: &PolicyReplay, renders: bool) {
             ("inputTokens", b.input_tokens),
             ("cacheReadTokens", b.cache_read_tokens),
             ("cacheWriteTokens", b.cache_write_tokens),
-            ("warms", b.warms as f64),
-            ("warmCostUsd", b.warm_cost_usd),
             ("compactions", b.compactions as f64),
             ("compactionCostUsd", b.compaction_cost_usd),
             ("overWindow", b.over_window as f64),
         ])
+        .object("warms", |o| {
+            o.nums(&[("count", b.warms as f64), ("costUsd", b.warm_cost_usd)]);
+        })
         .object("callClasses", |o| {
             let names = ["first", "append", "partial", "rewrite", "expired"];
             for (n, c) in names.iter().zip(b.classes) {
@@ -228,7 +232,8 @@ fn render(o: &mut Members, replay: &Replay, p: &PolicyReplay, r: &Render) {
     .str("entryId", &call.entry_id)
     .opt_str("leafId", call.leaf_id.as_deref())
     .opt_num("timestamp", call.time)
-    .num("compactions", r.compactions as f64);
+    .num("compactions", r.compactions as f64)
+    .array("warms", &r.warms, |out, t| num(out, *t));
     stats(
         o,
         &r.stats,
@@ -305,11 +310,13 @@ pub fn to_json(replay: &Replay, renders: bool) -> Vec<u8> {
         };
         o.str("cacheModel", replay.cache_model.name())
             .str("retention", retention)
-            .array("models", &replay.models, |out, (key, name, known)| {
-                let f = replay.calibration.factor(*key);
+            .str("cacheWarming", replay.cache_warming.name())
+            .array("models", &replay.models, |out, m| {
+                let f = replay.calibration.factor(m.key);
                 object(out, |o| {
-                    o.str("model", name)
-                        .flag("inCatalog", *known)
+                    o.str("model", &m.name)
+                        .flag("inCatalog", m.in_catalog)
+                        .flag("keepsThinking", m.keeps_thinking)
                         .num("charsPerToken", 1.0 / f.tokens_per_char)
                         .opt_num("preambleTokens", f.preamble_tokens)
                         .str("calibration", f.source)
@@ -333,7 +340,15 @@ pub fn to_json(replay: &Replay, renders: bool) -> Vec<u8> {
                     ("recordedCostUsd", rc.recorded_cost_usd),
                     ("predictedCostUsd", rc.predicted_cost_usd),
                     ("costError", error),
-                ]);
+                ])
+                .object("warms", |o| {
+                    let (recorded, simulated, matched) = rc.warms;
+                    o.nums(&[
+                        ("recorded", recorded as f64),
+                        ("simulated", simulated as f64),
+                        ("matched", matched as f64),
+                    ]);
+                });
         })
         .array("policies", &replay.policies, |out, p| {
             object(out, |o| policy(o, replay, p, renders))

@@ -44,6 +44,8 @@ pub struct Render {
     pub gate: Option<gate::Reason>,
     /// pi's compactions made just before this call.
     pub compactions: usize,
+    /// pi's warms of the previous request before this call (ms).
+    pub warms: Vec<f64>,
     /// The sent messages as one JSON array (with `Contexts::InRenders`).
     pub messages: Option<Vec<u8>>,
 }
@@ -99,6 +101,22 @@ pub struct PolicyReplay {
     pub boundary: Option<BoundaryUsed>,
     /// A gated policy's decisions.
     pub gate: Option<GateTotals>,
+    /// When pi's warmer re-sent this policy's requests (ms).
+    pub warm_times: Vec<f64>,
+}
+
+/// A model the calls used.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelUsed {
+    /// XXH3 of `provider/id` (`CallMeta::model_key`).
+    pub key: u64,
+    /// `provider/id`.
+    pub name: String,
+    pub in_catalog: bool,
+    /// Whether the provider keeps earlier turns' thinking in the prompt it
+    /// bills (`Rules::keeps_thinking`): what the thinking strip's saving,
+    /// and the gate's holds of it, rest on.
+    pub keeps_thinking: bool,
 }
 
 /// How well the model matched the usage pi recorded, under the policy in
@@ -115,6 +133,10 @@ pub struct Reconciliation {
     /// `matched`, `unreconciled` or `noUsage`.
     pub status: &'static str,
     pub reason: Option<String>,
+    /// pi's warms the file recorded, those the replay's warmer sent for
+    /// the recorded policy, and how many of the recorded ones it sent
+    /// within the warmer's slack (`warmer::SLACK_MS`).
+    pub warms: (usize, usize, usize),
 }
 
 #[derive(Debug, Clone)]
@@ -123,10 +145,11 @@ pub struct Replay {
     pub policies: Vec<PolicyReplay>,
     pub cache_model: CacheModel,
     pub long_retention: bool,
+    /// pi's `cacheWarming` mode the warms were simulated in.
+    pub cache_warming: super::warmer::WarmingMode,
     pub calibration: Calibration,
-    /// Per calibrated model key: its `provider/id` and whether the catalog
-    /// knows it.
-    pub models: Vec<(u64, String, bool)>,
+    /// The models the calls used, in order of first use.
+    pub models: Vec<ModelUsed>,
     pub reconciliation: Reconciliation,
     /// Lines pi skips: how many, and the first line numbers.
     pub skipped_lines: (usize, Vec<u32>),

@@ -86,8 +86,8 @@ impl<'a> Prepared<'a> {
         let options = &self.options;
         Ok(if let CacheModel::Prefix(rule) = &options.cache_model {
             let mut c = Calibration::fit(&[], Some(rule.chars_per_token));
-            for (k, _, _) in &self.models {
-                c.by_model.insert(*k, c.factor(*k));
+            for m in &self.models {
+                c.by_model.insert(m.key, c.factor(m.key));
             }
             c
         } else {
@@ -236,6 +236,8 @@ struct Lane<'p> {
     last_usage: Option<(f64, f64)>,
     /// What it sent, exported (`Contexts`).
     sent: Option<SentTexts>,
+    /// pi's warms of its previous request before this call.
+    warms: Vec<f64>,
     pricer: Pricer<'p>,
     result: PolicyReplay,
     /// The output's hashes as bytes, for the render's hashes.
@@ -532,12 +534,13 @@ impl<'w, 'f> Walk<'w, 'f> {
             release_last: Vec::new(),
             last_usage: None,
             sent: SentTexts::new(&p.options.contexts, policy)?,
+            warms: Vec::new(),
             pricer: Pricer::new(
                 &p.options.cache_model,
                 &p.meta,
                 &p.options.catalog,
                 &p.calibration,
-                p.options.long_retention,
+                (p.options.long_retention, p.options.cache_warming),
                 &p.conversions,
             ),
             result: PolicyReplay {
@@ -553,6 +556,7 @@ impl<'w, 'f> Walk<'w, 'f> {
                 priced: Vec::new(),
                 boundary: None,
                 gate: policy.gated().then(|| GateTotals::new(p.options.gate)),
+                warm_times: Vec::new(),
             },
             scratch: Vec::new(),
         })
@@ -770,6 +774,11 @@ impl<'w, 'f> Walk<'w, 'f> {
         at: &Call<'_, '_>,
     ) -> Result<()> {
         let policy = at.policy;
+        if at.pass == Pass::Price {
+            for lane in lanes.iter_mut() {
+                self.lane_warms(lane, at)?;
+            }
+        }
         let mode = self.prepared.options.thinking_boundary;
         let boundary_of = |lane: &Lane<'_>| {
             if !policy.uses_boundary() {
@@ -858,6 +867,26 @@ impl<'w, 'f> Walk<'w, 'f> {
             }
             n = end;
         }
+        Ok(())
+    }
+
+    /// pi's warms of the lane's previous request before this call
+    /// (`warmer.rs`, sent through the lane's cache by its pricer), written
+    /// to its contexts file as lines of kind `warm`.
+    fn lane_warms(&self, lane: &mut Lane<'_>, at: &Call<'_, '_>) -> Result<()> {
+        let time = self.prepared.infos[at.k].time;
+        lane.warms = lane.pricer.warm(at.k, time, !at.compactions.is_empty());
+        if let Some(sent) = lane.sent.as_mut().filter(|_| !lane.warms.is_empty()) {
+            let array = sent.array();
+            if let Some(file) = sent.file.as_mut() {
+                for &t in &lane.warms {
+                    self.write_line(file, at.k, "warm", Some(t), |o| {
+                        o.raw("messages", |out| out.extend_from_slice(&array));
+                    })?;
+                }
+            }
+        }
+        lane.result.warm_times.extend_from_slice(&lane.warms);
         Ok(())
     }
 
@@ -1195,6 +1224,7 @@ impl<'w, 'f> Walk<'w, 'f> {
                 priced,
                 gate,
                 compactions: at.compactions.len(),
+                warms: std::mem::take(&mut lane.warms),
                 messages,
             });
         }
@@ -1218,7 +1248,8 @@ impl<'w, 'f> Walk<'w, 'f> {
         gate: Option<Reason>,
         messages: &[u8],
     ) -> Result<()> {
-        self.write_line(file, at.k, "call", |o| {
+        let time = self.prepared.infos[at.k].time;
+        self.write_line(file, at.k, "call", time, |o| {
             if let Some(reason) = gate {
                 o.str("gate", reason.sent());
             }
@@ -1240,7 +1271,7 @@ impl<'w, 'f> Walk<'w, 'f> {
         let p = self.prepared;
         for (range, chars) in c.requests.each() {
             let messages = messages_json(&p.file, &p.path, range.clone());
-            self.write_line(file, k, "compaction", |o| {
+            self.write_line(file, k, "compaction", p.infos[k].time, |o| {
                 o.num("inputChars", *chars)
                     .num("outputChars", c.summary_chars)
                     .raw("messages", |out| out.extend_from_slice(&messages));
@@ -1256,17 +1287,18 @@ impl<'w, 'f> Walk<'w, 'f> {
         file: &mut std::io::BufWriter<std::fs::File>,
         k: usize,
         kind: &str,
+        time: Option<f64>,
         rest: impl FnOnce(&mut crate::json::members::Members),
     ) -> Result<()> {
         use std::io::Write;
         let key = self.prepared.meta[k].model_key;
-        let model = self.prepared.models.iter().find(|m| m.0 == key);
+        let model = self.prepared.models.iter().find(|m| m.key == key);
         let mut line = Vec::with_capacity(256);
         crate::json::members::object(&mut line, |o| {
             o.num("k", k as f64)
                 .str("kind", kind)
-                .opt_num("timestamp", self.prepared.infos[k].time)
-                .str("model", model.map_or("", |m| m.1.as_str()));
+                .opt_num("timestamp", time)
+                .str("model", model.map_or("", |m| m.name.as_str()));
             rest(o);
         });
         line.push(b'\n');
