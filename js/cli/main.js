@@ -10,7 +10,7 @@
 // --json; a broken pipe ending the run quietly; the exit status of each
 // command's help. What runs is settled here once for both commands: the
 // settings and release (yours, or the flags'), the session files, and the
-// --svg target.
+// files --svg and --contexts write (js/cli/outputs.js).
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -20,6 +20,8 @@ const { helpText, jsonHelp } = require('./help.js');
 const { sessionFiles } = require('../session-files.js');
 const { piSettingsWithoutBlock } = require('../settings-check.js');
 const { findUserSettings, findRelease, shown } = require('../user-settings.js');
+const { POLICIES } = require('../replay.js');
+const { refusal, contextsRefusal, contextsDirs } = require('./outputs.js');
 
 const NAME = 'condense-native';
 const SAMPLE = path.join(__dirname, '..', '..', 'sample', 'session.jsonl');
@@ -68,30 +70,40 @@ function settingsOf(run) {
 }
 
 
-/** Refuses an --svg target the run reads, or a file condense-native did not write. */
-function checkSvgTarget(run, files) {
-  const target = path.resolve(run.svg);
-  const real = (p) => {
-    try {
-      return fs.realpathSync(p);
-    } catch {
-      return path.resolve(p);
-    }
-  };
-  if (files.some((f) => real(f) === real(target))) return `--svg ${run.svg} is a session file of this run: it would be overwritten (name another file)`;
-  let head = null;
+/** Whether `file` starts as an SVG condense-native wrote (its mark in the first bytes). */
+function svgOfOurs(file) {
   try {
-    const fd = fs.openSync(target, 'r');
+    const fd = fs.openSync(file, 'r');
     const buf = Buffer.alloc(256);
     const n = fs.readSync(fd, buf, 0, 256, 0);
     fs.closeSync(fd);
-    head = buf.subarray(0, n).toString('utf8');
-  } catch (e) {
-    if (e.code === 'ENOENT') return null;
-    if (e.code === 'EISDIR') return `--svg ${run.svg} is a directory`;
-    return null;
+    return buf.subarray(0, n).toString('utf8').includes(SVG_MARK);
+  } catch {
+    return false;
   }
-  if (!head.includes(SVG_MARK) && !run.force) return `--svg ${run.svg} exists and is not an SVG condense-native wrote: add --force to replace it`;
+}
+
+/** The first reason the run may not write what its flags ask for (js/cli/outputs.js), or null. */
+function outputRefusal(run, files) {
+  const isDir = (p) => {
+    try {
+      return fs.statSync(p).isDirectory();
+    } catch {
+      return false;
+    }
+  };
+  const dirs = run.paths.filter(isDir);
+  const inputs = { files, dirs };
+  if (run.svg !== null) {
+    const refused = refusal('--svg', [run.svg], inputs, { force: run.force, isOurs: svgOfOurs, ours: 'SVG' });
+    if (refused) return refused;
+  }
+  if (run.contexts !== null) {
+    const policies = [...new Set(['none', ...(run.policies ?? POLICIES)])];
+    const targets = [...contextsDirs(run.contexts, files).values()].flatMap((d) => policies.map((p) => path.join(d, `${p}.jsonl`)));
+    const refused = contextsRefusal(run.contexts, targets, inputs, run.force);
+    if (refused) return refused;
+  }
   return null;
 }
 
@@ -127,10 +139,8 @@ async function main(argv, io = { stdout: process.stdout, stderr: process.stderr 
     return usage(e.message, run.command);
   }
   const { files, problems } = run.paths.length ? sessionFiles(run.paths) : { files: [SAMPLE], problems: [] };
-  if (run.svg !== null) {
-    const refused = checkSvgTarget(run, files);
-    if (refused) return usage(refused, run.command);
-  }
+  const refused = outputRefusal(run, files);
+  if (refused) return usage(refused, run.command);
   for (const p of problems) errorLine(`${p.path}: ${p.message}`);
   for (const note of settings.notes) errorLine(`warning: ${note}`);
   const errors = problems.map((p) => ({ file: p.path, error: { code: 'ERR_CONDENSE_IO', message: p.message, line: null } }));

@@ -15,6 +15,7 @@ const { fileTable, rendersTable, totalsTable, totalsOf, group, plural, skippedLi
 const { legend } = require('./legend.js');
 const { svgOf } = require('./svg.js');
 const { makeProgress } = require('./progress.js');
+const { contextsDirs } = require('./outputs.js');
 
 const RETENTION = { short: 'short retention: the cache lives 5 minutes', long: 'long retention: the cache lives 1 hour' };
 
@@ -58,14 +59,15 @@ async function replayMain(run, ctx) {
     renders: run.renders || run.svg !== null,
   };
   const results = [];
+  // --contexts DIR: DIR/<policy>.jsonl, under a folder per file when
+  // several are replayed (checked before the run: js/cli/outputs.js).
+  const contextsDirOf = run.contexts === null ? null : contextsDirs(run.contexts, files);
   for (const [i, file] of files.entries()) {
     const name = display(file);
     try {
       const onProgress = progress ? (done, total) => progress.update(i, files.length, name, done, total) : null;
       if (progress) progress.update(i, files.length, name, 0, 0);
-      // --contexts DIR: DIR/<policy>.jsonl, under a folder per file when
-      // several are replayed.
-      const contextsDir = run.contexts === null ? undefined : files.length > 1 ? path.join(run.contexts, path.basename(file).replace(/\.jsonl$/, '')) : run.contexts;
+      const contextsDir = contextsDirOf === null ? undefined : contextsDirOf.get(file);
       const result = await replayAsync(file, { ...options, onProgress, contextsDir });
       if (progress) progress.clear();
       results.push({ file: name, result, synthetic: isSample(file, ctx.sample) });

@@ -1,0 +1,140 @@
+'use strict';
+// The CLI's promises to a user who makes an ordinary mistake (issue 47),
+// run as a user runs it (a spawned process; stdout, stderr and exit status
+// together; md5 sums of the inputs before and after): what it writes never
+// lands on, among or over a session of the run or an existing file without
+// --force, and a folder it cannot write is found before any replay; a wrong
+// type in the user's own settings is one usage error naming the file, the
+// key path and the value; what it chooses for the user is said. Every run
+// gets its own agent directory (PI_CODING_AGENT_DIR). Runs under
+// `node --test` and `bun test`.
+
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+
+const { backend } = require('..');
+
+const skip = backend !== 'native' && 'the replay needs the native binding';
+const ROOT = path.join(__dirname, '..');
+const BIN = path.join(ROOT, 'bin', 'condense-native.js');
+const SAMPLE = path.join(ROOT, 'sample', 'session.jsonl');
+const POLICY_FILES = ['2.9.1.jsonl', 'config.jsonl', 'live-thinking-strip.jsonl', 'no-thinking-strip.jsonl', 'none.jsonl'];
+
+function tmpDir() {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'condense-safety-'));
+}
+
+const EMPTY_AGENT = tmpDir();
+
+function cli(args, { agentDir = EMPTY_AGENT, cwd = ROOT, env = {} } = {}) {
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, CONDENSE_NATIVE_PI_CONDENSE: '', ...env },
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+// Every file under `dir` with its md5, by path relative to `dir`.
+function sums(dir) {
+  const out = {};
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) out[path.relative(dir, p)] = crypto.createHash('md5').update(fs.readFileSync(p)).digest('hex');
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+// A usage error: nothing on stdout, the message then the --help line.
+function usageError(r, message, where) {
+  assert.equal(r.code, 2, `${where}: ${r.stderr}`);
+  assert.equal(r.stdout, '', where);
+  const lines = r.stderr.trimEnd().split('\n');
+  assert.equal(lines.length, 2, `${where}: ${r.stderr}`);
+  assert.match(lines[0], message, where);
+  assert.match(lines[1], /^condense-native: try 'condense-native (replay|tune) --help'$/);
+}
+
+test('--contexts: refused (before any replay) when DIR is, holds or lies inside what the run reads; the inputs keep their md5', { skip }, () => {
+  const dir = tmpDir();
+  const clash = path.join(dir, 'clash');
+  fs.mkdirSync(clash);
+  const session = path.join(clash, 'none.jsonl');
+  fs.copyFileSync(SAMPLE, session);
+  const before = sums(dir);
+  // The issue's case: the session replayed, named none.jsonl, in DIR.
+  usageError(cli(['replay', '--contexts', clash, session]), new RegExp(`--contexts ${clash} holds ${session}, a session file of this run`), 'DIR holds the session');
+  usageError(cli(['replay', '--contexts', session, session]), /--contexts .*none\.jsonl is a session file of this run/, 'DIR is the session');
+  usageError(cli(['replay', '--contexts', path.join(clash, 'out'), clash]), new RegExp(`--contexts .*out lies inside ${clash}, a directory being replayed`), 'DIR inside the replayed directory');
+  // Through a symbolic link to the session's folder, too.
+  const link = path.join(dir, 'link');
+  fs.symlinkSync(clash, link);
+  usageError(cli(['replay', '--contexts', link, session]), /--contexts .*link holds .*none\.jsonl, a session file of this run/, 'a link to the folder');
+  // --force never lets it over a session.
+  usageError(cli(['replay', '--force', '--contexts', clash, session]), /holds .*a session file of this run/, '--force');
+  assert.deepEqual(sums(dir), before, 'no input changed, nothing written');
+  assert.deepEqual(fs.readdirSync(clash), ['none.jsonl']);
+});
+
+test('--contexts: existing files are kept unless --force; a folder per input, never shared by two of the same name', { skip }, () => {
+  const dir = tmpDir();
+  const out = path.join(dir, 'out');
+  fs.mkdirSync(out);
+  fs.writeFileSync(path.join(out, 'config.jsonl'), 'my notes\n');
+  const a = path.join(dir, 'a', 's.jsonl');
+  const b = path.join(dir, 'b', 's.jsonl');
+  for (const f of [a, b]) {
+    fs.mkdirSync(path.dirname(f));
+    fs.copyFileSync(SAMPLE, f);
+  }
+  usageError(cli(['replay', '--contexts', out, a]), new RegExp(`--contexts ${out}/config\\.jsonl exists: add --force to replace it, or name another directory`), 'an existing file');
+  assert.equal(fs.readFileSync(path.join(out, 'config.jsonl'), 'utf8'), 'my notes\n');
+  assert.deepEqual(fs.readdirSync(out), ['config.jsonl'], 'nothing written when refused');
+  const forced = cli(['replay', '--force', '--contexts', out, a]);
+  assert.equal(forced.code, 0, forced.stderr);
+  assert.deepEqual(fs.readdirSync(out).sort(), POLICY_FILES);
+  assert.notEqual(fs.readFileSync(path.join(out, 'config.jsonl'), 'utf8'), 'my notes\n');
+  // A second run over its own output: refused as well, named with how many.
+  usageError(cli(['replay', '--contexts', out, a]), /none\.jsonl exists \(and 4 more files this run would write\): add --force to replace them/, 'a re-run');
+
+  // Two inputs named s.jsonl: a folder each, by their path under the
+  // folder they share.
+  const two = path.join(dir, 'two');
+  const inputs = sums(dir);
+  const r = cli(['replay', '--policy', 'config', '--contexts', two, a, b]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(Object.keys(sums(two)).sort(), [path.join('a', 's', 'config.jsonl'), path.join('a', 's', 'none.jsonl'), path.join('b', 's', 'config.jsonl'), path.join('b', 's', 'none.jsonl')]);
+  // Each holds a line per model call of its own file.
+  for (const f of ['a', 'b']) assert.equal(fs.readFileSync(path.join(two, f, 's', 'config.jsonl'), 'utf8').trimEnd().split('\n').length, 94);
+  const after = sums(dir);
+  for (const [file, md5] of Object.entries(inputs)) assert.equal(after[file], md5, file);
+});
+
+test('--contexts and --svg: a place that cannot be written is a usage error before any replay', { skip }, () => {
+  const dir = tmpDir();
+  const file = path.join(dir, 'plain.txt');
+  fs.writeFileSync(file, 'x');
+  usageError(cli(['replay', '--contexts', path.join(file, 'out'), SAMPLE]), new RegExp(`--contexts: ${file} is a file, not a directory`), 'a file in the way');
+  usageError(cli(['replay', '--contexts', file, SAMPLE]), new RegExp(`--contexts ${file} is a file, not a directory`), 'DIR is a file');
+  usageError(cli(['replay', '--svg', path.join(dir, 'no', 'chart.svg'), SAMPLE]), /--svg: the folder .*no does not exist \(create it first\)/, 'no folder for the SVG');
+  if (process.platform === 'linux') {
+    // /proc refuses new files to every user, root included.
+    usageError(cli(['replay', '--contexts', '/proc/condense-native-out', SAMPLE]), /--contexts: cannot write in \/proc\/condense-native-out \(ENOENT\)/, '/proc');
+    usageError(cli(['tune', '--svg', '/proc/chart.svg', SAMPLE]), /--svg: cannot write in \/proc \(/, '/proc for tune');
+  }
+  if (process.getuid && process.getuid() !== 0) {
+    const locked = path.join(dir, 'locked');
+    fs.mkdirSync(locked, 0o500);
+    usageError(cli(['replay', '--contexts', path.join(locked, 'out'), SAMPLE]), /--contexts: cannot write in .*locked.* \(EACCES\)/, 'a read-only folder');
+  }
+  assert.deepEqual(fs.readdirSync(dir).filter((n) => n !== 'locked'), ['plain.txt'], 'nothing created');
+});
