@@ -138,3 +138,55 @@ test('--contexts and --svg: a place that cannot be written is a usage error befo
   }
   assert.deepEqual(fs.readdirSync(dir).filter((n) => n !== 'locked'), ['plain.txt'], 'nothing created');
 });
+
+// An agent directory whose settings.json holds `settings`.
+function agentWith(settings) {
+  const dir = tmpDir();
+  fs.writeFileSync(path.join(dir, 'settings.json'), typeof settings === 'string' ? settings : JSON.stringify(settings, null, 2));
+  return dir;
+}
+
+test("a wrong type in the user's settings.json: one usage error naming the file, the key path and the value, before any session is read", { skip }, () => {
+  const cases = [
+    [{ contextPrune: 'yes' }, 'contextPrune must be an object, not the string "yes"'],
+    [{ contextPrune: { enabled: true, purgeErrors: { cooldownTurns: 'two' } } }, 'contextPrune.purgeErrors.cooldownTurns must be a number >= 0, not the string "two"'],
+    [{ contextPrune: { chainCompression: true } }, 'contextPrune.chainCompression must be an object, not boolean true'],
+    [{ contextPrune: { protectedTools: 'bash' } }, 'contextPrune.protectedTools must be an array of strings, not the string "bash"'],
+  ];
+  for (const [settings, problem] of cases) {
+    const agent = agentWith(settings);
+    const file = path.join(agent, 'settings.json');
+    for (const command of ['replay', 'tune']) {
+      // Two session files, one missing: the error comes first, and once.
+      const r = cli([command, SAMPLE, '/nope/never-read.jsonl'], { agentDir: agent });
+      usageError(r, new RegExp(`^condense-native: error: ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: ${problem.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}; fix it there, or name other settings with --config FILE$`), `${command} ${JSON.stringify(settings)}`);
+      assert.doesNotMatch(r.stderr, /never-read|session\.jsonl|Async/);
+    }
+  }
+});
+
+test('no message the CLI prints names an internal function (Async:)', { skip }, () => {
+  const dir = tmpDir();
+  const bad = path.join(dir, 'bad.jsonl');
+  fs.writeFileSync(bad, '{"type":"session","version":3,"id":"x","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}\nnot json\n');
+  const notes = path.join(dir, 'notes.txt');
+  fs.writeFileSync(notes, 'hello\n');
+  const runs = [
+    [['replay', SAMPLE], { agentDir: agentWith({ contextPrune: 'yes' }) }],
+    [['tune', SAMPLE], { agentDir: agentWith({ contextPrune: { purgeErrors: 3 } }) }],
+    [['replay', bad, notes]],
+    [['tune', bad, notes]],
+    [['replay', '--config', notes, SAMPLE]],
+    [['replay', '--gate', '{"horizon":-1}', '--policy', 'config+gate', SAMPLE]],
+    [['tune', '--gate', '{"budget":2}', SAMPLE]],
+    [['replay', '--model', 'nobody/none', SAMPLE]],
+    [['replay', path.join(dir, 'missing.jsonl')]],
+    [['pi-setup', '--source', path.join(dir, 'nowhere')], { env: { HOME: dir } }],
+  ];
+  for (const [args, options] of runs) {
+    const r = cli(args, options);
+    assert.notEqual(r.code, 0, args.join(' '));
+    assert.notEqual(r.stderr, '', `${args.join(' ')}: said on stderr`);
+    assert.doesNotMatch(r.stdout + r.stderr, /\b\w+Async\b|Async:/, args.join(' '));
+  }
+});

@@ -18,7 +18,7 @@ const path = require('node:path');
 const { parseArgs, resolve } = require('./flags.js');
 const { helpText, jsonHelp } = require('./help.js');
 const { sessionFiles } = require('../session-files.js');
-const { piSettingsWithoutBlock } = require('../settings-check.js');
+const { piSettingsWithoutBlock, unknownKeys } = require('../settings-check.js');
 const { findUserSettings, findRelease, shown } = require('../user-settings.js');
 const { POLICIES } = require('../replay.js');
 const { refusal, contextsRefusal, contextsDirs } = require('./outputs.js');
@@ -58,6 +58,7 @@ function settingsOf(run) {
     if (piSettingsWithoutBlock(config)) {
       notes.push(`--config ${run.configFile} has no contextPrune block: pi-condense's defaults`);
     }
+    notes.push(...unknownKeys(config).map((line) => `--config ${run.configFile}: ${line}`));
   } else {
     const found = findUserSettings();
     config = found.config;
@@ -109,7 +110,9 @@ function outputRefusal(run, files) {
 
 async function main(argv, io = { stdout: process.stdout, stderr: process.stderr }) {
   if (argv[0] === 'pi-setup') return require('./pi-setup.js').piSetupMain(argv.slice(1), io);
-  const errorLine = (text) => io.stderr.write(`${NAME}: ${text}\n`);
+  // The API names its call in an argument error (`replayAsync: ...`), which
+  // the CLI's user never made: such a name is left out of what is printed.
+  const errorLine = (text) => io.stderr.write(`${NAME}: ${text.replace(/(^|: )(replayAsync|tuneAsync): /g, '$1')}\n`);
   const usage = (message, command) => {
     errorLine(`error: ${message}`);
     errorLine(`try '${NAME} ${command ?? 'replay'} --help'`);
