@@ -190,3 +190,23 @@ test('no message the CLI prints names an internal function (Async:)', { skip }, 
     assert.doesNotMatch(r.stdout + r.stderr, /\b\w+Async\b|Async:/, args.join(' '));
   }
 });
+
+test('tune --gate \'{"enabled":false}\' ranks no gated twin, and says so; replay refuses it beside a +gate policy', { skip }, () => {
+  const on = JSON.parse(cli(['tune', '--json', SAMPLE]).stdout);
+  const off = JSON.parse(cli(['tune', '--json', '--gate', '{"enabled":false}', SAMPLE]).stdout);
+  const plain = on.ranked.filter((r) => r.gate === null);
+  assert.ok(plain.length < on.ranked.length);
+  assert.equal(off.ranked.length, plain.length);
+  assert.deepEqual(off.ranked.filter((r) => r.gate !== null), []);
+  assert.equal(off.recommended.gate, null);
+  // The same configurations, priced the same, without the gate.
+  assert.deepEqual(
+    off.ranked.map((r) => [r.release, JSON.stringify(r.contextPrune), r.costUsd]).sort(),
+    plain.map((r) => [r.release, JSON.stringify(r.contextPrune), r.costUsd]).sort(),
+  );
+  const human = cli(['tune', '--gate', '{"enabled":false}', SAMPLE]);
+  assert.equal(human.code, 0, human.stderr);
+  assert.match(human.stdout, new RegExp(`^1 session file, 94 model calls, ${plain.length} configurations priced as the provider bills them\\nThe gate is switched off \\(--gate "enabled": false\\): no configuration is ranked behind it\\.$`, 'm'));
+  assert.doesNotMatch(human.stdout, /"condenseNative"/, 'no gate in the block to paste');
+  usageError(cli(['replay', '--policy', 'config+gate', '--gate', '{"enabled":false}', SAMPLE]), /--gate \{"enabled":false\} switches the gate off, yet --policy asks for config\+gate: leave out one or the other/, 'replay');
+});

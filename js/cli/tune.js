@@ -35,7 +35,7 @@ function sentence(r) {
 }
 
 /** The human report of a tune. */
-function tuneTable(t, { settings, cacheModel = 'provider', shown = 15 } = {}) {
+function tuneTable(t, { settings, cacheModel = 'provider', shown = 15, gateOff = false } = {}) {
   const cur = t.current.costUsd;
   const model = cacheModel === 'prefix' ? 'priced with the prefix rule' : 'priced as the provider bills them';
   const lines = [];
@@ -43,8 +43,9 @@ function tuneTable(t, { settings, cacheModel = 'provider', shown = 15 } = {}) {
   lines.push(
     `${t.files.length} session file${t.files.length === 1 ? '' : 's'}, ${group(t.modelCalls)} model calls, ${t.ranked.length} configurations ${model}` +
       (t.errors && t.errors.length ? `; ${t.errors.length} file${t.errors.length === 1 ? '' : 's'} left out (named on stderr)` : ''),
-    '',
   );
+  if (gateOff) lines.push('The gate is switched off (--gate "enabled": false): no configuration is ranked behind it.');
+  lines.push('');
   const rows = t.ranked.slice(0, shown).map((r, i) => [
     `${i + 1}${r.front ? '*' : ''}${r.current ? ' (yours)' : ''}`,
     ...describe(r),
@@ -182,7 +183,7 @@ async function tuneMain(run, ctx) {
   }
   result.errors = left;
   result.settings = { config: settings.source, release: settings.release, releaseSource: settings.releaseSource, enabled: settings.enabled };
-  out(run.json ? `${JSON.stringify(result)}\n` : `${tuneTable(result, { settings, cacheModel: run.options.cacheModel })}\n`);
+  out(run.json ? `${JSON.stringify(result)}\n` : `${tuneTable(result, { settings, cacheModel: run.options.cacheModel, gateOff: run.options.gate?.enabled === false })}\n`);
   if (run.svg !== null) {
     try {
       fs.writeFileSync(run.svg, tuneSvg(result, ctx.svgMark));
