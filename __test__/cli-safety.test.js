@@ -210,3 +210,59 @@ test('tune --gate \'{"enabled":false}\' ranks no gated twin, and says so; replay
   assert.doesNotMatch(human.stdout, /"condenseNative"/, 'no gate in the block to paste');
   usageError(cli(['replay', '--policy', 'config+gate', '--gate', '{"enabled":false}', SAMPLE]), /--gate \{"enabled":false\} switches the gate off, yet --policy asks for config\+gate: leave out one or the other/, 'replay');
 });
+
+test('symbolic links to sessions are followed as pi lists them; one that leads nowhere, and a file reached twice, are named', { skip }, () => {
+  const dir = tmpDir();
+  const real = path.join(dir, 'real');
+  const only = path.join(dir, 'only-links');
+  fs.mkdirSync(real);
+  fs.mkdirSync(only);
+  fs.copyFileSync(SAMPLE, path.join(real, 'a.jsonl'));
+  fs.symlinkSync(path.join(real, 'a.jsonl'), path.join(only, 's.jsonl'));
+  // The issue's case: a folder holding only links is replayed.
+  const r = cli(['replay', '--json', only]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stderr, '');
+  assert.deepEqual(JSON.parse(r.stdout).files.map((f) => [f.file, f.modelCalls]), [[path.join(only, 's.jsonl'), 94]]);
+  // A link that leads nowhere is named; a link to a folder is a folder,
+  // and the file it reaches again is replayed once, said.
+  fs.symlinkSync(path.join(dir, 'gone.jsonl'), path.join(only, 'dead.jsonl'));
+  fs.symlinkSync(real, path.join(only, 'folder'));
+  const two = cli(['replay', '--json', only]);
+  assert.equal(two.code, 2);
+  assert.equal(
+    two.stderr,
+    `condense-native: ${path.join(only, 'dead.jsonl')}: a symbolic link to ${path.join(dir, 'gone.jsonl')}, which cannot be read (ENOENT)\n` +
+      `condense-native: warning: ${path.join(only, 's.jsonl')}: the same file as ${path.join(only, 'folder', 'a.jsonl')}: replayed once\n`,
+  );
+  const doc = JSON.parse(two.stdout);
+  assert.deepEqual(doc.files.map((f) => f.file), [path.join(only, 'folder', 'a.jsonl')]);
+  assert.deepEqual(doc.errors.map((e) => e.file), [path.join(only, 'dead.jsonl')]);
+  // A link back up does not loop.
+  const deep = path.join(dir, 'deep');
+  fs.mkdirSync(deep);
+  fs.copyFileSync(SAMPLE, path.join(deep, 'b.jsonl'));
+  fs.symlinkSync(deep, path.join(deep, 'up'));
+  const loop = cli(['tune', '--json', deep]);
+  assert.equal(loop.code, 0, loop.stderr);
+  assert.equal(loop.stderr, '');
+  assert.deepEqual(JSON.parse(loop.stdout).files, [path.join(deep, 'b.jsonl')]);
+});
+
+test('a contextPrune key no release reads is a warning naming the nearest known key', { skip }, () => {
+  const agent = agentWith({ contextPrune: { enabled: true, thinkingstrip: { enabled: false }, purgeErrors: { cooldownTurn: 2 } } });
+  const file = path.join(agent, 'settings.json');
+  const r = cli(['replay', '--json', SAMPLE], { agentDir: agent });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(
+    r.stderr,
+    `condense-native: warning: ${file}: contextPrune.thinkingstrip is not a pi-condense setting: not read (did you mean contextPrune.thinkingStrip?)\n` +
+      `condense-native: warning: ${file}: contextPrune.purgeErrors.cooldownTurn is not a pi-condense setting: not read (did you mean contextPrune.purgeErrors.cooldownTurns?)\n`,
+  );
+  // Through --config the same, named by the flag; pi's own keys are not pi-condense's business.
+  const config = path.join(tmpDir(), 'mine.json');
+  fs.writeFileSync(config, JSON.stringify({ theme: 'dark', contextPrune: { recoveryGraceTurn: 1, summarizerModel: 'x' } }));
+  const c = cli(['tune', '--json', '--config', config, SAMPLE]);
+  assert.equal(c.code, 0, c.stderr);
+  assert.equal(c.stderr, `condense-native: warning: --config ${config}: contextPrune.recoveryGraceTurn is not a pi-condense setting: not read (did you mean contextPrune.recoveryGraceTurns?)\n`);
+});

@@ -7,7 +7,7 @@
 // source, or a copy installed some other way, is named with the environment
 // variable CONDENSE_NATIVE_PI_CONDENSE (its folder). Also reads the switch:
 // `"condenseNative": { "enabled": false }` in either settings file (the
-// project's wins) or CONDENSE_NATIVE=off turns the addon off. And says
+// project's wins) or CONDENSE_NATIVE=off (or false, 0) turns the addon off. And says
 // whether pi will load pi-condense's own entry as well (an unfiltered
 // package entry, or `-e` on pi's command line): then the extension stands
 // down, since two copies of pi-condense register the same tool and pi
@@ -18,7 +18,11 @@ const os = require('node:os');
 const path = require('node:path');
 
 const NAME = 'pi-condense';
-const OFF_VALUES = new Set(['0', 'off', 'false', 'no', 'js']);
+// CONDENSE_NATIVE takes what the setting takes: off (`false` there), and
+// on; any other value is named in a warning and leaves the addon on, as a
+// setting that is not a boolean does.
+const OFF_VALUES = new Set(['0', 'off', 'false']);
+const ON_VALUES = new Set(['', '1', 'on', 'true']);
 
 function readJson(file) {
   try {
@@ -217,12 +221,17 @@ function switchedOff(cwd, agentDir, env = process.env) {
 }
 
 /**
- * Warnings for a `condenseNative.enabled` that is not a boolean (`"no"`,
- * `0`, `null`): the value is not read, so it does not switch the addon
- * off; the warning names the value and the file, and says what is read.
+ * Warnings for a switch that is not read: CONDENSE_NATIVE of another value
+ * than off/false/0 or on/true/1 (`no`, `banana`), a `condenseNative.enabled`
+ * that is not a boolean (`"no"`, `0`, `null`). Such a value does not switch
+ * the addon off; the warning names it (and the file), and says what is read.
  */
-function switchWarnings(cwd, agentDir) {
+function switchWarnings(cwd, agentDir, env = process.env) {
   const out = [];
+  const value = env.CONDENSE_NATIVE;
+  if (value !== undefined && !OFF_VALUES.has(String(value).trim().toLowerCase()) && !ON_VALUES.has(String(value).trim().toLowerCase())) {
+    out.push(`CONDENSE_NATIVE=${value} is not off, false or 0 (nor on, true or 1): not read, condense-native stays on (CONDENSE_NATIVE=off switches it off)`);
+  }
   for (const s of scopes(cwd, agentDir)) {
     const block = s.settings && typeof s.settings === 'object' ? s.settings.condenseNative : undefined;
     if (block === undefined) continue;

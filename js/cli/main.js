@@ -141,11 +141,12 @@ async function main(argv, io = { stdout: process.stdout, stderr: process.stderr 
     if (!e.usage) throw e;
     return usage(e.message, run.command);
   }
-  const { files, problems } = run.paths.length ? sessionFiles(run.paths) : { files: [SAMPLE], problems: [] };
+  const { files, problems, notes } = run.paths.length ? sessionFiles(run.paths) : { files: [SAMPLE], problems: [], notes: [] };
   const refused = outputRefusal(run, files);
   if (refused) return usage(refused, run.command);
   for (const p of problems) errorLine(`${p.path}: ${p.message}`);
   for (const note of settings.notes) errorLine(`warning: ${note}`);
+  for (const n of notes) errorLine(`warning: ${n.path}: ${n.message}`);
   const errors = problems.map((p) => ({ file: p.path, error: { code: 'ERR_CONDENSE_IO', message: p.message, line: null } }));
   if (files.length === 0) {
     if (run.json) out(`${JSON.stringify({ errors })}\n`);
