@@ -181,7 +181,7 @@ test('no message the CLI prints names an internal function (Async:)', { skip }, 
     [['tune', '--gate', '{"budget":2}', SAMPLE]],
     [['replay', '--model', 'nobody/none', SAMPLE]],
     [['replay', path.join(dir, 'missing.jsonl')]],
-    [['pi-setup', '--source', path.join(dir, 'nowhere')], { env: { HOME: dir } }],
+    [['pi-setup', '--source', path.join(dir, 'nowhere')], { agentDir: tmpDir(), env: { HOME: dir } }],
   ];
   for (const [args, options] of runs) {
     const r = cli(args, options);
@@ -265,4 +265,50 @@ test('a contextPrune key no release reads is a warning naming the nearest known 
   const c = cli(['tune', '--json', '--config', config, SAMPLE]);
   assert.equal(c.code, 0, c.stderr);
   assert.equal(c.stderr, `condense-native: warning: --config ${config}: contextPrune.recoveryGraceTurn is not a pi-condense setting: not read (did you mean contextPrune.recoveryGraceTurns?)\n`);
+});
+
+// The invariant cell of each of the `n` policy rows of the table under `title`.
+function invariantCells(stdout, title, n = 5) {
+  const lines = stdout.split('\n');
+  const head = lines.findIndex((l) => l.startsWith(title));
+  const headAt = lines.findIndex((l, i) => i > head && l.startsWith('policy '));
+  const header = lines[headAt];
+  const at = header.search(/(flush-gated )?invariant/);
+  const rows = lines.slice(headAt + 2);
+  const out = {};
+  const width = lines[headAt + 1].indexOf('  ');
+  for (const row of rows.slice(0, n)) out[row.slice(0, width).trim()] = row.slice(at).split('  ')[0].trim();
+  return out;
+}
+
+test('the totals say of each policy what the file tables say (held, BROKEN, broken by design, the gate)', { skip }, () => {
+  const dir = tmpDir();
+  const purge = path.join(dir, 'purge.jsonl');
+  fs.writeFileSync(purge, require('./helpers/replay-sessions.js').purgeSession());
+  const r = cli(['replay', '--per-file', '--policy', 'none,config,live-thinking-strip,2.9.1,config+gate', SAMPLE, purge]);
+  assert.equal(r.code, 1, r.stderr);
+  const totals = invariantCells(r.stdout, '2 session files');
+  const sample = invariantCells(r.stdout, `${SAMPLE}: 94 model calls`);
+  const purged = invariantCells(r.stdout, `${purge}: 4 model calls`);
+  const kind = (cell) => /^(held|BROKEN|broken by design|gate|-)/.exec(cell)[1];
+  assert.deepEqual(totals, {
+    'no pruning': '-',
+    'pi-condense 2.4.3 (yours)': 'BROKEN: 1 of 82 calls (errorPurge)',
+    '2.4.3, thinking strip counted live': 'broken by design: 32 of 82 calls (thinkingStrip, errorPurge)',
+    'pi-condense 2.9.1': 'BROKEN: 1 of 82 calls (errorPurge)',
+    'pi-condense 2.4.3 behind the cache-aware gate': totals['pi-condense 2.4.3 behind the cache-aware gate'],
+  });
+  for (const [policy, cell] of Object.entries(totals)) {
+    // The totals' kind is the worst of the files' (BROKEN over held).
+    const kinds = [kind(sample[policy]), kind(purged[policy])];
+    assert.equal(kind(cell), kinds.includes('BROKEN') ? 'BROKEN' : kinds.includes('broken by design') ? 'broken by design' : kinds[0], policy);
+  }
+  const gate = /^gate: (\d+) applied, (\d+) held$/;
+  const [, a1, h1] = gate.exec(sample['pi-condense 2.4.3 behind the cache-aware gate']);
+  const [, a2, h2] = gate.exec(purged['pi-condense 2.4.3 behind the cache-aware gate']);
+  assert.equal(totals['pi-condense 2.4.3 behind the cache-aware gate'], `gate: ${Number(a1) + Number(a2)} applied, ${Number(h1) + Number(h2)} held`);
+  const doc = JSON.parse(cli(['replay', '--json', SAMPLE, purge]).stdout);
+  const live = doc.totals.find((t) => t.policy === 'live-thinking-strip');
+  assert.deepEqual(live.invariant, { flushGated: false, checked: 82, broken: 32, phases: ['thinkingStrip', 'errorPurge'] });
+  assert.equal(live.invariantBroken, 0, 'a promise it does not make is not counted as broken');
 });
