@@ -312,3 +312,21 @@ test('the totals say of each policy what the file tables say (held, BROKEN, brok
   assert.deepEqual(live.invariant, { flushGated: false, checked: 82, broken: 32, phases: ['thinkingStrip', 'errorPurge'] });
   assert.equal(live.invariantBroken, 0, 'a promise it does not make is not counted as broken');
 });
+
+test("the exit status answers for the user's own release: a compared policy that breaks the invariant is reported, exit 0", { skip }, () => {
+  const dir = tmpDir();
+  const purge = path.join(dir, 'purge.jsonl');
+  fs.writeFileSync(purge, require('./helpers/replay-sessions.js').purgeSession());
+  // Yours (2.9.1) is not replayed; 2.4.3 breaks it, and is listed.
+  const other = cli(['replay', '--release', '2.9.1', '--policy', 'config', purge]);
+  assert.equal(other.code, 0, other.stderr);
+  assert.match(other.stdout, /^pi-condense 2\.4\.3 .* BROKEN: 1 of 3 calls \(errorPurge\)$/m);
+  assert.match(other.stdout, /^  pi-condense 2\.4\.3: model call 3, output message 1: errorPurge: /m);
+  assert.match(other.stdout, /\nThe flush-gated invariant broke in 1 render of policies compared with yours \(listed above\), none of your release's: exit status 0\. /);
+  // Yours broken: exit 1, said so.
+  const yours = cli(['replay', '--release', '2.9.1', purge]);
+  assert.equal(yours.code, 1);
+  assert.match(yours.stdout, /\nThe flush-gated invariant broke in 1 render of your release \(listed above\): exit status 1\. /);
+  const help = cli(['replay', '--help']).stdout;
+  assert.match(help, /\n  0 +every file was replayed, and pi-condense's flush-gated invariant held\n +\(history changed only at flushes\) under your release; a policy\n +compared with it that broke it is listed, and does not change the\n +status;\n  1 +every file was replayed, and a render of your release broke that\n/);
+});

@@ -46,10 +46,12 @@ ${flagList('replay')}
 
 Exit status:
   0  every file was replayed, and pi-condense's flush-gated invariant held
-     (history changed only at flushes) under every policy that promises it;
-  1  every file was replayed, and some render broke that invariant (listed
-     under the file's table: a bug of that release, or a session state the
-     file does not explain);
+     (history changed only at flushes) under your release; a policy
+     compared with it that broke it is listed, and does not change the
+     status;
+  1  every file was replayed, and a render of your release broke that
+     invariant (listed under the file's table: a bug of that release, or a
+     session state the file does not explain);
   2  a usage error, or some file could not be replayed (each named on
      stderr with its line; the other files are still replayed).
 
@@ -138,7 +140,7 @@ const FIELDS = {
     ['files[].policies[].prefix', 'only with --cache-model prefix: {inputTokens, cacheReadTokens, cacheWriteTokens (tokens at charsPerToken), cacheReadChars, cacheWriteChars (UTF-16 units), cost (price units), costVsNone (ratio)}'],
     ['files[].policies[].renders[]', 'with --renders, one per model call: charsBefore, charsAfter (UTF-16 units), messagesBefore, messagesAfter (counts), breakIndex (message index), prefixHash, outputHash (16 hex digits), entryId, leafId, timestamp (ms since the epoch), stats (counts per phase), inputTokens, cacheReadTokens, cacheWriteTokens (tokens), costUsd (USD), cacheReadMessages (count), callClass, rewriteCause {cause, flush, gapSeconds (s)}; gate (apply|hold) and gateReason on the +gate policies (what was sent: --contexts DIR); prefix {cacheReadChars, cacheWriteChars, cacheExpired} with --cache-model prefix'],
     ['errors[]', '{file, error: {code, message, line}}: files that could not be replayed'],
-    ['summary', '{files (count), failed (count), modelCalls (count), invariantBroken (count), elapsedMs (ms)}'],
+    ['summary', '{files (count), failed (count), modelCalls (count), invariantBroken (count, every policy that promises the invariant; the exit status counts only yours), elapsedMs (ms)}'],
   ],
   tune: [
     ['settings', 'as in replay: {config, release, releaseSource, enabled}'],

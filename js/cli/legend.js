@@ -24,7 +24,7 @@ const TERMS = {
   unknown: 'a change the replay cannot name',
   warms: "pi's cache warms: requests pi sends during a long pause to keep the cache alive, billed with no answer",
   invariant:
-    "pi-condense's promise that history changes only at a flush; BROKEN names a render that changed an earlier message between flushes (exit status 1), a bug in that release or a state the session file does not explain",
+    "pi-condense's promise that history changes only at a flush; BROKEN names a render that changed an earlier message between flushes (exit status 1 when it is your release's), a bug in that release or a state the session file does not explain; broken by design: a variant that does not promise it",
 };
 
 /** The legend lines for the terms in `used` (in the order of TERMS). */

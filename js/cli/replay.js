@@ -85,6 +85,9 @@ async function replayMain(run, ctx) {
   }
   const totals = totalsOf(results);
   const broken = totals.reduce((n, t) => n + t.invariantBroken, 0);
+  // The exit status answers for the release the user runs: a policy
+  // replayed beside it for comparison is reported, not failed on.
+  const brokenYours = totals.reduce((n, t) => n + (t.yours ? t.invariantBroken : 0), 0);
   if (run.svg !== null && results.length > 0) {
     try {
       fs.writeFileSync(run.svg, svgOf(results, ctx.svgMark));
@@ -140,13 +143,19 @@ async function replayMain(run, ctx) {
       }
     }
     if (broken > 0) {
-      lines.push('', `The flush-gated invariant broke in ${plural(broken, 'render')} (listed above): exit status 1. pi-condense promises to change history only at a flush; such a render is a bug of that release, or a state the session file does not explain.`);
+      const why = "pi-condense promises to change history only at a flush; such a render is a bug of that release, or a state the session file does not explain.";
+      lines.push(
+        '',
+        brokenYours > 0
+          ? `The flush-gated invariant broke in ${plural(brokenYours, 'render')} of your release (listed above): exit status 1. ${why}`
+          : `The flush-gated invariant broke in ${plural(broken, 'render')} of policies compared with yours (listed above), none of your release's: exit status 0. ${why}`,
+      );
     }
     lines.push(...legend(used));
     out(`${lines.join('\n')}\n`);
   }
   if (errors.length > 0) return EXIT.ERROR;
-  return broken > 0 ? EXIT.FOUND : EXIT.OK;
+  return brokenYours > 0 ? EXIT.FOUND : EXIT.OK;
 }
 
 module.exports = { replayMain };
