@@ -62,14 +62,29 @@ function nameOfDir(dir) {
   return pkg && typeof pkg.name === 'string' ? pkg.name : null;
 }
 
+/**
+ * Where pi looks for a `packages` source of the settings scope `s` (`{
+ * file, npmRoot }`), by its package manager's rules (pi's
+ * core/package-manager.js, parseSource and getNpmInstallPath): `{ kind:
+ * 'npm', name, dir }` under the scope's npm folder; `{ kind: 'git' }` (not
+ * looked into); `{ kind: 'local', dir }` for anything else, a path from the
+ * folder of the settings file (`~` the home).
+ */
+function sourceDir(source, s) {
+  const npm = /^npm:((?:@[^/@]+\/)?[^@]+)(?:@.*)?$/.exec(source.trim());
+  if (npm) return { kind: 'npm', name: npm[1], dir: path.join(s.npmRoot, 'node_modules', ...npm[1].split('/')) };
+  if (/^(git:|github:|https?:|ssh:|git@)/.test(source)) return { kind: 'git', dir: null };
+  const local = source.trim();
+  const dir = local === '~' ? os.homedir() : local.startsWith('~/') ? path.join(os.homedir(), local.slice(2)) : path.resolve(path.dirname(s.file), local);
+  return { kind: 'local', dir };
+}
+
 // The folder a settings entry's source is installed in, when it is
 // pi-condense; null otherwise.
 function installedDir(source, s) {
-  const npm = /^npm:((?:@[^/@]+\/)?[^@]+)(?:@.*)?$/.exec(source);
-  if (npm) return npm[1] === NAME ? path.join(s.npmRoot, 'node_modules', NAME) : null;
-  if (/^(git:|https?:|ssh:|git@)/.test(source)) return null;
-  const local = source.startsWith('~/') ? path.join(os.homedir(), source.slice(2)) : path.resolve(path.dirname(s.file), source);
-  return nameOfDir(local) === NAME ? local : null;
+  const { kind, name, dir } = sourceDir(source, s);
+  if (kind === 'npm') return name === NAME ? dir : null;
+  return dir !== null && nameOfDir(dir) === NAME ? dir : null;
 }
 
 /**
@@ -282,6 +297,8 @@ function dropInFor(version) {
 
 module.exports = {
   agentDirOf,
+  sourceDir,
+  nameOfDir,
   locatePiCondense,
   switchedOff,
   switchWarnings,
