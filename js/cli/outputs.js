@@ -146,6 +146,7 @@ function contextsRefusal(dir, targets, inputs, force) {
  */
 function contextsDirs(dir, files) {
   const out = new Map();
+  if (files.length === 0) return out;
   if (files.length === 1) {
     out.set(files[0], dir);
     return out;
