@@ -29,7 +29,8 @@ const TEXT = {
   replay: `Usage: ${NAME} replay [FLAGS] [session.jsonl | DIR]...
 
 Does pruning save you money? Replays every model call of each pi session
-file (a directory: every *.jsonl under it; no path: the bundled sample) as
+file (a directory: every *.jsonl under it, links followed as pi follows
+them; no path: the bundled sample) as
 pi-condense would have rendered it, under each pruning policy, and prices
 each call as the provider bills pi's request (prompt-cache reads, writes and
 expiry, pi-ai's catalog prices). With several files the totals come first.
