@@ -502,7 +502,7 @@ export type ReplayPolicyName =
  * `condenseNative.gate` and the replay's `gate` option take them.
  */
 export interface GateSettings {
-  /** pi's switch (default false); the replay gates the `+gate` policies whatever it says. */
+  /** pi's switch (default false). Offline, `false` leaves the gated twins out of the tune, and a replay refuses the `+gate` policies with it; otherwise the replay gates the `+gate` policies whatever it says. */
   enabled?: boolean | null;
   /** Calls over which a saving is counted: `'auto'` (default) learned from the release's rewrites so far. */
   horizon?: number | 'auto' | null;
@@ -511,7 +511,7 @@ export interface GateSettings {
 }
 
 /** Gate settings checked (ERR_CONDENSE_INVALID_ARGUMENT naming the key) and written whole. */
-export declare function gateSettings(settings: GateSettings | null | undefined): { horizon: number | 'auto'; budget: number };
+export declare function gateSettings(settings: GateSettings | null | undefined): { enabled?: false; horizon: number | 'auto'; budget: number };
 
 /** Options of `replay` and `replayAsync`. */
 export interface ReplayOptions {

@@ -168,28 +168,31 @@ function load() {
   const fallbackNote =
     'using the pure-JavaScript implementation instead (same results, slower).';
 
+  // `cause`: why no binary answers; the warning adds what answers instead.
+  let cause;
   let reason;
   if (isTruthyEnv(process.env[FORCE_ENV])) {
-    reason = `${FORCE_ENV} is set: not loading a native binary on ${platformLabel(libc)}; ${fallbackNote}`;
+    cause = `${FORCE_ENV} is set: not loading a native binary on ${platformLabel(libc)}`;
+    reason = `${cause}; ${fallbackNote}`;
   } else {
     const found = tryLoad(targets, attempts);
     if (found) {
-      return { binding: found.binding, backend: 'native', target: found.target, libc, attempts };
+      return { binding: found.binding, backend: 'native', target: found.target, libc, attempts, cause: null };
     }
     if (targets.length === 0) {
-      reason =
-        `no native binary is published for ${platformLabel(libc)} ` +
-        `(binaries exist for ${SUPPORTED.join(', ')}); ${fallbackNote}`;
+      cause = `no native binary is published for ${platformLabel(libc)} (binaries exist for ${SUPPORTED.join(', ')})`;
+      reason = `${cause}; ${fallbackNote}`;
     } else {
       const tried = attempts.length > 0 ? attempts.join('; ') : targets.map((t) => `${PACKAGE_NAME}-${t}`).join(', ');
+      cause = `no native binary could be loaded on ${platformLabel(libc)}; tried ${tried}`;
       reason =
-        `no native binary could be loaded on ${platformLabel(libc)}; tried ${tried}. ` +
+        `${cause}. ` +
         `${fallbackNote} Reinstalling without --omit=optional / --no-optional ` +
         `brings in the ${PACKAGE_NAME}-${targets[0]} package.`;
     }
   }
   warnOnce(`condense-native: ${reason}`);
-  return { binding: require('./js/fallback.js'), backend: 'js', target: null, libc, attempts };
+  return { binding: require('./js/fallback.js'), backend: 'js', target: null, libc, attempts, cause };
 }
 
 const loaded = load();
@@ -202,5 +205,8 @@ module.exports = Object.freeze(
     target: loaded.target,
     libc: loaded.libc,
     loadErrors: Object.freeze(loaded.attempts.slice()),
+    // Why no native binary answers (the warning's first part), null when
+    // one does: for pi's extension, which says it in its status.
+    fallbackReason: loaded.cause,
   }),
 );

@@ -231,13 +231,13 @@ test('exit 1 when a flush-gated policy changes history between flushes, said whe
   assert.equal(r.code, 1, r.stderr);
   assert.match(r.stdout, /^pi-condense 2\.4\.3 \(yours\) .* BROKEN: 1 of 3 calls \(errorPurge\)$/m);
   assert.match(r.stdout, /pi-condense 2\.4\.3 \(yours\): model call 3, output message 1: errorPurge: /);
-  assert.match(r.stdout, /The flush-gated invariant broke in 3 renders \(listed above\): exit status 1\./);
+  assert.match(r.stdout, /The flush-gated invariant broke in 1 render of your release \(listed above\): exit status 1\./);
   // With several files the totals list them too.
   const hand = path.join(dir, 'hand.jsonl');
   fs.writeFileSync(hand, handSession().text);
   const two = cli(['replay', hand, file]);
   assert.equal(two.code, 1);
-  assert.match(two.stdout, /^pi-condense 2\.4\.3 \(yours\) .* BROKEN 1 /m);
+  assert.match(two.stdout, /^pi-condense 2\.4\.3 \(yours\) .* BROKEN: 1 of 4 calls \(errorPurge\) /m);
   assert.match(two.stdout, new RegExp(`^  ${escapeRe(file)}: pi-condense 2\\.4\\.3 \\(yours\\): model call 3, output message 1: errorPurge: `, 'm'));
   // pi's settings file with error purge off: the invariant holds.
   const settings = path.join(dir, 'settings.json');

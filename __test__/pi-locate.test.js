@@ -56,12 +56,23 @@ test('pi-condense is found from the settings packages, the project before the ag
   }
 });
 
-test('the addon is switched off by CONDENSE_NATIVE or condenseNative.enabled, the project over the agent directory', () => {
+test('the addon is switched off by CONDENSE_NATIVE (off, false, 0) or condenseNative.enabled, the project over the agent directory; another CONDENSE_NATIVE is a warning', () => {
   const t = tree();
   try {
     assert.equal(switchedOff(t.cwd, t.agent, {}), null);
-    for (const v of ['off', 'OFF', '0', 'false', 'no', 'js']) assert.equal(switchedOff(t.cwd, t.agent, { CONDENSE_NATIVE: v }), `CONDENSE_NATIVE=${v}`);
-    assert.equal(switchedOff(t.cwd, t.agent, { CONDENSE_NATIVE: 'on' }), null);
+    for (const v of ['off', 'OFF', '0', 'false', ' False ']) assert.equal(switchedOff(t.cwd, t.agent, { CONDENSE_NATIVE: v }), `CONDENSE_NATIVE=${v}`);
+    for (const v of ['on', '1', 'true', '']) {
+      assert.equal(switchedOff(t.cwd, t.agent, { CONDENSE_NATIVE: v }), null);
+      assert.deepEqual(switchWarnings(t.cwd, t.agent, { CONDENSE_NATIVE: v }), []);
+    }
+    // What the setting does not take either is named, and the addon stays
+    // on (as with "enabled": "no").
+    for (const v of ['no', 'js', 'banana']) {
+      assert.equal(switchedOff(t.cwd, t.agent, { CONDENSE_NATIVE: v }), null, v);
+      assert.deepEqual(switchWarnings(t.cwd, t.agent, { CONDENSE_NATIVE: v }), [
+        `CONDENSE_NATIVE=${v} is not off, false or 0 (nor on, true or 1): not read, condense-native stays on (CONDENSE_NATIVE=off switches it off)`,
+      ]);
+    }
     t.settings(path.join(t.agent, 'settings.json'), { condenseNative: { enabled: false } });
     assert.match(switchedOff(t.cwd, t.agent, {}), /"condenseNative": \{ "enabled": false \} in .*agent/);
     t.settings(path.join(t.cwd, '.pi', 'settings.json'), { condenseNative: { enabled: true } });

@@ -199,14 +199,19 @@ for (const release of RELEASES) {
     const lines = routed.stderr.split('\n').filter((l) => /^condense-native: render \d+ on /.test(l));
     assert.equal(lines.length, agentCalls, 'CONDENSE_NATIVE_STATUS=1: a line per render');
     assert.match(lines[1], /^condense-native: render 2 on condense-native \(native\) [\d.]+ ms$/);
-    assert.match(routed.stderr, /\ncondense-native: render engine: condense-native .* median [\d.]+ ms over \d+ renders\n$/, 'and the status at exit');
+    assert.match(
+      routed.stderr,
+      new RegExp(`\\ncondense-native: render engine: condense-native .*; each render's path forced by CONDENSE_NATIVE_ROUTE=${ROUTE.join(',')}; .* median [\\d.]+ ms over ${agentCalls} renders \\(\\d+ on the addon, \\d+ on pi-condense's own\\)\\n$`),
+      'and the status at exit',
+    );
     assert.ok(native.renders.some((r) => r.pruned));
     assert.equal(native.statuses.length, 1, '/condense-native answered');
     assert.match(
       native.statuses[0],
       new RegExp(
         `^render engine: condense-native \\(native addon, the ${release.slice(0, 3).replace('.', '\\.')} drop-in\\); pi-condense ${release.replace(/\./g, '\\.')}; ` +
-          `below ${release === '2.4.3' ? 60 : 40} messages, and for the first render after a session opens, pi-condense's own render \\(faster there\\); last render [\\d.]+ ms on the addon, median [\\d.]+ ms over ${agentCalls} renders$`,
+          `below ${release === '2.4.3' ? 60 : 40} messages, and for the first render after a session opens, pi-condense's own render \\(faster there\\); last render [\\d.]+ ms on the addon, median [\\d.]+ ms over ${agentCalls} renders ` +
+          `\\(${paths.filter((p) => p === 'native').length} on the addon, ${paths.filter((p) => p === 'own').length} on pi-condense's own\\)$`,
       ),
     );
     assert.equal(native.statuses[0].split(release).length, 2, 'the release is named once');
@@ -291,6 +296,7 @@ for (const release of RELEASES) {
     console.log(`# the gate in pi, ${release}: ${reasons}`);
     const applies = on.renders.length - holds;
     assert.equal(on.statuses.length, 1);
+    assert.match(on.statuses[0], /; the gate is on, so every render is the addon's \(the gate reads its slots\), whatever the size; /);
     assert.match(on.statuses[0], new RegExp(`; gate \\(horizon auto, budget 0\\.8\\): ${applies} applies \\(\\d+ cold, \\d+ same, \\d+ paid, \\d+ over budget\\), ${holds} holds; `));
     const cold = on.renders.filter((r) => r.gateReason === 'cold').length;
     assert.ok(on.statuses[0].includes(`${applies} applies (${cold} cold,`), on.statuses[0]);
@@ -328,10 +334,13 @@ test(`pi ${PI_PKG.version}: a pi-condense release condense-native does not know 
   fs.cpSync(path.join(agent, 'npm', 'node_modules', 'pi-condense'), copy, { recursive: true });
   const pkg = JSON.parse(fs.readFileSync(path.join(copy, 'package.json'), 'utf8'));
   fs.writeFileSync(path.join(copy, 'package.json'), JSON.stringify({ ...pkg, version: '2.5.0' }, null, 2));
-  const unknown = piRun(agent, { packages: FILTERED, envExtra: { CONDENSE_NATIVE_PI_CONDENSE: copy }, prompts: PROMPTS.slice(0, 3) });
+  const unknown = piRun(agent, { packages: FILTERED, envExtra: { CONDENSE_NATIVE_PI_CONDENSE: copy }, prompts: [...PROMPTS.slice(0, 3), '/condense-native'] });
   assertSameRequests(unknown, alone, 'pi-condense 2.5.0');
   assert.equal(unknown.renders.length, 0, 'an unknown release is not routed');
   assert.equal(unknown.warnings.length, 1);
   assert.match(unknown.warnings[0], /pi-condense 2\.5\.0 is not a release condense-native renders/);
   assert.match(unknown.stderr, /pi-condense 2\.5\.0 is not a release condense-native renders/);
+  // Renders it does not see are not said not to have happened.
+  assert.equal(unknown.statuses.length, 1);
+  assert.match(unknown.statuses[0], /; its renders are not seen here \(pi-condense runs as it is\)$/);
 });

@@ -8,7 +8,8 @@
 // answer for settings nobody runs, so a value of the wrong type is an error
 // naming its key path, the type wanted and the value found. Keys this file
 // does not know are pi-condense's other settings (summarizer, spill, ...),
-// which the render does not read; they are left alone. The native side
+// which the render does not read; they are left alone, and a key no
+// release reads is a warning naming the nearest known one. The native side
 // (src/replay/settings.rs) reads the same sections and trusts this check.
 
 // The sections the render reads, as pi's settings.json spells them (the
@@ -85,6 +86,61 @@ function configProblems(config) {
   return out;
 }
 
+// Every key of pi-condense's `contextPrune` block, both releases (their
+// src/types.ts ContextPruneConfig; thinkingStrip is 2.4.x's), and of its
+// sections: a key outside these is read by no release, so a typo
+// (`thinkingstrip`) would silently run the defaults.
+const BLOCK_KEYS = [
+  'enabled', 'showPruneStatusLine', 'summarizerModel', 'summarizerThinking', 'pruneOn', 'batchingMode', 'quietOversizedSkips',
+  'minBatchChars', 'recoveryGraceTurns', 'summarizerIdleTimeoutMs', 'summarizerMaxTimeoutMs', 'protectedTools', 'protectedPaths',
+  'chainCompression', 'purgeErrors', 'thinkingStrip', 'dedupByContentHash', 'autoBudgetThreshold', 'spillThreshold',
+  'spillPreviewBytes', 'budgetTurnDelta',
+];
+
+// The edit distance of two keys, case counted as a small difference.
+function distance(a, b) {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const up = row[j];
+      const same = a[i - 1] === b[j - 1] ? 0 : a[i - 1].toLowerCase() === b[j - 1].toLowerCase() ? 0.5 : 1;
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diag + same);
+      diag = up;
+    }
+  }
+  return row[b.length];
+}
+
+function nearest(key, known) {
+  return known.reduce((best, k) => (distance(key, k) < distance(key, best) ? k : best));
+}
+
+/**
+ * The keys of a config's `contextPrune` block (or of the bare block) that
+ * pi-condense does not read, each as a line naming its key path and the
+ * nearest known key. A render config, and a pi settings file without the
+ * block, have none.
+ */
+function unknownKeys(config) {
+  if (!fits('an object', config) || config.errorPurge !== undefined || config.protection !== undefined) return [];
+  if (piSettingsWithoutBlock(config)) return [];
+  const inSettings = config.contextPrune !== undefined;
+  const block = inSettings ? config.contextPrune : config;
+  if (!fits('an object', block)) return [];
+  const at = inSettings ? 'contextPrune.' : '';
+  const out = [];
+  const say = (where, key, known) => out.push(`${where}${key} is not a pi-condense setting: not read (did you mean ${where}${nearest(key, known)}?)`);
+  for (const key of Object.keys(block)) {
+    if (!BLOCK_KEYS.includes(key)) say(at, key, BLOCK_KEYS);
+    else if (SECTIONS[key] && fits('an object', block[key])) {
+      for (const inner of Object.keys(block[key])) if (!(inner in SECTIONS[key])) say(`${at}${key}.`, inner, Object.keys(SECTIONS[key]));
+    }
+  }
+  return out;
+}
+
 // pi's own top-level settings and pi-condense's keys: a config object with
 // some of the first and none of the second is a pi settings file without a
 // `contextPrune` block (pi-condense then runs on its defaults). The same
@@ -98,4 +154,4 @@ function piSettingsWithoutBlock(config) {
   return fits('an object', config) && config.contextPrune === undefined && PI_KEYS.some((k) => k in config) && !CONDENSE_KEYS.some((k) => k in config);
 }
 
-module.exports = { configProblems, piSettingsWithoutBlock };
+module.exports = { configProblems, unknownKeys, piSettingsWithoutBlock };

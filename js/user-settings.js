@@ -20,6 +20,7 @@ const os = require('node:os');
 const path = require('node:path');
 
 const { agentDirOf, locatePiCondense, dropInFor } = require('../pi/locate.js');
+const { configProblems, unknownKeys } = require('./settings-check.js');
 
 const RELEASE_OF_LINE = { 2.4: '2.4.3', 2.9: '2.9.1' };
 const DEFAULT_RELEASE = '2.4.3';
@@ -60,8 +61,10 @@ const compactionOf = (settings) => settings?.compaction ?? null;
  * the settings came from in a few words, `enabled` is pi-condense's master
  * switch (on only when `contextPrune.enabled` is true; the Rust copy of
  * the rule is `Settings::pruning_on` in src/replay/settings.rs), and
- * `notes` are lines worth a warning. Throws `{ usage: true }` errors for a
- * settings file that exists but cannot be used.
+ * `notes` are lines worth a warning (a key pi-condense does not read).
+ * Throws `{ usage: true }` errors for a settings file that exists but
+ * cannot be used: not JSON, or a value of the wrong type (its key path
+ * and the value named).
  */
 function findUserSettings({ env = process.env, cwd = process.cwd() } = {}) {
   const agentDir = agentDirOf(null);
@@ -82,6 +85,15 @@ function findUserSettings({ env = process.env, cwd = process.cwd() } = {}) {
     return { config: null, file, exists: false, agentDir, source: `no ${shown(file)}: pi-condense's defaults`, enabled: false, compaction: null, notes };
   }
   const block = read.value.contextPrune;
+  // A value pi-condense cannot use is the user's to fix, named once here
+  // before any session is read (as --config names it), not per session.
+  const problems = configProblems(read.value);
+  if (problems.length > 0) {
+    const err = new Error(`${shown(file)}: ${problems.join('; ')}; fix it there, or name other settings with --config FILE`);
+    err.usage = true;
+    throw err;
+  }
+  notes.push(...unknownKeys(read.value).map((line) => `${shown(file)}: ${line}`));
   if (block === undefined) {
     notes.push(`${shown(file)} has no contextPrune block: pi-condense's defaults`);
     return { config: null, file, exists: true, agentDir, source: `pi-condense's defaults (${shown(file)} has no contextPrune)`, enabled: false, compaction: compactionOf(read.value), notes };

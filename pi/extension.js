@@ -22,8 +22,10 @@
 // pi-condense is loaded as it always is, after one warning saying why. The
 // setting `"condenseNative": { "enabled": false }` or CONDENSE_NATIVE=off
 // keeps pi-condense's own render, timed. `/condense-native` (and the status
-// line) says which engine rendered and how long the last render took; each
-// render is also announced on pi's event bus as `condense-native:render`.
+// line) says which engine rendered, how renders are routed, how many took
+// each path and how long the last one took, and after a fallback why and
+// what fixes it; each render is also announced on pi's event bus as
+// `condense-native:render`.
 // With CONDENSE_NATIVE_STATUS=1 (for `pi -p`, which shows no status line)
 // each render and, at exit, the status go to stderr as well.
 
@@ -41,6 +43,17 @@ const { PiGate } = ownRequire('./gate.js');
 const PRUNER_SPECIFIER = './src/pruner.js';
 const KEEP = 200; // render times kept for the median
 const SETUP_COMMAND = `node ${JSON.stringify(path.join(__dirname, '..', 'bin', 'condense-native.js'))} pi-setup`;
+
+// Why the addon did not load, and what brings a binary (a build in a
+// clone, the platform package in an installed copy: pi/binary.js).
+function noBinaryReason() {
+  const loaded = ownRequire('../loader.js');
+  const { binaryOf } = ownRequire('./binary.js');
+  const found = binaryOf(path.join(__dirname, '..'));
+  if (found.file === null) return `no native binary for ${process.platform}-${process.arch}: ${found.fix}`;
+  // A binary is there: the loader's own words say why it did not load.
+  return loaded.fallbackReason || `the native binary ${found.file} did not load`;
+}
 
 function hostModule(jitiRequire) {
   try {
@@ -318,7 +331,10 @@ module.exports = async function condenseNative(pi) {
   const agentDir = agentDirOf(host);
   const warnings = [];
   const warn = (text) => warnings.push(`condense-native: ${text}`);
-  const status = { engine: 'off', version: null, dropIn: null, minMessages: null, lastPath: null, reason: null, renders: 0, lastMs: null, times: [] };
+  // `byPath` counts the renders each path took (the addon's, pi-condense's
+  // own); `observed` is false when pi-condense runs as it is, its renders
+  // out of sight; `routing` says how the router picks a path.
+  const status = { engine: 'off', version: null, dropIn: null, minMessages: null, routing: null, lastPath: null, reason: null, renders: 0, byPath: { native: 0, own: 0 }, observed: true, lastMs: null, times: [] };
   // Where the status line goes: the UI of the turn being rendered for
   // (none in print mode).
   const statusLine = {
@@ -369,6 +385,7 @@ module.exports = async function condenseNative(pi) {
         status.times.push(ms);
         if (status.times.length > KEEP) status.times.shift();
         const by = status.engine === 'condense-native' ? status.lastPath : 'own';
+        status.byPath[by]++;
         const gateOf = status.lastGate ? { gate: status.lastGate.sent, gateReason: status.lastGate.reason, gateMs: status.lastGateMs } : {};
         pi.events.emit('condense-native:render', { engine: status.engine, path: by, version: found.version, ms, pruned: result.pruned, ...gateOf });
         if (toStderr) process.stderr.write(`condense-native: render ${status.renders} on ${status.engine} (${by}) ${ms.toFixed(3)} ms\n`);
@@ -386,7 +403,7 @@ module.exports = async function condenseNative(pi) {
         render = timed(ownRender);
       } else {
         const api = ownRequire('../index.js');
-        if (api.backend !== 'native') throw new Error(`no native binary loaded for ${process.platform}-${process.arch}`);
+        if (api.backend !== 'native') throw new Error(noBinaryReason());
         const dropIn = ownRequire(line === '2.4' ? '../js/pi-condense-2.4.js' : '../js/pi-condense-2.9.js');
         const gate = makeGate(gateFound, gateWanted, warn, compactionReserveOf(cwd, agentDir));
         const router = makeRouter({ dropIn, ownRender, line, status, env: process.env, always: gate !== null });
@@ -419,15 +436,29 @@ module.exports = async function condenseNative(pi) {
         status.engine = 'condense-native';
         status.dropIn = line;
         status.minMessages = router.minMessages;
+        status.routing = gate !== null ? 'gate' : process.env.CONDENSE_NATIVE_ROUTE ? 'forced' : 'crossover';
       }
       factory = loadPiCondense(found.dir, jitiRequire, render);
     } catch (err) {
       status.engine = 'pi-condense';
+      status.routing = null;
       status.reason = `loaded as it is: ${err.message}`;
       warn(status.reason);
       factory = null;
+      // A release condense-native knows: its own render, routed to itself
+      // and timed (as when switched off), so the status can count it. A
+      // release it does not know, or one the route cannot reach, runs as it
+      // is, its renders unseen.
+      if (line !== null) {
+        try {
+          factory = loadPiCondense(found.dir, jitiRequire, timed(ownRender));
+        } catch {
+          factory = null;
+        }
+      }
     }
     if (factory === null) {
+      status.observed = status.engine !== 'pi-condense';
       try {
         factory = loadPiCondense(found.dir, jitiRequire, null);
       } catch (err) {
@@ -452,14 +483,21 @@ module.exports = async function condenseNative(pi) {
     const parts = [`render engine: ${engine}`];
     if (status.version) parts.push(`pi-condense ${status.version}`);
     if (status.reason) parts.push(status.reason);
-    if (status.engine === 'condense-native') {
+    if (status.routing === 'gate') {
+      parts.push(`the gate is on, so every render is the addon's (the gate reads its slots), whatever the size`);
+    } else if (status.routing === 'forced') {
+      parts.push(`each render's path forced by CONDENSE_NATIVE_ROUTE=${process.env.CONDENSE_NATIVE_ROUTE}`);
+    } else if (status.routing === 'crossover') {
       parts.push(`below ${status.minMessages} messages, and for the first render after a session opens, pi-condense's own render (faster there)`);
     }
     if (status.gate) parts.push(describeGate(status));
     else if (gateWanted && status.engine !== 'condense-native') parts.push(`the gate (on in ${gateFound.file}) does not run: it needs condense-native's render`);
     if (status.lastMs !== null) {
       const by = status.engine === 'condense-native' ? (status.lastPath === 'native' ? ' on the addon' : " on pi-condense's own") : '';
-      parts.push(`last render ${status.lastMs.toFixed(2)} ms${by}, median ${median(status.times).toFixed(2)} ms over ${status.renders} renders`);
+      const paths = `${status.byPath.native} on the addon, ${status.byPath.own} on pi-condense's own`;
+      parts.push(`last render ${status.lastMs.toFixed(2)} ms${by}, median ${median(status.times).toFixed(2)} ms over ${status.renders} render${status.renders === 1 ? '' : 's'} (${paths})`);
+    } else if (!status.observed) {
+      parts.push("its renders are not seen here (pi-condense runs as it is)");
     } else if (status.engine !== 'stood down') {
       const pruning = status.version ? prunerSwitch(agentDir) : null;
       parts.push(

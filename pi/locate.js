@@ -7,7 +7,7 @@
 // source, or a copy installed some other way, is named with the environment
 // variable CONDENSE_NATIVE_PI_CONDENSE (its folder). Also reads the switch:
 // `"condenseNative": { "enabled": false }` in either settings file (the
-// project's wins) or CONDENSE_NATIVE=off turns the addon off. And says
+// project's wins) or CONDENSE_NATIVE=off (or false, 0) turns the addon off. And says
 // whether pi will load pi-condense's own entry as well (an unfiltered
 // package entry, or `-e` on pi's command line): then the extension stands
 // down, since two copies of pi-condense register the same tool and pi
@@ -18,7 +18,11 @@ const os = require('node:os');
 const path = require('node:path');
 
 const NAME = 'pi-condense';
-const OFF_VALUES = new Set(['0', 'off', 'false', 'no', 'js']);
+// CONDENSE_NATIVE takes what the setting takes: off (`false` there), and
+// on; any other value is named in a warning and leaves the addon on, as a
+// setting that is not a boolean does.
+const OFF_VALUES = new Set(['0', 'off', 'false']);
+const ON_VALUES = new Set(['', '1', 'on', 'true']);
 
 function readJson(file) {
   try {
@@ -58,14 +62,29 @@ function nameOfDir(dir) {
   return pkg && typeof pkg.name === 'string' ? pkg.name : null;
 }
 
+/**
+ * Where pi looks for a `packages` source of the settings scope `s` (`{
+ * file, npmRoot }`), by its package manager's rules (pi's
+ * core/package-manager.js, parseSource and getNpmInstallPath): `{ kind:
+ * 'npm', name, dir }` under the scope's npm folder; `{ kind: 'git' }` (not
+ * looked into); `{ kind: 'local', dir }` for anything else, a path from the
+ * folder of the settings file (`~` the home).
+ */
+function sourceDir(source, s) {
+  const npm = /^npm:((?:@[^/@]+\/)?[^@]+)(?:@.*)?$/.exec(source.trim());
+  if (npm) return { kind: 'npm', name: npm[1], dir: path.join(s.npmRoot, 'node_modules', ...npm[1].split('/')) };
+  if (/^(git:|github:|https?:|ssh:|git@)/.test(source)) return { kind: 'git', dir: null };
+  const local = source.trim();
+  const dir = local === '~' ? os.homedir() : local.startsWith('~/') ? path.join(os.homedir(), local.slice(2)) : path.resolve(path.dirname(s.file), local);
+  return { kind: 'local', dir };
+}
+
 // The folder a settings entry's source is installed in, when it is
 // pi-condense; null otherwise.
 function installedDir(source, s) {
-  const npm = /^npm:((?:@[^/@]+\/)?[^@]+)(?:@.*)?$/.exec(source);
-  if (npm) return npm[1] === NAME ? path.join(s.npmRoot, 'node_modules', NAME) : null;
-  if (/^(git:|https?:|ssh:|git@)/.test(source)) return null;
-  const local = source.startsWith('~/') ? path.join(os.homedir(), source.slice(2)) : path.resolve(path.dirname(s.file), source);
-  return nameOfDir(local) === NAME ? local : null;
+  const { kind, name, dir } = sourceDir(source, s);
+  if (kind === 'npm') return name === NAME ? dir : null;
+  return dir !== null && nameOfDir(dir) === NAME ? dir : null;
 }
 
 /**
@@ -217,12 +236,17 @@ function switchedOff(cwd, agentDir, env = process.env) {
 }
 
 /**
- * Warnings for a `condenseNative.enabled` that is not a boolean (`"no"`,
- * `0`, `null`): the value is not read, so it does not switch the addon
- * off; the warning names the value and the file, and says what is read.
+ * Warnings for a switch that is not read: CONDENSE_NATIVE of another value
+ * than off/false/0 or on/true/1 (`no`, `banana`), a `condenseNative.enabled`
+ * that is not a boolean (`"no"`, `0`, `null`). Such a value does not switch
+ * the addon off; the warning names it (and the file), and says what is read.
  */
-function switchWarnings(cwd, agentDir) {
+function switchWarnings(cwd, agentDir, env = process.env) {
   const out = [];
+  const value = env.CONDENSE_NATIVE;
+  if (value !== undefined && !OFF_VALUES.has(String(value).trim().toLowerCase()) && !ON_VALUES.has(String(value).trim().toLowerCase())) {
+    out.push(`CONDENSE_NATIVE=${value} is not off, false or 0 (nor on, true or 1): not read, condense-native stays on (CONDENSE_NATIVE=off switches it off)`);
+  }
   for (const s of scopes(cwd, agentDir)) {
     const block = s.settings && typeof s.settings === 'object' ? s.settings.condenseNative : undefined;
     if (block === undefined) continue;
@@ -289,6 +313,8 @@ function dropInFor(version) {
 
 module.exports = {
   agentDirOf,
+  sourceDir,
+  nameOfDir,
   locatePiCondense,
   switchedOff,
   switchWarnings,

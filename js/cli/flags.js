@@ -52,8 +52,8 @@ const FLAGS = [
   { name: '--per-file', commands: ['replay'], help: 'With several files: a table per file after the totals (--json always has both).', key: 'perFile' },
   { name: '--renders', commands: ['replay'], help: 'Include every model call: a row per call in each file table, `renders` arrays in --json.', key: 'renders' },
   { name: '--policy', value: 'NAME[,NAME]', commands: ['replay'], help: `Policies to compare (repeatable): ${POLICIES.join(', ')}; or a release behind the cache-aware gate: ${GATED.join(', ')} (docs/GATE.md). Default: the first five. none is always replayed (costs are relative to it).`, key: 'policies', read: (o, v) => [...o.policies, ...v.split(',').filter(Boolean).map((p) => choice('--policy', [...POLICIES, ...GATED])(o, p))] },
-  { name: '--contexts', value: 'DIR', commands: ['replay'], help: 'Write what each policy sent, a line per model call {k, timestamp, model, gate (on +gate policies), messages} to DIR/<policy>.jsonl (DIR/<file>/<policy>.jsonl with several files), streamed: the arrays the context handler hands back to pi, for pricing them independently.', key: 'contexts' },
-  { name: '--gate', value: 'FILE|JSON', commands: BOTH, help: "The cache-aware gate's settings for the +gate policies (tune: for every configuration's gated twin), as pi's condenseNative.gate takes them: {\"horizon\": \"auto\" or calls, \"budget\": share of the context window}, inline or in a file (default: horizon auto, budget 0.8).", key: 'gate' },
+  { name: '--contexts', value: 'DIR', commands: ['replay'], help: "Write what each policy sent, a line per model call {k, timestamp, model, gate (on +gate policies), messages} to DIR/<policy>.jsonl, streamed: the arrays the context handler hands back to pi, for pricing them independently. With several files, DIR/<file>/<policy>.jsonl, <file> being the file's path under the folder the files share, without .jsonl. DIR may not be, hold or lie inside a session file or directory of the run; existing files there are not replaced without --force.", key: 'contexts' },
+  { name: '--gate', value: 'FILE|JSON', commands: BOTH, help: "The cache-aware gate's settings for the +gate policies (tune: for every configuration's gated twin), as pi's condenseNative.gate takes them: {\"horizon\": \"auto\" or calls, \"budget\": share of the context window}, inline or in a file (default: horizon auto, budget 0.8). tune with {\"enabled\": false} ranks no configuration behind the gate.", key: 'gate' },
   { name: '--config', value: 'FILE', commands: BOTH, help: "pi-condense's settings as JSON: a pi settings file (its contextPrune block is read), that block alone, or a render config. Default: the contextPrune block of pi's settings.json in the agent directory ($PI_CODING_AGENT_DIR, else ~/.pi/agent), as pi-condense reads it; without one, the release's defaults.", key: 'config' },
   { name: '--release', value: '2.4.3|2.9.1', commands: BOTH, help: 'The pi-condense release you run (its row is marked "(yours)"; tune compares against it). Default: the pi-condense pi would load (from the packages of pi\'s settings), else 2.4.3.', key: 'release', read: choice('--release', RELEASES) },
   { name: '--thinking-boundary', value: 'auto|recorded|config', commands: BOTH, help: "Where pi-condense 2.4.3's thinking boundary comes from. auto (default): the boundary the config computes at each flush, which is the one the session recorded when its frontier entries were written under that config (each row says which); recorded: the session's frontier entries; config: the config's own.", key: 'thinkingBoundary', read: choice('--thinking-boundary', ['auto', 'recorded', 'config']) },
@@ -67,7 +67,7 @@ const FLAGS = [
   { name: '--cache-read', value: 'X', commands: BOTH, prefixOnly: true, help: 'Prefix rule only: the cache-read price as a multiple of the input price (default 0.1).', key: 'cacheReadMultiplier', read: nonNegative('--cache-read') },
   { name: '--cache-ttl', value: 'SECONDS', commands: BOTH, prefixOnly: true, help: 'Prefix rule only: the cache lifetime; a longer gap makes the next call a full write (default 300).', key: 'cacheTtlSeconds', read: nonNegative('--cache-ttl') },
   { name: '--svg', value: 'FILE', commands: BOTH, help: 'Write an SVG chart (replay: cumulative USD and context size per call, per policy; tune: USD against chars sent). Never over a file being replayed, nor over an existing file that is not an SVG of condense-native\'s without --force.', key: 'svg' },
-  { name: '--force', commands: BOTH, help: 'Let --svg replace an existing file that condense-native did not write.', key: 'force' },
+  { name: '--force', commands: BOTH, help: 'Let --svg and --contexts replace existing files that condense-native did not write (never a session file of the run).', key: 'force' },
   { name: '--help', short: '-h', commands: BOTH, help: 'Show this help (with --json: the fields of the JSON document).', key: 'help' },
   { name: '--version', short: '-V', commands: BOTH, help: 'Show the version.', key: 'version' },
 ];
@@ -140,11 +140,16 @@ function readGate(value, policies, command) {
     throw usageError(`--gate sets the gate of the +gate policies: add --policy ${GATED.join(' or --policy ')}`, command);
   }
   const settings = readJson('--gate', value, command, { inline: true, unreadable: 'neither a JSON object nor a file it can read' });
+  let checked;
   try {
-    return require('../../index.js').gateSettings(settings, '--gate');
+    checked = require('../../index.js').gateSettings(settings, '--gate');
   } catch (e) {
     throw usageError(e.message, command);
   }
+  if (command === 'replay' && checked.enabled === false) {
+    throw usageError(`--gate ${value} switches the gate off, yet --policy asks for ${policies.filter((p) => GATED.includes(p)).join(', ')}: leave out one or the other`, command);
+  }
+  return checked;
 }
 
 /** Checks the parsed flags and their combination; returns the run. */

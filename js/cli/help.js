@@ -29,7 +29,8 @@ const TEXT = {
   replay: `Usage: ${NAME} replay [FLAGS] [session.jsonl | DIR]...
 
 Does pruning save you money? Replays every model call of each pi session
-file (a directory: every *.jsonl under it; no path: the bundled sample) as
+file (a directory: every *.jsonl under it, links followed as pi follows
+them; no path: the bundled sample) as
 pi-condense would have rendered it, under each pruning policy, and prices
 each call as the provider bills pi's request (prompt-cache reads, writes and
 expiry, pi-ai's catalog prices). With several files the totals come first.
@@ -46,10 +47,12 @@ ${flagList('replay')}
 
 Exit status:
   0  every file was replayed, and pi-condense's flush-gated invariant held
-     (history changed only at flushes) under every policy that promises it;
-  1  every file was replayed, and some render broke that invariant (listed
-     under the file's table: a bug of that release, or a session state the
-     file does not explain);
+     (history changed only at flushes) under your release; a policy
+     compared with it that broke it is listed, and does not change the
+     status;
+  1  every file was replayed, and a render of your release broke that
+     invariant (listed under the file's table: a bug of that release, or a
+     session state the file does not explain);
   2  a usage error, or some file could not be replayed (each named on
      stderr with its line; the other files are still replayed).
 
@@ -111,7 +114,9 @@ const FIELDS = {
     ['totals[].rewrites', 'count of calls of class rewrite, partial or expired'],
     ['totals[].warms', "count of pi's cache warms"],
     ['totals[].warmCostUsd', "USD of pi's cache warms"],
-    ['totals[].invariantBroken', 'count of renders that broke the flush-gated invariant'],
+    ['totals[].invariantBroken', 'count of renders that broke the flush-gated invariant (policies that promise it)'],
+    ['totals[].invariant', '{flushGated (boolean: the policy promises it), checked (count of calls), broken (count of renders, by design where not promised), phases[] (names)}'],
+    ['totals[].gate', 'null, or on the +gate policies {applies, holds} (counts of calls)'],
     ['totals[].causes[]', '{cause, calls (count), tokensWritten (tokens), costUsd (USD)}, costliest first'],
     ['files[]', "one per replayed file: replay()'s result with the file name"],
     ['files[].file', 'the path as given'],
@@ -142,7 +147,7 @@ const FIELDS = {
     ['files[].policies[].prefix', 'only with --cache-model prefix: {inputTokens, cacheReadTokens, cacheWriteTokens (tokens at charsPerToken), cacheReadChars, cacheWriteChars (UTF-16 units), cost (price units), costVsNone (ratio)}'],
     ['files[].policies[].renders[]', 'with --renders, one per model call: charsBefore, charsAfter (UTF-16 units), messagesBefore, messagesAfter (counts), breakIndex (message index), prefixHash, outputHash (16 hex digits), entryId, leafId, timestamp (ms since the epoch), stats (counts per phase), inputTokens, cacheReadTokens, cacheWriteTokens (tokens), costUsd (USD), cacheReadMessages (count), callClass, rewriteCause {cause, flush, gapSeconds (s)}; gate (apply|hold) and gateReason on the +gate policies (what was sent: --contexts DIR); prefix {cacheReadChars, cacheWriteChars, cacheExpired} with --cache-model prefix'],
     ['errors[]', '{file, error: {code, message, line}}: files that could not be replayed'],
-    ['summary', '{files (count), failed (count), modelCalls (count), invariantBroken (count), elapsedMs (ms)}'],
+    ['summary', '{files (count), failed (count), modelCalls (count), invariantBroken (count, every policy that promises the invariant; the exit status counts only yours), elapsedMs (ms)}'],
   ],
   tune: [
     ['settings', 'as in replay, and file: the settings file they came from (--config, or the one pi-condense reads, present or not): {config, file, release, releaseSource, enabled}'],

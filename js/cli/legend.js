@@ -29,7 +29,7 @@ const TERMS = {
     "pi's compactions under that policy: when the context passes the model's window less compaction.reserveTokens, pi summarizes the older messages in a request of its own (billed, without the cache) and goes on from the summary, with a cold cache (docs/REPLAY.md)",
   'over window': "requests above the model's context window that pi could not send (the provider refuses them; compaction is off, or its summary still does not fit): counted, not priced",
   invariant:
-    "pi-condense's promise that history changes only at a flush; BROKEN names a render that changed an earlier message between flushes (exit status 1), a bug in that release or a state the session file does not explain",
+    "pi-condense's promise that history changes only at a flush; BROKEN names a render that changed an earlier message between flushes (exit status 1 when it is your release's), a bug in that release or a state the session file does not explain; broken by design: a variant that does not promise it",
   applied: "calls where condense-native's cache-aware gate sent pi-condense's render as it is (docs/GATE.md); each applied call is one of cold, same, budget or pays",
   held: "calls where the gate sent the previous request's messages byte for byte with the new ones appended, so the cache is read, not rewritten; the release's rewrite waits",
   cold: 'applied with nothing warm to lose: the first call, another model, a context that is not an append of the previous one, or an expired cache',

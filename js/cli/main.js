@@ -10,7 +10,7 @@
 // --json; a broken pipe ending the run quietly; the exit status of each
 // command's help. What runs is settled here once for both commands: the
 // settings and release (yours, or the flags'), the session files, and the
-// --svg target.
+// files --svg and --contexts write (js/cli/outputs.js).
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -18,8 +18,10 @@ const path = require('node:path');
 const { parseArgs, resolve } = require('./flags.js');
 const { helpText, jsonHelp } = require('./help.js');
 const { sessionFiles } = require('../session-files.js');
-const { piSettingsWithoutBlock } = require('../settings-check.js');
+const { piSettingsWithoutBlock, unknownKeys } = require('../settings-check.js');
 const { compactionOf, findUserSettings, findRelease, shown } = require('../user-settings.js');
+const { POLICIES } = require('../replay.js');
+const { refusal, contextsRefusal, contextsDirs } = require('./outputs.js');
 
 const NAME = 'condense-native';
 const SAMPLE = path.join(__dirname, '..', '..', 'sample', 'session.jsonl');
@@ -65,6 +67,7 @@ function settingsOf(run) {
     if (piSettingsWithoutBlock(config)) {
       notes.push(`--config ${run.configFile} has no contextPrune block: pi-condense's defaults`);
     }
+    notes.push(...unknownKeys(config).map((line) => `--config ${run.configFile}: ${line}`));
   } else {
     const found = findUserSettings();
     ({ config, source, file, exists, enabled, compaction } = found);
@@ -74,36 +77,48 @@ function settingsOf(run) {
   return { config, source, file, exists, enabled, compaction, release: release.release, releaseSource: release.source, installed: release.installed, notes };
 }
 
-/** Refuses an --svg target the run reads, or a file condense-native did not write. */
-function checkSvgTarget(run, files) {
-  const target = path.resolve(run.svg);
-  const real = (p) => {
-    try {
-      return fs.realpathSync(p);
-    } catch {
-      return path.resolve(p);
-    }
-  };
-  if (files.some((f) => real(f) === real(target))) return `--svg ${run.svg} is a session file of this run: it would be overwritten (name another file)`;
-  let head = null;
+/** Whether `file` starts as an SVG condense-native wrote (its mark in the first bytes). */
+function svgOfOurs(file) {
   try {
-    const fd = fs.openSync(target, 'r');
+    const fd = fs.openSync(file, 'r');
     const buf = Buffer.alloc(256);
     const n = fs.readSync(fd, buf, 0, 256, 0);
     fs.closeSync(fd);
-    head = buf.subarray(0, n).toString('utf8');
-  } catch (e) {
-    if (e.code === 'ENOENT') return null;
-    if (e.code === 'EISDIR') return `--svg ${run.svg} is a directory`;
-    return null;
+    return buf.subarray(0, n).toString('utf8').includes(SVG_MARK);
+  } catch {
+    return false;
   }
-  if (!head.includes(SVG_MARK) && !run.force) return `--svg ${run.svg} exists and is not an SVG condense-native wrote: add --force to replace it`;
+}
+
+/** The first reason the run may not write what its flags ask for (js/cli/outputs.js), or null. */
+function outputRefusal(run, files) {
+  const isDir = (p) => {
+    try {
+      return fs.statSync(p).isDirectory();
+    } catch {
+      return false;
+    }
+  };
+  const dirs = run.paths.filter(isDir);
+  const inputs = { files, dirs };
+  if (run.svg !== null) {
+    const refused = refusal('--svg', [run.svg], inputs, { force: run.force, isOurs: svgOfOurs, ours: 'SVG' });
+    if (refused) return refused;
+  }
+  if (run.contexts !== null) {
+    const policies = [...new Set(['none', ...(run.policies ?? POLICIES)])];
+    const targets = [...contextsDirs(run.contexts, files).values()].flatMap((d) => policies.map((p) => path.join(d, `${p}.jsonl`)));
+    const refused = contextsRefusal(run.contexts, targets, inputs, run.force);
+    if (refused) return refused;
+  }
   return null;
 }
 
 async function main(argv, io = { stdout: process.stdout, stderr: process.stderr }) {
   if (argv[0] === 'pi-setup') return require('./pi-setup.js').piSetupMain(argv.slice(1), io);
-  const errorLine = (text) => io.stderr.write(`${NAME}: ${text}\n`);
+  // The API names its call in an argument error (`replayAsync: ...`), which
+  // the CLI's user never made: such a name is left out of what is printed.
+  const errorLine = (text) => io.stderr.write(`${NAME}: ${text.replace(/(^|: )(replayAsync|tuneAsync): /g, '$1')}\n`);
   const usage = (message, command) => {
     errorLine(`error: ${message}`);
     errorLine(`try '${NAME} ${command ?? 'replay'} --help'`);
@@ -132,13 +147,12 @@ async function main(argv, io = { stdout: process.stdout, stderr: process.stderr 
     if (!e.usage) throw e;
     return usage(e.message, run.command);
   }
-  const { files, problems } = run.paths.length ? sessionFiles(run.paths) : { files: [SAMPLE], problems: [] };
-  if (run.svg !== null) {
-    const refused = checkSvgTarget(run, files);
-    if (refused) return usage(refused, run.command);
-  }
+  const { files, problems, notes } = run.paths.length ? sessionFiles(run.paths) : { files: [SAMPLE], problems: [], notes: [] };
+  const refused = outputRefusal(run, files);
+  if (refused) return usage(refused, run.command);
   for (const p of problems) errorLine(`${p.path}: ${p.message}`);
   for (const note of settings.notes) errorLine(`warning: ${note}`);
+  for (const n of notes) errorLine(`warning: ${n.path}: ${n.message}`);
   const errors = problems.map((p) => ({ file: p.path, error: { code: 'ERR_CONDENSE_IO', message: p.message, line: null } }));
   if (files.length === 0) {
     if (run.json) out(`${JSON.stringify({ errors })}\n`);

@@ -15,6 +15,7 @@ const { fileTable, rendersTable, totalsTable, totalsOf, group, plural, skippedLi
 const { legend } = require('./legend.js');
 const { svgOf } = require('./svg.js');
 const { makeProgress } = require('./progress.js');
+const { contextsDirs } = require('./outputs.js');
 
 const RETENTION = { short: 'short retention: the cache lives 5 minutes', long: 'long retention: the cache lives 1 hour' };
 
@@ -59,14 +60,15 @@ async function replayMain(run, ctx) {
     renders: run.renders || run.svg !== null,
   };
   const results = [];
+  // --contexts DIR: DIR/<policy>.jsonl, under a folder per file when
+  // several are replayed (checked before the run: js/cli/outputs.js).
+  const contextsDirOf = run.contexts === null ? null : contextsDirs(run.contexts, files);
   for (const [i, file] of files.entries()) {
     const name = display(file);
     try {
       const onProgress = progress ? (done, total) => progress.update(i, files.length, name, done, total) : null;
       if (progress) progress.update(i, files.length, name, 0, 0);
-      // --contexts DIR: DIR/<policy>.jsonl, under a folder per file when
-      // several are replayed.
-      const contextsDir = run.contexts === null ? undefined : files.length > 1 ? path.join(run.contexts, path.basename(file).replace(/\.jsonl$/, '')) : run.contexts;
+      const contextsDir = contextsDirOf === null ? undefined : contextsDirOf.get(file);
       const result = await replayAsync(file, { ...options, onProgress, contextsDir });
       if (progress) progress.clear();
       results.push({ file: name, result, synthetic: isSample(file, ctx.sample) });
@@ -84,6 +86,9 @@ async function replayMain(run, ctx) {
   }
   const totals = totalsOf(results);
   const broken = totals.reduce((n, t) => n + t.invariantBroken, 0);
+  // The exit status answers for the release the user runs: a policy
+  // replayed beside it for comparison is reported, not failed on.
+  const brokenYours = totals.reduce((n, t) => n + (t.yours ? t.invariantBroken : 0), 0);
   if (run.svg !== null && results.length > 0) {
     try {
       fs.writeFileSync(run.svg, svgOf(results, ctx.svgMark));
@@ -139,13 +144,19 @@ async function replayMain(run, ctx) {
       }
     }
     if (broken > 0) {
-      lines.push('', `The flush-gated invariant broke in ${plural(broken, 'render')} (listed above): exit status 1. pi-condense promises to change history only at a flush; such a render is a bug of that release, or a state the session file does not explain.`);
+      const why = "pi-condense promises to change history only at a flush; such a render is a bug of that release, or a state the session file does not explain.";
+      lines.push(
+        '',
+        brokenYours > 0
+          ? `The flush-gated invariant broke in ${plural(brokenYours, 'render')} of your release (listed above): exit status 1. ${why}`
+          : `The flush-gated invariant broke in ${plural(broken, 'render')} of policies compared with yours (listed above), none of your release's: exit status 0. ${why}`,
+      );
     }
     lines.push(...legend(used));
     out(`${lines.join('\n')}\n`);
   }
   if (errors.length > 0) return EXIT.ERROR;
-  return broken > 0 ? EXIT.FOUND : EXIT.OK;
+  return brokenYours > 0 ? EXIT.FOUND : EXIT.OK;
 }
 
 module.exports = { replayMain };

@@ -57,6 +57,9 @@ function compactionsCell(c, over, used) {
   return over > 0 ? `${group(c)} (${group(over)} over window)` : group(c);
 }
 
+// What the invariant did under a policy, in the file tables and the
+// totals alike (a policy is said the same of in both): `p` is a file's
+// policy, or a total of one (`invariant.violations` the phases seen).
 function invariantCell(p, used) {
   const inv = p.invariant;
   if (p.policy === 'none') return '-';
@@ -70,7 +73,7 @@ function invariantCell(p, used) {
   if (inv.broken === 0) return `held (${plural(inv.checked, 'call')} checked)`;
   const tag = inv.flushGated ? 'BROKEN' : 'broken by design';
   const phases = [...new Set(inv.violations.map((v) => v.phase))].join(', ');
-  return `${tag}: ${inv.broken} of ${plural(inv.checked, 'call')} (${phases})`;
+  return `${tag}: ${group(inv.broken)} of ${plural(inv.checked, 'call')} (${phases})`;
 }
 
 /** The causes of a policy, the `n` costliest, in a few words. */
@@ -82,7 +85,11 @@ function topCauses(causes, n, used) {
 
 /**
  * Totals per policy over the replayed files: calls, USD, the ratio to no
- * pruning, rewrites, chars sent, causes summed by name, invariant counts.
+ * pruning, rewrites, chars sent, causes summed by name; the invariant
+ * (`invariant`: whether the policy promises it, calls checked, renders
+ * that broke it, the phases that did; `invariantBroken`: the renders that
+ * broke a promise) and the gate's applies and holds, summed as the file
+ * tables show them.
  */
 function totalsOf(results) {
   const byPolicy = new Map();
@@ -90,7 +97,25 @@ function totalsOf(results) {
     for (const p of result.policies) {
       let t = byPolicy.get(p.policy);
       if (!t) {
-        t = { policy: p.policy, label: p.label, yours: p.yours, files: 0, modelCalls: 0, costUsd: 0, charsSent: 0, rewrites: 0, warms: 0, warmCostUsd: 0, compactions: 0, compactionCostUsd: 0, overWindow: 0, invariantBroken: 0, causes: new Map() };
+        t = {
+          policy: p.policy,
+          label: p.label,
+          yours: p.yours,
+          files: 0,
+          modelCalls: 0,
+          costUsd: 0,
+          charsSent: 0,
+          rewrites: 0,
+          warms: 0,
+          warmCostUsd: 0,
+          compactions: 0,
+          compactionCostUsd: 0,
+          overWindow: 0,
+          invariantBroken: 0,
+          invariant: { flushGated: p.invariant.flushGated, checked: 0, broken: 0, phases: new Set() },
+          gate: p.gate ? { applies: 0, holds: 0, reasons: {} } : null,
+          causes: new Map(),
+        };
         byPolicy.set(p.policy, t);
       }
       t.files++;
@@ -104,6 +129,14 @@ function totalsOf(results) {
       t.compactionCostUsd += p.compactionCostUsd;
       t.overWindow += p.overWindow;
       if (p.invariant.flushGated) t.invariantBroken += p.invariant.broken;
+      t.invariant.checked += p.invariant.checked;
+      t.invariant.broken += p.invariant.broken;
+      for (const v of p.invariant.violations) t.invariant.phases.add(v.phase);
+      if (t.gate && p.gate) {
+        t.gate.applies += p.gate.applies;
+        t.gate.holds += p.gate.holds;
+        for (const [r, n] of Object.entries(p.gate.reasons)) t.gate.reasons[r] = (t.gate.reasons[r] ?? 0) + n;
+      }
       for (const c of p.causes) {
         const have = t.causes.get(c.cause) ?? { cause: c.cause, calls: 0, tokensWritten: 0, costUsd: 0 };
         have.calls += c.calls;
@@ -117,6 +150,7 @@ function totalsOf(results) {
   return [...byPolicy.values()].map((t) => ({
     ...t,
     costUsdVsNone: none && none.costUsd > 0 ? t.costUsd / none.costUsd : null,
+    invariant: { ...t.invariant, phases: [...t.invariant.phases] },
     causes: [...t.causes.values()].sort((a, b) => b.costUsd - a.costUsd),
   }));
 }
@@ -133,10 +167,9 @@ function totalsTable(totals, used) {
     group(t.rewrites),
     compactionsCell(t.compactions, t.overWindow, used),
     group(t.charsSent),
-    t.policy === 'none' ? '-' : t.invariantBroken ? `BROKEN ${group(t.invariantBroken)}` : 'held',
+    invariantCell({ ...t, invariant: { ...t.invariant, violations: t.invariant.phases.map((phase) => ({ phase })) } }, used),
     topCauses(t.causes, 3, used),
   ]);
-  if (totals.some((t) => t.policy !== 'none')) used.add('invariant');
   return grid(['policy', 'calls', 'USD', 'x none', 'rewrites', 'compactions', 'chars sent', 'invariant', 'costliest causes of rewrites'], rows, [false, true, true, true, true, true, true, false, false]).join('\n');
 }
 

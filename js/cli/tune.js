@@ -100,7 +100,7 @@ function rankRows(t, rows, used) {
 }
 
 /** The human report of a tune. */
-function tuneTable(t, { settings, cacheModel = 'provider', rows = 15 } = {}) {
+function tuneTable(t, { settings, cacheModel = 'provider', rows = 15, gateOff = false } = {}) {
   const used = new Set(['rank', 'release', 'chains', 'error purge', 'grace', 'thinking strip', 'gate', 'USD', 'vs today', 'chars sent', 'rewrites']);
   const rec = t.recommended;
   const today = t.today;
@@ -110,8 +110,9 @@ function tuneTable(t, { settings, cacheModel = 'provider', rows = 15 } = {}) {
   lines.push(
     `${t.files.length} session file${t.files.length === 1 ? '' : 's'}, ${group(t.modelCalls)} model calls, ${t.ranked.length} configurations ${model}` +
       (t.errors && t.errors.length ? `; ${t.errors.length} file${t.errors.length === 1 ? '' : 's'} left out (named on stderr)` : ''),
-    '',
   );
+  if (gateOff) lines.push('The gate is switched off (--gate "enabled": false): no configuration is ranked behind it.');
+  lines.push('');
   lines.push(...grid(['rank', 'release', 'chains', 'error purge', 'grace', 'thinking strip', 'gate', 'USD', 'vs today', 'chars sent', 'rewrites'], rankRows(t, rows, used), [false, false, false, false, true, false, false, true, true, true, true]));
   const tied = rec.ties.count;
   const yoursAt = t.ranked.findIndex((r) => r.current);
@@ -280,7 +281,7 @@ async function tuneMain(run, ctx) {
   result.errors = left;
   result.settings = { config: settings.source, file: settings.file, release: settings.release, releaseSource: settings.releaseSource, enabled: settings.enabled };
   if (result.recommended.paste) result.recommended.paste.file = settings.file;
-  out(run.json ? `${JSON.stringify(result)}\n` : `${tuneTable(result, { settings, cacheModel: run.options.cacheModel })}\n`);
+  out(run.json ? `${JSON.stringify(result)}\n` : `${tuneTable(result, { settings, cacheModel: run.options.cacheModel, gateOff: run.options.gate?.enabled === false })}\n`);
   if (run.svg !== null) {
     try {
       fs.writeFileSync(run.svg, tuneSvg(result, ctx.svgMark));

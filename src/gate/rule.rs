@@ -33,10 +33,14 @@ use crate::error::{PruneError, Result};
 use crate::json::Json;
 
 /// The gate's settings, as pi's `condenseNative.gate` and the replay's
-/// `gate` option spell them: `{horizon?, budget?}` (`enabled` is pi's
-/// switch; the replay gates the `+gate` policies).
+/// `gate` option spell them: `{enabled?, horizon?, budget?}`. `enabled` is
+/// pi's switch (read by the extension); offline the replay gates the
+/// `+gate` policies it is asked for, and `enabled: false` leaves the
+/// gated twins out of the tune.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GateSettings {
+    /// False only when the settings say `"enabled": false`.
+    pub enabled: bool,
     /// Calls over which a saving is counted; None: learned ([`Horizon`]).
     pub horizon: Option<f64>,
     /// Share of the model's context window a hold may fill.
@@ -46,6 +50,7 @@ pub struct GateSettings {
 impl Default for GateSettings {
     fn default() -> Self {
         GateSettings {
+            enabled: true,
             horizon: None,
             budget: 0.8,
         }
@@ -155,6 +160,7 @@ impl GateSettings {
             )?),
         };
         Ok(GateSettings {
+            enabled: !matches!(obj.get("enabled"), Some(Json::Bool(false))),
             horizon,
             budget: number(
                 "budget",
@@ -165,15 +171,21 @@ impl GateSettings {
         })
     }
 
-    /// As JSON: `{horizon, budget}` (`horizon` 'auto' when learned).
+    /// As JSON: `{horizon, budget}` (`horizon` 'auto' when learned), with
+    /// `enabled: false` first when it is off.
     pub fn to_json(self) -> Json {
-        Json::Obj(vec![
-            (
-                b"horizon".as_slice().into(),
-                self.horizon.map_or_else(|| Json::str("auto"), Json::Num),
-            ),
-            (b"budget".as_slice().into(), Json::Num(self.budget)),
-        ])
+        let off = (!self.enabled).then(|| (b"enabled".as_slice().into(), Json::Bool(false)));
+        Json::Obj(
+            off.into_iter()
+                .chain([
+                    (
+                        b"horizon".as_slice().into(),
+                        self.horizon.map_or_else(|| Json::str("auto"), Json::Num),
+                    ),
+                    (b"budget".as_slice().into(), Json::Num(self.budget)),
+                ])
+                .collect(),
+        )
     }
 }
 
@@ -466,11 +478,22 @@ mod tests {
         assert_eq!(
             parse(r#"{"enabled":true,"horizon":20,"budget":0.5}"#).unwrap(),
             GateSettings {
+                enabled: true,
                 horizon: Some(20.0),
                 budget: 0.5
             }
         );
         assert_eq!(parse(r#"{"horizon":"auto"}"#).unwrap().horizon, None);
+        // Off only when said so; written back with the rest.
+        let off = parse(r#"{"enabled":false,"budget":0.5}"#).unwrap();
+        assert!(!off.enabled);
+        let mut text = Vec::new();
+        off.to_json().write_json(&mut text);
+        assert_eq!(
+            String::from_utf8(text).unwrap(),
+            r#"{"enabled":false,"horizon":"auto","budget":0.5}"#
+        );
+        assert!(parse(r#"{"enabled":null}"#).unwrap().enabled);
         for (bad, says) in [
             (r#"{"horizon":-1}"#, "gate.horizon must be"),
             (r#"{"horizon":"soon"}"#, "gate.horizon must be"),

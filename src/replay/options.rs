@@ -273,6 +273,11 @@ impl ReplayOptions {
         };
         let gate = GateSettings::from_json(root.get("gate"), "gate")?;
         let contexts = contexts(root.get("contexts"), string_field(&root, "contextsDir")?)?;
+        if policies.iter().any(|p| p.gated()) && !gate.enabled {
+            return Err(PruneError::bad_argument(
+                "gate.enabled is false, yet the +gate policies are asked for: leave them out, or the enabled setting",
+            ));
+        }
         if policies.iter().any(|p| p.gated()) && !cache_model.is_provider() {
             return Err(PruneError::bad_argument(
                 "the +gate policies decide on the provider's cache model: leave cacheModel out (or 'provider')",
@@ -350,6 +355,7 @@ mod tests {
             r#"{"contexts":"yes"}"#,
             r#"{"contexts":true,"contextsDir":"out"}"#,
             r#"{"policies":["config+gate"],"cacheModel":"prefix"}"#,
+            r#"{"policies":["config+gate"],"gate":{"enabled":false}}"#,
             r#"{"recordedPolicy":"2.9.1+gate"}"#,
             r#"{"gate":{"budget":1.5}}"#,
             "[]",

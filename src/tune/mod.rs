@@ -246,8 +246,10 @@ pub fn tune(
 ) -> Result<Tuned> {
     let base = options.replay.settings.context_prune();
     // The gate decides on the provider's cache model: under the prefix
-    // rule the grid has no gated twins.
-    let gate = (options.replay.cache_model.is_provider()).then_some(options.replay.gate);
+    // rule, or with the gate switched off (`enabled: false`), the grid has
+    // no gated twins.
+    let gate = (options.replay.cache_model.is_provider() && options.replay.gate.enabled)
+        .then_some(options.replay.gate);
     let mut candidates = grid::grid(&base, gate);
     let current = grid::current(options.release, &base);
     let current_at = match candidates.iter().position(|c| grid::same(c, &current)) {
@@ -430,5 +432,21 @@ mod tests {
         );
         let mixed = tune(&[files[0].clone(), files[2].clone()], &options(), None).unwrap_err();
         assert_eq!(mixed.code, Code::InvalidSession);
+    }
+
+    /// The gate switched off (`gate.enabled: false`) leaves every gated
+    /// twin out, and only them.
+    #[test]
+    fn a_gate_switched_off_has_no_twins() {
+        let good = include_bytes!("../../__test__/fixtures/sessionfile/flushes.jsonl").to_vec();
+        let files = [("good".to_string(), Ok(good))];
+        let on = tune(&files, &options(), None).unwrap();
+        let mut off_options = options();
+        off_options.replay.gate.enabled = false;
+        let off = tune(&files, &off_options, None).unwrap();
+        let plain = |t: &Tuned| t.candidates.iter().filter(|c| c.gate.is_none()).count();
+        assert!(plain(&on) < on.candidates.len());
+        assert_eq!(off.candidates.len(), plain(&on));
+        assert_eq!(plain(&off), off.candidates.len());
     }
 }
