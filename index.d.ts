@@ -574,10 +574,17 @@ export interface ReplayOptions {
   contexts?: boolean | null;
   /**
    * What was sent, streamed instead: `<contextsDir>/<policy>.jsonl`, a line
-   * per call `{k, timestamp, model, gate?, messages}` (for sessions whose
-   * contexts add up to gigabytes).
+   * per request `{k, kind, timestamp, model, ...}` (for sessions whose
+   * contexts add up to gigabytes): `kind` `call` (`gate?`, `messages`), pi's
+   * `compaction` summarization requests before call `k` (`inputChars`,
+   * `outputChars`, `messages`), pi's cache `warm`s before call `k` (the
+   * previous call's `messages` sent again, at `timestamp`).
    */
   contextsDir?: string | null;
+  /** pi's `compaction` settings (`enabled`, `reserveTokens`, `keepRecentTokens`; default pi's). */
+  compaction?: object | null;
+  /** pi's `cacheWarming` setting: when pi's cache warmer re-sends a request (default `idle`, pi's). */
+  cacheWarming?: 'idle' | 'off' | 'streaming' | null;
 }
 
 /** The thinking boundary rule a policy's renders followed, and why; null for a policy that reads none. */
@@ -617,6 +624,10 @@ export interface ReplayRender {
   leafId: string | null;
   /** When the request started (ms), or null. */
   timestamp: number | null;
+  /** pi's compactions made just before this call. */
+  compactions: number;
+  /** When pi's cache warmer re-sent the previous request before this call (ms). */
+  warms: number[];
   /** What each phase changed (2.4.3 `thinkingStripped`, 2.9.1 `orphansSwept`). */
   stats: PruneStats;
   /** As the provider bills the call (the cache model of the result). */
@@ -627,6 +638,8 @@ export interface ReplayRender {
   /** Leading output messages the read covers (0: it stops at tools + system, or nothing is read). */
   cacheReadMessages: number;
   callClass: 'first' | 'append' | 'partial' | 'rewrite' | 'expired';
+  /** Above the model's context window: not sent, not priced. */
+  overWindow: boolean;
   /** What broke the cached prefix, for a call that wrote more than its appended tail. */
   rewriteCause: {
     cause:
@@ -684,9 +697,20 @@ export interface ReplayPolicyResult {
   inputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
-  /** pi's cache warms re-sent under this policy, and what they cost. */
-  warms: number;
-  warmCostUsd: number;
+  /**
+   * Its saving against `none` in parts, in USD (negative: that part costs
+   * more): `pruning` (stubs, purged arguments, chains), `thinkingStrip`,
+   * `gate` (its holds), `compactions`, `warms`. They sum to `none`'s
+   * `costUsd` less this one's. Empty for `none`.
+   */
+  parts: { part: 'pruning' | 'thinkingStrip' | 'gate' | 'compactions' | 'warms'; costUsd: number }[];
+  /** pi's cache warms under this policy (each its own request sent again), and what they cost. */
+  warms: { count: number; costUsd: number };
+  /** pi's compactions under this policy, and what their summarization requests cost. */
+  compactions: number;
+  compactionCostUsd: number;
+  /** Requests above the model's context window (not sent, not priced). */
+  overWindow: number;
   callClasses: { first: number; append: number; partial: number; rewrite: number; expired: number };
   /** Per cause (`<cause>` or `<cause> at a flush`): calls, tokens written beyond the appended tail, their USD. */
   causes: { cause: string; calls: number; tokensWritten: number; costUsd: number }[];
@@ -735,10 +759,14 @@ export interface ReplayResult {
   };
   cacheModel: 'provider' | 'prefix';
   retention: 'short' | 'long';
+  /** The pi cache-warming mode the warms were simulated in. */
+  cacheWarming: 'idle' | 'off' | 'streaming';
   /** Per model: whether pi-ai's catalog knows it, and its chars-per-token calibration. */
   models: {
     model: string;
     inCatalog: boolean;
+    /** The provider keeps earlier turns' thinking in the prompt it bills (what the thinking strip's saving rests on). */
+    keepsThinking: boolean;
     charsPerToken: number;
     /** Tools + system tokens when inferred by the fit (no system message in the file). */
     preambleTokens: number | null;
@@ -756,6 +784,8 @@ export interface ReplayResult {
     recordedCostUsd: number;
     predictedCostUsd: number;
     costError: number | null;
+    /** pi's warms the file recorded, those simulated for the recorded policy, and the recorded ones simulated within the warmer's slack. */
+    warms: { recorded: number; simulated: number; matched: number };
   };
   policies: ReplayPolicyResult[];
 }

@@ -79,7 +79,7 @@ test('pi compacts the unpruned context at the call its own rule names, and never
   // The summarization request is billed, besides the calls.
   assert.ok(none.compactionCostUsd > 0);
   const calls = none.renders.reduce((n, x) => n + x.costUsd, 0);
-  assert.ok(Math.abs(calls + none.warmCostUsd + none.compactionCostUsd - none.costUsd) < 1e-9);
+  assert.ok(Math.abs(calls + none.warms.costUsd + none.compactionCostUsd - none.costUsd) < 1e-9);
   // After it the context starts from the summary: smaller than before.
   assert.ok(none.renders[expected].charsAfter < none.renders[expected - 1].charsAfter);
   assert.ok(none.renders.every((x) => !x.overWindow));

@@ -285,7 +285,7 @@ test('provider cache model: an append reads what the previous call read and wrot
     const classes = Object.values(p.callClasses).reduce((a, b) => a + b, 0);
     assert.equal(classes, r.modelCalls, p.policy);
     const costs = p.renders.reduce((a, x) => a + x.costUsd, 0);
-    assert.ok(Math.abs(costs + p.warmCostUsd - p.costUsd) < 1e-9, p.policy);
+    assert.ok(Math.abs(costs + p.warms.costUsd + p.compactionCostUsd - p.costUsd) < 1e-9, p.policy);
     p.renders.forEach((x, k) => {
       if (x.callClass === 'append') {
         const prev = p.renders[k - 1];
@@ -305,19 +305,28 @@ test('provider cache model: an append reads what the previous call read and wrot
   assert.deepEqual(r.models.map((m) => [m.model, m.inCatalog]), [['anthropic/claude-sonnet-4-5', true], ['anthropic/claude-opus-4-6', true]]);
   assert.deepEqual(none.callClasses, { first: 2, append: 84, partial: 1, rewrite: 5, expired: 2 });
   assert.deepEqual(none.causes.map((c) => `${c.cause}:${c.calls}`), ['thinkingDropped:5', 'expired:2', 'compaction:1', 'modelSwitch:1']);
-  assert.equal(none.warms, 1);
+  assert.deepEqual(none.warms.count, 1);
   assert.equal(r.recorded.status, 'matched');
   assert.equal(r.recorded.calls, 94);
   assert.equal(Math.round(r.recorded.classMatch * 94), 94);
   assert.ok(Math.abs(r.recorded.costError) < 1e-4, String(r.recorded.costError));
-  // The warm kept the cache alive: read as anything else, the call after the
+  // pi's warmer, simulated for the recorded policy, sends the warm the file
+  // recorded: 270 s after the request before the tool run, recorded when its
+  // answer came (within the warmer's slack).
+  assert.deepEqual(r.recorded.warms, { recorded: 1, simulated: 1, matched: 1 });
+  const recordedWarm = Date.parse(JSON.parse(SAMPLE.toString('utf8').split('\n').find((l) => l.includes('"kind":"cache_warm"'))).timestamp);
+  const warm = none.renders.findIndex((x) => x.timestamp > recordedWarm);
+  assert.equal(none.renders[warm].warms.length, 1);
+  assert.equal(none.renders[warm].warms[0], none.renders[warm - 1].timestamp + 270_000);
+  assert.ok(recordedWarm - none.renders[warm].warms[0] >= 0 && recordedWarm - none.renders[warm].warms[0] < 15_000);
+  // The warm kept the cache alive: without pi's warmer the call after the
   // tool run finds it expired and writes the whole prompt again.
-  const warm = none.renders.findIndex((x) => x.timestamp > Date.parse(JSON.parse(SAMPLE.toString('utf8').split('\n').find((l) => l.includes('"kind":"cache_warm"'))).timestamp));
   assert.equal(none.renders[warm].callClass, 'append');
-  const cold = replay(Buffer.from(SAMPLE.toString('utf8').replace('"kind":"cache_warm"', '"kind":"other"')), { policies: ['none'], renders: true }).policies[0];
-  assert.equal(cold.warms, 0);
-  assert.equal(cold.renders[warm].callClass, 'expired');
-  assert.ok(cold.costUsd > none.costUsd);
+  const cold = replay(SAMPLE, { policies: ['none'], renders: true, cacheWarming: 'off' });
+  assert.equal(cold.cacheWarming, 'off');
+  assert.deepEqual(cold.policies[0].warms, { count: 0, costUsd: 0 });
+  assert.equal(cold.policies[0].renders[warm].callClass, 'expired');
+  assert.ok(cold.policies[0].costUsd > none.costUsd);
   // The 'prefix' rule is today's: its reads are the chars before the break.
   const prefix = replay(SAMPLE, { cacheModel: 'prefix', policies: ['none'], renders: true });
   const prefixNone = prefix.policies[0];

@@ -91,7 +91,7 @@ function makeReplayApi(native, { argumentError }) {
       }
       out[name] = v;
     }
-    const choices = { cacheModel: ['provider', 'prefix'], retention: ['short', 'long'], recordedPolicy: POLICIES, thinkingBoundary: ['auto', 'recorded', 'config'], release: RELEASES };
+    const choices = { cacheModel: ['provider', 'prefix'], retention: ['short', 'long'], recordedPolicy: POLICIES, thinkingBoundary: ['auto', 'recorded', 'config'], release: RELEASES, cacheWarming: ['idle', 'off', 'streaming'] };
     for (const [name, allowed] of Object.entries(choices)) {
       const v = options[name];
       if (v === undefined || v === null) continue;

@@ -427,10 +427,13 @@ module.exports = async function condenseNative(pi) {
         if (gate !== null) {
           status.gate = gate;
           for (const event of ['session_start', 'session_tree', 'session_compact']) pi.on(event, () => gate.cool());
-          // What the next request goes out with: the model, the system
-          // prompt and the active tools (pi's turn context).
+          // What the next request goes out with (the model, the system
+          // prompt, the active tools), and pi's cache warms since the last.
           pi.on('turn_start', (_event, ctx) => {
-            if (ctx && typeof ctx === 'object') gate.observe(ctx.model, safely(() => ctx.getSystemPrompt()), safely(() => activeToolsText(pi)));
+            if (ctx && typeof ctx === 'object') {
+              gate.observe(ctx.model, safely(() => ctx.getSystemPrompt()), safely(() => activeToolsText(pi)));
+              safely(() => gate.learnWarms(ctx.sessionManager));
+            }
           });
         }
         status.engine = 'condense-native';

@@ -44,6 +44,7 @@ class PiGate {
     this.system = '';
     this.tools = '[]';
     this.last = null; // the last decision
+    this.lastCallAt = null; // when the last request went out (ms)
     this.passed = { model: null, system: null, tools: null }; // what the native side has
     // Each reason's name and what it sends, by the number decide returns.
     this.reasons = binding.NativeGate.reasons().map((r) => Object.freeze({ reason: r.name, sent: r.sent }));
@@ -72,6 +73,34 @@ class PiGate {
   }
 
   /**
+   * pi's cache warmer re-sent the last request at `at` (ms): its cache
+   * entries live on from then, for the native side as for the replay's
+   * warms (src/replay/warmer.rs).
+   */
+  warmed(at) {
+    this.native.warmed(at);
+  }
+
+  /**
+   * The warms pi recorded since the last request (its `usage` entries of
+   * kind `cache_warm`, from the branch's leaf back to that request), each
+   * told to the native side in order. `sessionManager`: pi's turn
+   * context's (`ctx.sessionManager`); walks only the entries written
+   * since.
+   */
+  learnWarms(sessionManager) {
+    const since = this.lastCallAt;
+    if (since === null || !sessionManager || typeof sessionManager.getLeafEntry !== 'function') return;
+    const found = [];
+    for (let e = sessionManager.getLeafEntry(); e; e = e.parentId ? sessionManager.getEntry(e.parentId) : undefined) {
+      const t = Date.parse(e.timestamp);
+      if (!(t > since)) break;
+      if (e.type === 'usage' && e.kind === 'cache_warm') found.push(t);
+    }
+    for (let i = found.length - 1; i >= 0; i--) this.warmed(found[i]);
+  }
+
+  /**
    * The gate's choice at one call: `messages` is pi's array, `result` the
    * release's render of it, `render` the drop-in's last render
    * (js/dropin.js `lastRender`). Returns the result to hand pi-condense:
@@ -88,9 +117,11 @@ class PiGate {
     // The model, system and tools cross when they change; the messages
     // the gate has not converted yet it reads from the drop-in's engine.
     const passed = this.passed;
+    const now = this.clock();
+    this.lastCallAt = now;
     const code = this.native.decide(
       render.engine,
-      this.clock(),
+      now,
       cold,
       passed.model === this.modelText ? null : (passed.model = this.modelText),
       passed.system === this.system ? null : (passed.system = this.system),

@@ -420,15 +420,16 @@ function measure(ai, text, beforeBranch) {
   }
   // The warm re-sends the request of the last call before it, still cached:
   // it reads that request's whole cached prefix and writes nothing.
-  if (none.warms !== 1) throw new Error(`${none.warms} warms replayed, expected 1`);
+  if (none.warms.count !== 1) throw new Error(`${none.warms.count} warms simulated, expected 1`);
   const entries = text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
   const at = entries.findIndex((e) => e.type === 'usage' && e.kind === 'cache_warm');
   const warmed = entries.slice(0, at).findLast((e) => e.type === 'message' && e.message.role === 'assistant');
   const x = none.renders.find((r) => r.entryId === warmed.id);
   const warm = { input: x.inputTokens, cacheRead: x.cacheReadTokens + x.cacheWriteTokens, cacheWrite: 0 };
-  // The replay priced the same warm: the same cost, output aside.
-  const cost = piUsage(ai, warmed.message.model, warm, 0).cost.total;
-  if (Math.abs(cost - none.warmCostUsd) > 1e-9) throw new Error(`warm: $${cost} here, $${none.warmCostUsd} in the replay`);
+  // The replay priced the same warm: the same cost, its one output token
+  // included.
+  const cost = piUsage(ai, warmed.message.model, warm, 1).cost.total;
+  if (Math.abs(cost - none.warms.costUsd) > 1e-9) throw new Error(`warm: $${cost} here, $${none.warms.costUsd} in the replay`);
   out.set('warm', { input: Math.round(warm.input), cacheRead: Math.round(warm.cacheRead), cacheWrite: 0 });
   return out;
 }

@@ -255,4 +255,4 @@ function fileReadSession({ calls = 24, keepLastTurns = 16, flushAfter = 17 } = {
   return { text: s.text(), boundary, assistantTimes: s.assistantTimes };
 }
 
-module.exports = { SessionBuilder, threeCallProbe, movingGapProbe, closedCycleProbe, fileReadSession, thinkingBoundary };
+module.exports = { SessionBuilder, threeCallProbe, movingGapProbe, closedCycleProbe, fileReadSession, thinkingBoundary, fileText };

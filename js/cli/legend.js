@@ -24,7 +24,9 @@ const TERMS = {
   thinkingDropped: "the provider drops the thinking of closed turns (pi-ai does so for this model), so a new user turn changes the message before it",
   lookback: "the previous cache breakpoint lies further back than the provider looks (20 blocks)",
   unknown: 'a change the replay cannot name',
-  warms: "pi's cache warms: requests pi sends during a long pause to keep the cache alive, billed with no answer",
+  warms: "pi's cache warms: pi re-sends its last request (a one-token answer) shortly before the cache would expire, while the agent runs and, when a warm pays, while it idles; simulated per policy, each warming its own context (src/replay/warmer.rs, docs/REPLAY.md)",
+  parts:
+    "a policy's saving against no pruning, split into what each part of it saves (negative: costs more): stubs, purges and chains; the 2.4.3 thinking strip; the gate's holds; pi's compactions; pi's cache warms; they add up to the difference (src/replay/parts.rs)",
   compactions:
     "pi's compactions under that policy: when the context passes the model's window less compaction.reserveTokens, pi summarizes the older messages in a request of its own (billed, without the cache) and goes on from the summary, with a cold cache (docs/REPLAY.md)",
   'over window': "requests above the model's context window that pi could not send (the provider refuses them; compaction is off, or its summary still does not fit): counted, not priced",

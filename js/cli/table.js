@@ -108,6 +108,7 @@ function totalsOf(results) {
           rewrites: 0,
           warms: 0,
           warmCostUsd: 0,
+          parts: new Map(),
           compactions: 0,
           compactionCostUsd: 0,
           overWindow: 0,
@@ -123,8 +124,9 @@ function totalsOf(results) {
       t.costUsd += p.costUsd;
       t.charsSent += p.charsSent;
       t.rewrites += rewritesOf(p);
-      t.warms += p.warms;
-      t.warmCostUsd += p.warmCostUsd;
+      t.warms += p.warms.count;
+      t.warmCostUsd += p.warms.costUsd;
+      for (const part of p.parts) t.parts.set(part.part, (t.parts.get(part.part) ?? 0) + part.costUsd);
       t.compactions += p.compactions;
       t.compactionCostUsd += p.compactionCostUsd;
       t.overWindow += p.overWindow;
@@ -152,7 +154,47 @@ function totalsOf(results) {
     costUsdVsNone: none && none.costUsd > 0 ? t.costUsd / none.costUsd : null,
     invariant: { ...t.invariant, phases: [...t.invariant.phases] },
     causes: [...t.causes.values()].sort((a, b) => b.costUsd - a.costUsd),
+    parts: [...t.parts].map(([part, costUsd]) => ({ part, costUsd })),
   }));
+}
+
+// The parts of a policy's saving against no pruning (src/replay/parts.rs
+// defines them and their JSON names), in words.
+const PART_WORDS = {
+  pruning: 'stubs, purges and chains',
+  thinkingStrip: 'thinking strip',
+  gate: 'gate holds',
+  compactions: 'compactions',
+  warms: 'cache warms',
+};
+
+/** "saves $0.13: stubs, purges and chains $0.13, ..." for a policy, or null for none. */
+function partsLine(p, used) {
+  if (p.policy === 'none' || !p.parts || p.parts.length === 0) return null;
+  used.add('parts');
+  const total = p.parts.reduce((a, x) => a + x.costUsd, 0);
+  // pi's compactions and warms are named when they differ from no pruning's.
+  const shown = p.parts.filter((x) => !['compactions', 'warms'].includes(x.part) || Math.abs(x.costUsd) >= 5e-5);
+  const each = shown.map((x) => `${PART_WORDS[x.part] ?? x.part} ${signedUsd(x.costUsd)}`).join(', ');
+  return `${p.label}: ${total >= 0 ? 'saves' : 'costs'} ${usd(Math.abs(total))} against no pruning: ${each}`;
+}
+
+// A saving as "$0.13", a cost as "-$0.02".
+const signedUsd = (v) => (v < -5e-7 ? `-${usd(-v)}` : usd(Math.abs(v)));
+
+/**
+ * What the thinking strip's and the gate's savings rest on, per model,
+ * when either saves anything: whether the provider keeps earlier turns'
+ * thinking in the prompt it bills (pi-ai sends it back either way).
+ */
+function thinkingNotes(policies, models) {
+  const rests = policies.some((p) => (p.parts ?? []).some((x) => (x.part === 'thinkingStrip' || x.part === 'gate') && Math.abs(x.costUsd) >= 0.005));
+  if (!rests) return [];
+  return models.map((m) =>
+    m.keepsThinking
+      ? `${m.model} keeps earlier turns' thinking in the prompt it bills (pi-ai sends it back): the thinking strip's saving, and the gate's holds of it, rest on that`
+      : `${m.model} drops earlier turns' thinking before it bills the prompt: stripping it saves nothing there`,
+  );
 }
 
 /** The totals table over several files. */
@@ -170,7 +212,10 @@ function totalsTable(totals, used) {
     invariantCell({ ...t, invariant: { ...t.invariant, violations: t.invariant.phases.map((phase) => ({ phase })) } }, used),
     topCauses(t.causes, 3, used),
   ]);
-  return grid(['policy', 'calls', 'USD', 'x none', 'rewrites', 'compactions', 'chars sent', 'invariant', 'costliest causes of rewrites'], rows, [false, true, true, true, true, true, true, false, false]).join('\n');
+  const lines = grid(['policy', 'calls', 'USD', 'x none', 'rewrites', 'compactions', 'chars sent', 'invariant', 'costliest causes of rewrites'], rows, [false, true, true, true, true, true, true, false, false]);
+  const parts = ordered(totals).map((t) => partsLine(t, used)).filter((l) => l !== null);
+  if (parts.length > 0) lines.push('', ...parts);
+  return lines.join('\n');
 }
 
 /** The table of one replayed file, with its causes and calibration lines. */
@@ -196,15 +241,15 @@ function fileTable(name, r, used, { synthetic = false } = {}) {
   if (r.cacheModel === 'provider') {
     lines.push('');
     for (const p of policies) {
-      if (p.causes.length === 0 && p.warms === 0 && p.compactions === 0) continue;
+      if (p.causes.length === 0 && p.warms.count === 0 && p.compactions === 0) continue;
       lines.push(`${p.label}: what rewrote the cache (tokens written beyond the appended messages)`);
       for (const c of p.causes) {
         useCause(c.cause, used);
         lines.push(`    ${c.cause.padEnd(30)} ${plural(c.calls, 'call').padStart(11)} ${group(c.tokensWritten).padStart(12)} tok ${usd(c.costUsd).padStart(10)}`);
       }
-      if (p.warms > 0) {
+      if (p.warms.count > 0) {
         used.add('warms');
-        lines.push(`    ${"pi's cache warms".padEnd(30)} ${plural(p.warms, 'call').padStart(11)} ${''.padStart(16)} ${usd(p.warmCostUsd).padStart(10)} (in the USD above)`);
+        lines.push(`    ${"pi's cache warms".padEnd(30)} ${plural(p.warms.count, 'call').padStart(11)} ${''.padStart(16)} ${usd(p.warms.costUsd).padStart(10)} (in the USD above)`);
       }
       if (p.compactions > 0) {
         used.add('compactions');
@@ -218,6 +263,8 @@ function fileTable(name, r, used, { synthetic = false } = {}) {
       }
     }
   }
+  const parts = policies.map((p) => partsLine(p, used)).filter((l) => l !== null);
+  if (parts.length > 0) lines.push('', ...parts, ...thinkingNotes(policies, r.models));
   lines.push('');
   for (const m of r.models) {
     const calib = m.calibration === 'default' ? 'default' : `${m.calibration}, ${plural(m.calls, 'call')}`;
@@ -226,7 +273,7 @@ function fileTable(name, r, used, { synthetic = false } = {}) {
   const rec = r.recorded;
   if (rec.status === 'matched') {
     const none = r.policies.find((p) => p.policy === rec.policy);
-    const warms = none && none.warms > 0 ? `; the ${usd(none.costUsd)} of ${rec.policy === 'none' ? 'no pruning' : rec.policy} above adds pi's cache warms, ${usd(none.warmCostUsd)}` : '';
+    const warms = none && none.warms.count > 0 ? `; the ${usd(none.costUsd)} of ${rec.policy === 'none' ? 'no pruning' : rec.policy} above adds pi's cache warms, ${usd(none.warms.costUsd)}` : '';
     lines.push(
       `against the usage pi recorded (policy ${rec.policy}, ${plural(rec.calls, 'call')}): ${(100 * rec.classMatch).toFixed(1)}% of calls in the recorded class; ` +
         `cost ${usd(rec.predictedCostUsd)} predicted vs ${usd(rec.recordedCostUsd)} recorded (${(100 * rec.costError).toFixed(1)}%)${warms}`,
@@ -236,6 +283,14 @@ function fileTable(name, r, used, { synthetic = false } = {}) {
     lines.push(`the usage pi recorded could not be reconciled: ${rec.reason}`);
   } else {
     lines.push('the session records no usage to check the model against');
+  }
+  const w = rec.warms;
+  if (w && (w.recorded > 0 || w.simulated > 0)) {
+    used.add('warms');
+    lines.push(
+      `pi's cache warmer (${r.cacheWarming}), simulated for each policy: ${plural(w.simulated, 'warm')} under ${rec.policy === 'none' ? 'no pruning' : rec.policy}, ` +
+        (w.recorded === 0 ? 'the file records none' : `the file records ${w.recorded}, ${w.matched} of them at a simulated one's time (within the warmer's 15 s slack)`),
+    );
   }
   for (const p of policies) {
     for (const v of p.invariant.violations.slice(0, p.invariant.flushGated ? 5 : 0)) {

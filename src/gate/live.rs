@@ -214,12 +214,25 @@ impl LiveGate {
         }
         let usage = call.usage.and_then(Usage::from_json).map(|u| u.total());
         self.calibrate(usage, switched);
+        // Counted as the replay counts a session's system message
+        // (`replay/calls.rs`): the prompt as the wire quotes it, the tools'
+        // JSON when there are any.
         if let Some(system) = call.system {
-            self.counted.system_chars = utf16_len(system.as_bytes()) as u64;
+            let mut quoted = Vec::with_capacity(system.len() + 2);
+            crate::json::text::write_str(&mut quoted, system);
+            self.counted.system_chars = if system.is_empty() {
+                0
+            } else {
+                utf16_len(&quoted) as u64
+            };
             self.counted.system_hash = xxh3_64(system.as_bytes());
         }
         if let Some(tools) = call.tools {
-            self.counted.tools_chars = utf16_len(tools.as_bytes()) as u64;
+            self.counted.tools_chars = if tools.len() > 2 {
+                utf16_len(tools.as_bytes()) as u64
+            } else {
+                0
+            };
             self.counted.tools_hash = xxh3_64(tools.as_bytes());
         }
         let preamble = self.calibration.factor().sized(self.counted);

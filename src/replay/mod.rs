@@ -34,6 +34,7 @@ mod digest;
 mod indexer;
 mod invariant;
 pub mod options;
+mod parts;
 mod policy;
 mod prepared;
 mod pricer;
@@ -90,24 +91,41 @@ pub fn replay(
     if !policies.contains(&Policy::None) {
         policies.insert(0, Policy::None);
     }
-    let mut prepared = Prepared::new(bytes, options, progress, policies.len())?;
     let settings = &options.settings;
-    let mut results = Vec::with_capacity(policies.len());
-    for (n, &p) in policies.iter().enumerate() {
-        results.push(prepared.run(p, settings, progress)?);
+    // The stages each policy's saving is split by (`parts.rs`), walked
+    // unseen when not asked for, and the recorded policy, for the check
+    // against the recorded usage.
+    let mut runs = policies.clone();
+    for &p in &policies {
+        for stage in parts::stages(p, settings)? {
+            if !runs.contains(&stage) {
+                runs.push(stage);
+            }
+        }
+    }
+    if !runs.contains(&options.recorded_policy) {
+        runs.push(options.recorded_policy);
+    }
+    let mut prepared = Prepared::new(bytes, options, progress, policies.len())?;
+    let mut results = Vec::with_capacity(runs.len());
+    for (n, &p) in runs.iter().enumerate() {
+        // Only the policies asked for count in the progress.
+        let shown = if policies.contains(&p) {
+            progress
+        } else {
+            None
+        };
+        results.push(prepared.run(p, settings, shown)?);
         // A dialect's rebuilt state goes once no later pass needs it.
-        let later = policies[n + 1..]
-            .iter()
-            .chain(std::iter::once(&options.recorded_policy).filter(|r| !policies.contains(r)))
-            .any(|q| q.dialect() == p.dialect());
-        if !later {
+        if !runs[n + 1..].iter().any(|q| q.dialect() == p.dialect()) {
             prepared.timelines.release(p.dialect());
         }
     }
-    if !policies.contains(&options.recorded_policy) {
-        let r = prepared.run(options.recorded_policy, settings, None)?;
-        results.push(r);
-    }
+    let find = |q: Policy| results.iter().find(|r| r.policy == q);
+    let parts = policies
+        .iter()
+        .map(|&p| parts::parts(p, settings, find))
+        .collect::<Result<Vec<_>>>()?;
     let recorded = results
         .iter()
         .find(|r| r.policy == options.recorded_policy)
@@ -134,8 +152,9 @@ pub fn replay(
             )
         })
         .unwrap_or_default();
-    if !policies.contains(&options.recorded_policy) {
-        results.pop();
+    results.retain(|r| policies.contains(&r.policy));
+    for (r, parts) in results.iter_mut().zip(parts) {
+        r.parts = parts;
     }
     let Prepared {
         infos,

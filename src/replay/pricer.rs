@@ -106,6 +106,11 @@ struct Provider<'a> {
     /// answer's usage is fitted against).
     rolling: Rolling,
     last_sizes: Option<(f64, f64)>,
+    /// A gated policy's cache as the gate sees it (as pi's live gate keeps
+    /// it): the same requests sent in the rolling tokens per character,
+    /// for the model of the latest call only. None for a policy without
+    /// the gate.
+    gate_cache: Option<(u64, Cache)>,
     /// The gate's other candidate (the release's request), kept while the
     /// gate holds it back.
     draft: Option<Draft>,
@@ -165,6 +170,7 @@ impl<'a> Pricer<'a> {
                 warmed: None,
                 rolling: Rolling::default(),
                 last_sizes: None,
+                gate_cache: None,
                 draft: None,
             })),
             CacheModel::Prefix(rule) => Model::Prefix(Prefix {
@@ -226,29 +232,53 @@ impl<'a> Pricer<'a> {
     /// write and cost, given the cache as it stands (provider model;
     /// nothing changes).
     pub fn quote(&self, k: usize, request: &Request, now: f64) -> Option<(Outcome, CallBill)> {
-        let tariff = self.tariff(k, rules_for(&self.meta[k].model, self.long).write_premium);
-        self.quote_at(k, request, now, &tariff)
-    }
-
-    /// [`Pricer::quote`] in `tariff`'s tokens per character.
-    fn quote_at(
-        &self,
-        k: usize,
-        request: &Request,
-        now: f64,
-        tariff: &Tariff<'_>,
-    ) -> Option<(Outcome, CallBill)> {
         let Model::Provider(p) = &self.model else {
             return None;
         };
         let key = self.meta[k].model_key;
+        let tariff = self.tariff(k, rules_for(&self.meta[k].model, self.long).write_premium);
+        Some(self.quote_on(p.caches.get(&key), k, request, now, &tariff))
+    }
+
+    /// What sending `request` on call `k`'s model at `now` would read from
+    /// `cache` (None: an empty one), in `tariff`.
+    fn quote_on(
+        &self,
+        cache: Option<&Cache>,
+        k: usize,
+        request: &Request,
+        now: f64,
+        tariff: &Tariff<'_>,
+    ) -> (Outcome, CallBill) {
         let rules = rules_for(&self.meta[k].model, self.long);
         let tpc = tariff.tokens_per_char;
-        let o = match p.caches.get(&key) {
+        let o = match cache {
             Some(cache) => cache.look(request, &rules, tpc, now),
             None => Cache::default().look(request, &rules, tpc, now),
         };
-        Some((o, tariff.outcome(&o)))
+        (o, tariff.outcome(&o))
+    }
+
+    /// The gate decides on this policy's calls: it keeps the cache as the
+    /// gate sees it.
+    pub fn track_gate(&mut self) {
+        if let Model::Provider(p) = &mut self.model {
+            p.gate_cache = Some((0, Cache::default()));
+        }
+    }
+
+    /// Sends `request` (of call `k`'s model) at `now` through the gate's
+    /// cache, in the rolling tokens per character (another model: the
+    /// cache starts empty, as pi's live gate's does).
+    fn gate_send(p: &mut Provider<'_>, key: u64, rules: &Rules, now: f64) {
+        let tpc = p.rolling.factor().tokens_per_char;
+        if let Some((model, cache)) = p.gate_cache.as_mut() {
+            if *model != key {
+                *model = key;
+                *cache = Cache::default();
+            }
+            cache.send(p.requests.request(), rules, tpc, now);
+        }
     }
 
     /// The gate's inputs at call `k` (provider model): the release's render
@@ -296,9 +326,15 @@ impl<'a> Pricer<'a> {
             tokens_per_char: p.rolling.factor().tokens_per_char,
             ..self.tariff(k, rules.write_premium)
         };
-        let quote = |r: &Request| match self.quote_at(k, r, now, &tariff) {
-            Some((outcome, bill)) => Quoted::of(r, outcome, bill, tariff.tokens_per_char),
-            None => unreachable!("the provider model quotes"),
+        let key = self.meta[k].model_key;
+        let cache = p
+            .gate_cache
+            .as_ref()
+            .filter(|(model, _)| *model == key)
+            .map(|(_, c)| c);
+        let quote = |r: &Request| {
+            let (outcome, bill) = self.quote_on(cache, k, r, now, &tariff);
+            Quoted::of(r, outcome, bill, tariff.tokens_per_char)
         };
         let hold = quote(p.requests.request());
         let apply = p.draft.as_ref().map(|d| quote(d.request()));
@@ -457,6 +493,7 @@ impl<'a> Pricer<'a> {
                 tpc,
                 t,
             );
+            Self::gate_send(p, latest.key, &latest.rules, t);
             let tariff = self.tariff(latest.call, latest.rules.write_premium);
             let cost = tariff.outcome(&o).cost_usd + tariff.output(latest.prompt_tokens, 1.0);
             self.totals.add_warm(cost);
@@ -500,6 +537,7 @@ impl<'a> Pricer<'a> {
             (preamble.tools_chars + preamble.system_chars) as f64,
         );
         p.last_sizes = Some(sizes);
+        Self::gate_send(p, key, &rules, now);
         let p = self.provider();
         let request = p.requests.request();
         let Some((o, bill)) = self.quote(k, request, now) else {

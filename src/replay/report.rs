@@ -132,6 +132,11 @@ fn policy(o: &mut Members, replay: &Replay, p: &PolicyReplay, renders: bool) {
         .object("warms", |o| {
             o.nums(&[("count", b.warms as f64), ("costUsd", b.warm_cost_usd)]);
         })
+        .array("parts", &p.parts, |out, (part, usd)| {
+            object(out, |o| {
+                o.str("part", part.name()).num("costUsd", *usd);
+            })
+        })
         .object("callClasses", |o| {
             let names = ["first", "append", "partial", "rewrite", "expired"];
             for (n, c) in names.iter().zip(b.classes) {

@@ -103,6 +103,8 @@ pub struct PolicyReplay {
     pub gate: Option<GateTotals>,
     /// When pi's warmer re-sent this policy's requests (ms).
     pub warm_times: Vec<f64>,
+    /// Its saving against `none` in parts (`parts.rs`; empty for `none`).
+    pub parts: Vec<(super::parts::Part, f64)>,
 }
 
 /// A model the calls used.

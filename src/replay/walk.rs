@@ -521,6 +521,17 @@ impl<'w, 'f> Walk<'w, 'f> {
         let thinking = policy.config(settings)?.and_then(|c| c.thinking);
         let keep = strip_of(config_json.as_ref())
             .filter(|_| p.options.thinking_boundary.takes_config_boundary());
+        let mut pricer = Pricer::new(
+            &p.options.cache_model,
+            &p.meta,
+            &p.options.catalog,
+            &p.calibration,
+            (p.options.long_retention, p.options.cache_warming),
+            &p.conversions,
+        );
+        if policy.gated() {
+            pricer.track_gate();
+        }
         Ok(Lane {
             thinking,
             keep,
@@ -535,14 +546,7 @@ impl<'w, 'f> Walk<'w, 'f> {
             last_usage: None,
             sent: SentTexts::new(&p.options.contexts, policy)?,
             warms: Vec::new(),
-            pricer: Pricer::new(
-                &p.options.cache_model,
-                &p.meta,
-                &p.options.catalog,
-                &p.calibration,
-                (p.options.long_retention, p.options.cache_warming),
-                &p.conversions,
-            ),
+            pricer,
             result: PolicyReplay {
                 policy,
                 config: config_json,
@@ -557,6 +561,7 @@ impl<'w, 'f> Walk<'w, 'f> {
                 boundary: None,
                 gate: policy.gated().then(|| GateTotals::new(p.options.gate)),
                 warm_times: Vec::new(),
+                parts: Vec::new(),
             },
             scratch: Vec::new(),
         })
