@@ -81,17 +81,21 @@ test('no path: the bundled sample, where its settings came from, yours after non
   const rows = LABELS.map((label) => lines.findIndex((l) => l.startsWith(`${label} `)));
   assert.ok(rows.every((i) => i > 0), rows.join());
   assert.deepEqual([...rows].sort((a, b) => a - b), rows);
-  assert.match(lines[rows[0]], /\$0\.9213 +1\.000x/);
-  assert.match(lines[rows[1]], /\$0\.7726 +0\.839x .* held \(79 calls checked\)$/);
+  assert.match(lines[rows[0]], /\$0\.9468 +1\.000x/);
+  assert.match(lines[rows[1]], /\$0\.7981 +0\.843x .* held \(79 calls checked\)$/);
   assert.match(lines[rows[3]], /broken by design: 31 of 79 calls \(thinkingStrip\)$/);
-  assert.match(lines[rows[4]], /\$0\.6200 +0\.673x/);
-  // The recorded usage: made by this model, and said so; the warm explains
-  // the difference between the total and the prediction.
-  assert.match(r.stdout, /^against the usage pi recorded \(policy none, 94 calls\): 100\.0% of calls in the recorded class; cost \$0\.9154 predicted vs \$0\.9154 recorded \(-?0\.0%\); the \$0\.9213 of no pruning above adds pi's cache warms, \$0\.0059$/m);
+  assert.match(lines[rows[4]], /\$0\.6456 +0\.682x/);
+  // The recorded usage: made by this model, and said so; the warm and the
+  // compaction's summary explain the difference between the total and the
+  // prediction.
+  assert.match(r.stdout, /^against the usage pi recorded \(policy none, 94 calls\): 100\.0% of calls in the recorded class; cost \$0\.9154 predicted vs \$0\.9154 recorded \(-?0\.0%\); the \$0\.9468 of no pruning above adds pi's cache warms, \$0\.0059 and pi's compaction summaries, \$0\.0255$/m);
+  // What each saving rests on, summing to the difference.
+  assert.match(r.stdout, /^pi-condense 2\.4\.3 \(yours\): saves \$0\.1487 against no pruning: stubs, purges and chains \$0\.1484, thinking strip \$0\.0000, cache warms \$0\.0003$/m);
+  assert.match(r.stdout, /^pi-condense 2\.9\.1: saves \$0\.3012 against no pruning: stubs, purges and chains \$0\.3012$/m);
   assert.match(r.stdout, /this file's usage is synthetic, made by this same cost model/);
   // The legend explains each term shown, once.
   const legend = lines.slice(lines.indexOf('What the terms mean:') + 1).filter(Boolean);
-  for (const term of ['x none', 'rewrites', 'thinkingDropped', 'expired', 'at a flush', 'warms', 'invariant']) {
+  for (const term of ['x none', 'rewrites', 'thinkingDropped', 'expired', 'at a flush', 'warms', 'parts', 'compactions', 'invariant']) {
     assert.equal(legend.filter((l) => l.startsWith(`  ${term}: `)).length, 1, term);
   }
   assert.equal(legend.filter((l) => l.startsWith('  orphanSweep: ')).length, 0);
@@ -113,8 +117,8 @@ test('--json: settings, totals, files and errors; the provider figures under the
   const yours = file.policies.find((p) => p.yours);
   assert.equal(yours.policy, 'config');
   for (const gone of ['cost', 'costVsNone', 'cacheWriteChars', 'cacheReadChars', 'billedCacheWriteTokens', 'prefix']) assert.equal(yours[gone], undefined, gone);
-  assert.equal(Math.round(yours.costUsd * 1e4), 7726);
-  assert.equal(yours.costUsdVsNone.toFixed(3), '0.839');
+  assert.equal(Math.round(yours.costUsd * 1e4), 7981);
+  assert.equal(yours.costUsdVsNone.toFixed(3), '0.843');
   assert.equal(typeof yours.cacheWriteTokens, 'number');
   // The totals of one file are that file's figures.
   const total = doc.totals.find((t) => t.policy === 'config');
@@ -177,7 +181,7 @@ test('several files: the totals first, per file with --per-file; a bad file is n
   assert.match(r.stderr, new RegExp(`^condense-native: ${escapeRe(path.join(dir, 'not-a-session.jsonl'))}: `, 'm'));
   assert.doesNotMatch(r.stderr, /replayAsync|tuneAsync/);
   assert.match(r.stdout, /^2 session files, 97 model calls; 2 files left out \(named on stderr\)$/m);
-  assert.match(r.stdout, /^policy +calls +USD +x none +rewrites +chars sent +invariant +costliest causes of rewrites$/m);
+  assert.match(r.stdout, /^policy +calls +USD +x none +rewrites +compactions +chars sent +invariant +costliest causes of rewrites$/m);
   assert.match(r.stdout, /^pi-condense 2\.4\.3 \(yours\) +97 /m);
   assert.doesNotMatch(r.stdout, /a-good\.jsonl: 3 model calls/);
   const perFile = cli(['replay', '--per-file', dir]);
@@ -389,7 +393,7 @@ test('tune: what to set names the settings file and turns pruning on where it is
       assert.doesNotMatch(text, /Pruning is off today/);
       assert.equal(doc.today.costUsd, doc.current.costUsd);
     } else {
-      assert.ok(text.includes(`Pruning is off today (${c.why.replace('FILE', file)}): pi sends these sessions unpruned, $0.9213; "(yours)" is what your settings would cost switched on`), `${c.name}: why it is off`);
+      assert.ok(text.includes(`Pruning is off today (${c.why.replace('FILE', file)}): pi sends these sessions unpruned, $0.9468; "(yours)" is what your settings would cost switched on`), `${c.name}: why it is off`);
       assert.match(text, /^Pruning is off today: this turns it on \("enabled": true\)\.$/m);
       assert.equal(doc.today.costUsd, doc.ranked.find((r) => r.release === 'none').costUsd);
     }
@@ -421,10 +425,10 @@ test('tune: ties said and collapsed, what each change saves, every column in the
   const lines = r.stdout.split('\n');
   // The 16 tied configurations are one row, with the settings that do not matter as "any".
   const first = lines.find((l) => l.startsWith('1-16='));
-  assert.match(first, /^1-16=\*\s+2\.9\.1\s+on\s+any\s+any\s+-\s+on\s+\$0\.5045\s+-45\.2%/);
+  assert.match(first, /^1-16=\*\s+2\.9\.1\s+on\s+any\s+any\s+-\s+on\s+\$0\.5300\s+-44\.0%/);
   assert.ok(lines.some((l) => /^17\*? /.test(l)), 'the ranking goes on after the tie');
-  assert.ok(r.stdout.includes('1-16=: 16 configurations cost within $0.0100 of the cheapest ($0.5045 to $0.5045): a tie; error purge and grace do not matter on these sessions'));
-  assert.match(r.stdout, /^Recommended: release 2\.9\.1, chains on, behind the cache-aware gate \(error purge and grace as yours: they do not matter\): \$0\.5045, 45\.2% less than today \(\$0\.9213, no pruning\)\.$/m);
+  assert.ok(r.stdout.includes('1-16=: 16 configurations cost within $0.0100 of the cheapest ($0.5300 to $0.5300): a tie; error purge and grace do not matter on these sessions'));
+  assert.match(r.stdout, /^Recommended: release 2\.9\.1, chains on, behind the cache-aware gate \(error purge and grace as yours: they do not matter\): \$0\.5300, 44\.0% less than today \(\$0\.9468, no pruning\)\.$/m);
   assert.match(r.stdout, /^  pruning off -> on, with your settings: saves \$0\.1487$/m);
   assert.match(r.stdout, /^  release 2\.4\.3 -> 2\.9\.1: saves \$0\.1525$/m);
   assert.match(r.stdout, /^  gate off -> on: saves \$0\.1156$/m);

@@ -26,17 +26,28 @@ const native = localNative();
 const shared = fs.existsSync(path.join(__dirname, '..', '..', 'shared', 'reference'));
 const skip = !shared ? SKIP_MESSAGE : native === null ? 'no native binary loads here' : false;
 const SAMPLE = path.join(__dirname, '..', 'sample', 'session.jsonl');
+const CORPUS = path.join(__dirname, '..', '..', 'shared', 'corpus');
 
 function files() {
+  // The corpus's small and medium sessions (converted from another
+  // format: no system message, usage that does not reconcile), when
+  // ../shared has them.
+  const corpus = ['small', 'medium']
+    .filter((name) => fs.existsSync(path.join(CORPUS, `${name}.json`)))
+    .map((name) => {
+      const { convert } = require('../scripts/corpus-to-session.js');
+      return [`the corpus's ${name} session`, convert(JSON.parse(fs.readFileSync(path.join(CORPUS, `${name}.json`), 'utf8')))];
+    });
   return [
     ['the sample', fs.readFileSync(SAMPLE, 'utf8')],
+    ...corpus,
     ...[1, 2, 3].map((seed) => [`generated session ${seed}`, gateSession(seed)]),
     ['generated session 4, a long horizon', gateSession(4, { turns: 6, longTool: 900_000 }), { horizon: 40 }],
   ];
 }
 
 for (const policy of ['config+gate', '2.9.1+gate']) {
-  test(`${policy}: the live gate decides as the replay at every call`, { skip }, async () => {
+  test(`${policy}: the live gate decides as the replay at every call`, { skip, timeout: 600_000 }, async () => {
     const { replay } = require('../index.js');
     const seen = { warms: 0, reasons: {} };
     for (const [name, text, settings] of files()) {

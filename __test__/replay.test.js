@@ -391,3 +391,60 @@ test('skipped lines are counted, the first five listed; an empty file is an erro
     assert.throws(() => replay(Buffer.from(empty)), (e) => e.code === 'ERR_CONDENSE_INVALID_SESSION' && e.message.endsWith('empty file: not a pi session') && e.line === undefined);
   }
 });
+
+// Issue 45: pi's cache warmer per policy, and what a saving rests on.
+test("pi's warmer warms each policy's own requests; --contexts writes the warms; the parts of a saving add up to it", { skip }, () => {
+  const all = ['none', 'config', 'no-thinking-strip', 'live-thinking-strip', '2.9.1', 'config+gate', '2.9.1+gate'];
+  const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'replay-warms-'));
+  try {
+    const r = replay(SAMPLE, { policies: all, renders: true, contextsDir: dir, gate: { enabled: true } });
+    const by = (name) => r.policies.find((p) => p.policy === name);
+    const none = by('none');
+    // Each policy re-sends its own request: the same warm, at the same
+    // time, costs what that policy's context costs to read.
+    for (const p of r.policies) {
+      assert.equal(p.warms.count, 1, p.policy);
+      const at = p.renders.findIndex((x) => x.warms.length > 0);
+      assert.deepEqual(p.renders[at].warms, none.renders[at].warms, p.policy);
+    }
+    assert.ok(by('2.9.1').warms.costUsd < none.warms.costUsd && by('config').warms.costUsd < none.warms.costUsd);
+    // The warm's line: the previous call's messages, sent again at its time,
+    // between that call's line and the next.
+    const lines = fs.readFileSync(path.join(dir, 'config.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    const w = lines.findIndex((l) => l.kind === 'warm');
+    const at = by('config').renders.findIndex((x) => x.warms.length > 0);
+    assert.equal(lines[w].k, at);
+    assert.equal(lines[w].timestamp, by('config').renders[at].warms[0]);
+    assert.equal(lines[w].model, 'anthropic/claude-opus-4-6');
+    assert.deepEqual(lines[w - 1].kind === 'call' && lines[w - 1].k, at - 1);
+    assert.deepEqual(lines[w].messages, lines[w - 1].messages);
+    assert.equal(lines[w + 1].k, at);
+    // The parts of each saving sum to its difference from no pruning, to
+    // the cent; the gate's holds and the strip are parts of their own.
+    for (const p of r.policies) {
+      if (p.policy === 'none') {
+        assert.deepEqual(p.parts, []);
+        continue;
+      }
+      const sum = p.parts.reduce((a, x) => a + x.costUsd, 0);
+      assert.ok(Math.abs(sum - (none.costUsd - p.costUsd)) < 0.005, `${p.policy}: ${sum} against ${none.costUsd - p.costUsd}`);
+      assert.ok(Math.abs(sum - (none.costUsd - p.costUsd)) < 1e-9, p.policy);
+    }
+    const names = (p) => by(p).parts.map((x) => x.part);
+    assert.deepEqual(names('config'), ['pruning', 'thinkingStrip', 'compactions', 'warms']);
+    assert.deepEqual(names('no-thinking-strip'), ['pruning', 'compactions', 'warms']);
+    assert.deepEqual(names('2.9.1+gate'), ['pruning', 'gate', 'compactions', 'warms']);
+    assert.deepEqual(names('config+gate'), ['pruning', 'thinkingStrip', 'gate', 'compactions', 'warms']);
+    // The gate's part is the gated policy against the release, request for request.
+    const requests = (p) => p.costUsd - p.compactionCostUsd - p.warms.costUsd;
+    assert.ok(Math.abs(by('2.9.1+gate').parts[1].costUsd - (requests(by('2.9.1')) - requests(by('2.9.1+gate')))) < 1e-12);
+    // Asked for alone, a policy's parts are the same (its stages walked unseen).
+    const alone = replay(SAMPLE, { policies: ['config+gate'], gate: { enabled: true } }).policies.find((p) => p.policy === 'config+gate');
+    assert.deepEqual(alone.parts, by('config+gate').parts);
+    assert.deepEqual(replay(SAMPLE, { policies: ['config+gate'], gate: { enabled: true } }).policies.map((p) => p.policy), ['none', 'config+gate']);
+    // Which models keep earlier turns' thinking, what the strip rests on.
+    assert.deepEqual(r.models.map((m) => [m.model, m.keepsThinking]), [['anthropic/claude-sonnet-4-5', false], ['anthropic/claude-opus-4-6', true]]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -273,7 +273,10 @@ function fileTable(name, r, used, { synthetic = false } = {}) {
   const rec = r.recorded;
   if (rec.status === 'matched') {
     const none = r.policies.find((p) => p.policy === rec.policy);
-    const warms = none && none.warms.count > 0 ? `; the ${usd(none.costUsd)} of ${rec.policy === 'none' ? 'no pruning' : rec.policy} above adds pi's cache warms, ${usd(none.warms.costUsd)}` : '';
+    // What the total adds to the calls the usage records: pi's warms and
+    // its compactions' summaries.
+    const adds = none ? [none.warms.count > 0 ? `pi's cache warms, ${usd(none.warms.costUsd)}` : null, none.compactions > 0 ? `pi's compaction summaries, ${usd(none.compactionCostUsd)}` : null].filter(Boolean) : [];
+    const warms = adds.length > 0 ? `; the ${usd(none.costUsd)} of ${rec.policy === 'none' ? 'no pruning' : rec.policy} above adds ${adds.join(' and ')}` : '';
     lines.push(
       `against the usage pi recorded (policy ${rec.policy}, ${plural(rec.calls, 'call')}): ${(100 * rec.classMatch).toFixed(1)}% of calls in the recorded class; ` +
         `cost ${usd(rec.predictedCostUsd)} predicted vs ${usd(rec.recordedCostUsd)} recorded (${(100 * rec.costError).toFixed(1)}%)${warms}`,

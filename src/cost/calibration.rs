@@ -339,4 +339,29 @@ mod tests {
             0.5
         );
     }
+
+    /// The gate's calibration fits the answers so far: at every answer
+    /// while there are fewer than eight, then at every eighth, on the
+    /// latest 32; another model starts afresh.
+    #[test]
+    fn rolling_fits_the_answers_so_far() {
+        let mut r = Rolling::default();
+        assert_eq!(r.factor().tokens_per_char, 0.25);
+        r.switch_to(7);
+        r.observe(1000.0, 1000.0, 0.0);
+        assert_eq!(r.factor().source, "default", "no usage, no point");
+        for n in 1..=7 {
+            r.observe(1000.0 * f64::from(n), 1000.0, 500.0 * f64::from(n + 1));
+            assert!((r.factor().tokens_per_char - 0.5).abs() < 1e-12, "{n}");
+        }
+        // The eighth refits; the ninth waits for the sixteenth.
+        r.observe(1000.0, 1000.0, 1000.0 * 2.0 / 3.0 * 3.0);
+        let eighth = r.factor().tokens_per_char;
+        assert!(eighth > 0.5);
+        r.observe(1000.0, 1000.0, 5000.0);
+        assert_eq!(r.factor().tokens_per_char, eighth);
+        assert_eq!(r.model_key(), 7);
+        r.switch_to(8);
+        assert_eq!(r.factor().tokens_per_char, 0.25);
+    }
 }

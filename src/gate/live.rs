@@ -235,7 +235,7 @@ impl LiveGate {
             };
             self.counted.tools_hash = xxh3_64(tools.as_bytes());
         }
-        let preamble = self.calibration.factor().sized(self.counted);
+        let preamble = self.counted;
         self.held = None;
         let (reason, inputs) = if cold {
             self.carried.cold();

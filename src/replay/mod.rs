@@ -109,12 +109,13 @@ pub fn replay(
     let mut prepared = Prepared::new(bytes, options, progress, policies.len())?;
     let mut results = Vec::with_capacity(runs.len());
     for (n, &p) in runs.iter().enumerate() {
-        // Only the policies asked for count in the progress.
-        let shown = if policies.contains(&p) {
-            progress
-        } else {
-            None
-        };
+        if n == policies.len() {
+            // The policies not asked for count in no progress, keep no
+            // renders and export no contexts.
+            prepared.options.keep_renders = false;
+            prepared.options.contexts = Contexts::None;
+        }
+        let shown = if n < policies.len() { progress } else { None };
         results.push(prepared.run(p, settings, shown)?);
         // A dialect's rebuilt state goes once no later pass needs it.
         if !runs[n + 1..].iter().any(|q| q.dialect() == p.dialect()) {

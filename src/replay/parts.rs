@@ -84,6 +84,9 @@ pub fn parts<'r>(
     let (Some(none), Some(this)) = (find(Policy::None), find(policy)) else {
         return Ok(Vec::new());
     };
+    if policy == Policy::None {
+        return Ok(Vec::new());
+    }
     let stages = stages(policy, settings)?;
     let mut out = Vec::new();
     let mut before = none;
