@@ -596,3 +596,22 @@ test('a terminal shows the progress bar; a pipe and --json do not', { skip: skip
   const piped = cli(['replay']);
   assert.doesNotMatch(piped.stderr + piped.stdout, /\[[#.]{30}\]/);
 });
+
+// Issue 45: pi's cacheWarming setting, read from the settings file pi reads.
+test("replay: pi's cacheWarming from the settings file; a mode pi does not have is a usage error naming the file", { skip }, () => {
+  const dir = tmpDir();
+  const file = path.join(dir, 'settings.json');
+  fs.writeFileSync(file, JSON.stringify({ cacheWarming: 'off' }));
+  const off = cli(['replay', '--json', SAMPLE], { agentDir: dir });
+  assert.equal(off.code, 0, off.stderr);
+  const doc = JSON.parse(off.stdout).files[0];
+  assert.equal(doc.cacheWarming, 'off');
+  for (const p of doc.policies) assert.deepEqual(p.warms, { count: 0, costUsd: 0 }, p.policy);
+  assert.deepEqual(doc.recorded.warms, { recorded: 1, simulated: 0, matched: 0 });
+  assert.match(cli(['replay', SAMPLE]).stdout, /^pi's cache warmer \(idle\), simulated for each policy: 1 warm under no pruning, the file records 1, 1 of them at a simulated one's time/m);
+  fs.writeFileSync(file, JSON.stringify({ cacheWarming: 'always' }));
+  const bad = cli(['replay', SAMPLE], { agentDir: dir });
+  assert.equal(bad.code, 2);
+  assert.ok(bad.stderr.includes(`${file}: cacheWarming is "always", not one of pi's modes (idle, off, streaming)`), bad.stderr);
+  assert.equal(bad.stdout, '');
+});

@@ -146,7 +146,7 @@ function unknownKeys(config) {
 // `contextPrune` block (pi-condense then runs on its defaults). The same
 // rule as `looks_like_pi_settings` in src/replay/settings.rs, which decides
 // what the replay renders with; this copy lets the CLI say so.
-const PI_KEYS = ['defaultProvider', 'defaultModel', 'defaultThinkingLevel', 'theme', 'compaction', 'retry', 'packages', 'extensions'];
+const PI_KEYS = ['defaultProvider', 'defaultModel', 'defaultThinkingLevel', 'theme', 'compaction', 'cacheWarming', 'retry', 'packages', 'extensions'];
 const CONDENSE_KEYS = ['chainCompression', 'purgeErrors', 'thinkingStrip', 'protectedTools', 'protectedPaths', 'recoveryGraceTurns', 'pruneOn'];
 
 /** Whether `config` is a pi settings file that holds no contextPrune block. */

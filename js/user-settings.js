@@ -53,6 +53,19 @@ function readObject(file) {
 // the same file), or null.
 const compactionOf = (settings) => settings?.compaction ?? null;
 
+// pi's `cacheWarming` mode in a settings file, or null (pi's default,
+// idle). Its modes are pi's; the replay's copy of the list is
+// src/replay/options.rs (`cacheWarming`).
+const WARMING_MODES = ['idle', 'off', 'streaming'];
+const cacheWarmingOf = (settings) => settings?.cacheWarming ?? null;
+
+/** What is wrong with pi's own keys the replay reads (`cacheWarming`), as lines. */
+function piKeyProblems(settings) {
+  const mode = cacheWarmingOf(settings);
+  if (mode === null || WARMING_MODES.includes(mode)) return [];
+  return [`cacheWarming is ${JSON.stringify(mode)}, not one of pi's modes (${WARMING_MODES.join(', ')})`];
+}
+
 /**
  * The user's pi-condense settings: `{ config, file, exists, source,
  * enabled, notes }` where `config` is pi's settings object to pass as a
@@ -82,12 +95,12 @@ function findUserSettings({ env = process.env, cwd = process.cwd() } = {}) {
     throw err;
   }
   if (read.absent) {
-    return { config: null, file, exists: false, agentDir, source: `no ${shown(file)}: pi-condense's defaults`, enabled: false, compaction: null, notes };
+    return { config: null, file, exists: false, agentDir, source: `no ${shown(file)}: pi-condense's defaults`, enabled: false, compaction: null, cacheWarming: null, notes };
   }
   const block = read.value.contextPrune;
   // A value pi-condense cannot use is the user's to fix, named once here
   // before any session is read (as --config names it), not per session.
-  const problems = configProblems(read.value);
+  const problems = [...configProblems(read.value), ...piKeyProblems(read.value)];
   if (problems.length > 0) {
     const err = new Error(`${shown(file)}: ${problems.join('; ')}; fix it there, or name other settings with --config FILE`);
     err.usage = true;
@@ -96,7 +109,7 @@ function findUserSettings({ env = process.env, cwd = process.cwd() } = {}) {
   notes.push(...unknownKeys(read.value).map((line) => `${shown(file)}: ${line}`));
   if (block === undefined) {
     notes.push(`${shown(file)} has no contextPrune block: pi-condense's defaults`);
-    return { config: null, file, exists: true, agentDir, source: `pi-condense's defaults (${shown(file)} has no contextPrune)`, enabled: false, compaction: compactionOf(read.value), notes };
+    return { config: null, file, exists: true, agentDir, source: `pi-condense's defaults (${shown(file)} has no contextPrune)`, enabled: false, compaction: compactionOf(read.value), cacheWarming: cacheWarmingOf(read.value), notes };
   }
   return {
     config: read.value,
@@ -106,6 +119,7 @@ function findUserSettings({ env = process.env, cwd = process.cwd() } = {}) {
     source: `contextPrune from ${shown(file)}`,
     enabled: block !== null && typeof block === 'object' && block.enabled === true,
     compaction: compactionOf(read.value),
+    cacheWarming: cacheWarmingOf(read.value),
     notes,
   };
 }
@@ -131,4 +145,4 @@ function findRelease({ env = process.env, cwd = process.cwd() } = {}) {
   return { release: RELEASE_OF_LINE[line], installed: found.version, source: `pi-condense ${found.version} installed` };
 }
 
-module.exports = { compactionOf, findUserSettings, findRelease, shown, DEFAULT_RELEASE };
+module.exports = { compactionOf, cacheWarmingOf, piKeyProblems, findUserSettings, findRelease, shown, DEFAULT_RELEASE };

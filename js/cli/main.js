@@ -19,7 +19,7 @@ const { parseArgs, resolve } = require('./flags.js');
 const { helpText, jsonHelp } = require('./help.js');
 const { sessionFiles } = require('../session-files.js');
 const { piSettingsWithoutBlock, unknownKeys } = require('../settings-check.js');
-const { compactionOf, findUserSettings, findRelease, shown } = require('../user-settings.js');
+const { compactionOf, cacheWarmingOf, piKeyProblems, findUserSettings, findRelease, shown } = require('../user-settings.js');
 const { POLICIES } = require('../replay.js');
 const { refusal, contextsRefusal, contextsDirs } = require('./outputs.js');
 
@@ -59,9 +59,17 @@ function settingsOf(run) {
   let exists = true;
   let enabled = null;
   let compaction = null;
+  let cacheWarming = null;
   if (run.config !== undefined) {
     config = run.config;
     compaction = compactionOf(config);
+    cacheWarming = cacheWarmingOf(config);
+    const problems = piKeyProblems(config);
+    if (problems.length > 0) {
+      const err = new Error(`--config ${run.configFile}: ${problems.join('; ')}`);
+      err.usage = true;
+      throw err;
+    }
     source = `--config ${run.configFile}`;
     file = path.resolve(run.configFile);
     if (piSettingsWithoutBlock(config)) {
@@ -70,11 +78,11 @@ function settingsOf(run) {
     notes.push(...unknownKeys(config).map((line) => `--config ${run.configFile}: ${line}`));
   } else {
     const found = findUserSettings();
-    ({ config, source, file, exists, enabled, compaction } = found);
+    ({ config, source, file, exists, enabled, compaction, cacheWarming } = found);
     notes.push(...found.notes);
   }
   const release = run.release ? { release: run.release, source: `--release ${run.release}`, installed: null } : findRelease();
-  return { config, source, file, exists, enabled, compaction, release: release.release, releaseSource: release.source, installed: release.installed, notes };
+  return { config, source, file, exists, enabled, compaction, cacheWarming, release: release.release, releaseSource: release.source, installed: release.installed, notes };
 }
 
 /** Whether `file` starts as an SVG condense-native wrote (its mark in the first bytes). */

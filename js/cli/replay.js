@@ -56,6 +56,7 @@ async function replayMain(run, ctx) {
     policies: run.policies,
     config: settings.config,
     compaction: settings.compaction,
+    cacheWarming: settings.cacheWarming,
     release: settings.release,
     renders: run.renders || run.svg !== null,
   };

@@ -258,6 +258,7 @@ async function tuneMain(run, ctx) {
       ...run.options,
       config: settings.config,
       compaction: settings.compaction,
+      cacheWarming: settings.cacheWarming,
       release: settings.release,
       onProgress: progress ? (done, total) => progress.update(0, 1, 'tune', done, total) : null,
     });

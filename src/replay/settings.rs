@@ -249,12 +249,13 @@ impl Settings {
 /// pi-condense's keys. js/settings-check.js (`piSettingsWithoutBlock`)
 /// holds the same rule, for the CLI's warning.
 fn looks_like_pi_settings(v: &Json) -> bool {
-    const PI_KEYS: [&str; 8] = [
+    const PI_KEYS: [&str; 9] = [
         "defaultProvider",
         "defaultModel",
         "defaultThinkingLevel",
         "theme",
         "compaction",
+        "cacheWarming",
         "retry",
         "packages",
         "extensions",
