@@ -117,6 +117,7 @@ class PiGate {
     // The model, system and tools cross when they change; the messages
     // the gate has not converted yet it reads from the drop-in's engine.
     const passed = this.passed;
+    const answer = cold ? null : answerOf(messages, this.inputs);
     const now = this.clock();
     this.lastCallAt = now;
     const code = this.native.decide(
@@ -126,7 +127,8 @@ class PiGate {
       passed.model === this.modelText ? null : (passed.model = this.modelText),
       passed.system === this.system ? null : (passed.system = this.system),
       passed.tools === this.tools ? null : (passed.tools = this.tools),
-      cold ? null : answerUsage(messages, this.inputs),
+      answer === null ? null : JSON.stringify(answer.usage),
+      answer === null ? null : answer.at,
       order,
     );
     const decision = this.reasons[code];
@@ -176,15 +178,17 @@ function identity(n) {
 }
 
 /**
- * The usage pi recorded on the answer to the previous request (the first
- * assistant message appended since that has one), as JSON text; null when
- * there is none.
- * The native side reads it as the replay reads a session's.
+ * The answer to the previous request (the first assistant message appended
+ * since that has a usage): `{ usage, at }`, its usage and its `timestamp`
+ * (null when not a number); null when there is none. The native side reads
+ * the usage as the replay reads a session's.
  */
-function answerUsage(messages, from) {
+function answerOf(messages, from) {
   for (let i = from; i < messages.length; i++) {
     const m = messages[i];
-    if (m && m.role === 'assistant' && m.usage && typeof m.usage === 'object') return JSON.stringify(m.usage);
+    if (m && m.role === 'assistant' && m.usage && typeof m.usage === 'object') {
+      return { usage: m.usage, at: typeof m.timestamp === 'number' && Number.isFinite(m.timestamp) ? m.timestamp : null };
+    }
   }
   return null;
 }

@@ -19,6 +19,9 @@ const prose = (r, chars) => {
   return out.slice(0, chars);
 };
 
+// pi-ai's models with `compat.supportsMidConvoEffort` (its catalog).
+const EFFORT_MODELS = new Set(['claude-opus-5', 'claude-opus-5-5', 'claude-fable-5-1', 'claude-fable-5-2', 'claude-sonnet-5-5', 'claude-haiku-5-5']);
+
 class GateSessionBuilder extends TuneSessionBuilder {
   constructor(options) {
     super(options);
@@ -44,6 +47,8 @@ class GateSessionBuilder extends TuneSessionBuilder {
     const out = super.call(id, options);
     const m = this.entries.get(id).message;
     m.model = this.model;
+    // pi-ai records the effort an effort-managed model answered at.
+    if (EFFORT_MODELS.has(this.model)) m.providerThinkingLevel = 'high';
     // What the provider would have counted of the request: about 3.4
     // characters a token, give or take 3%.
     const prompt = Math.round((this.contextChars / 3.4) * (0.97 + 0.06 * this.r.next()));
@@ -105,4 +110,46 @@ function gateSession(seed, { turns = 5, calls = 7, longTool = 400_000, pause = 4
   return s.text();
 }
 
-module.exports = { gateSession };
+/**
+ * A session on one `model` for preserved thinking (issue 49): `turns` user
+ * turns of `calls` calls, each answer thinking and reading a file, a
+ * 2.4.3 flush after every third call that stubs the results so far, so a
+ * stub precedes answers whose thinking was produced before it.
+ */
+function thinkingSession(seed, model, { turns = 3, calls = 6 } = {}) {
+  const r = rng(seed);
+  const s = new GateSessionBuilder({ id: `thinking-${seed}`, start: Date.UTC(2026, 9, 1, 9, 0, 0) + seed * 86_400_000 });
+  s.r = r;
+  s.switchModel(model, { after: 0 });
+  let boundary;
+  let n = 0;
+  for (let t = 0; t < turns; t++) {
+    const u = `u${t}`;
+    const userAt = s.clock + 20_000 + r.int(20_000);
+    s.message(u, { role: 'user', content: `Turn ${t}: ${prose(r, 500 + r.int(500))}`, timestamp: userAt }, userAt);
+    let pending = [];
+    const ids = [];
+    for (let k = 0; k < calls; k++) {
+      const id = `a${n++}`;
+      const { start, blocks } = s.call(id, { thinking: prose(r, 800 + r.int(1500)), calls: [{ name: 'read', arguments: { path: `src/t${t}-${k}.ts` } }], gap: 3_000 + r.int(6_000) });
+      blocks.forEach((block, i) => {
+        const text = fileText(seed * 1000 + n, 3000 + r.int(6000));
+        const at = s.result(`${id}-r${i}`, block, text, false);
+        ids.push(block.id);
+        pending.push({ block, text, at, turn: n - 1, start });
+      });
+      if ((k + 1) % 3 === 0) {
+        boundary = s.summarize(`fl${t}m${k}`, pending, { previous: boundary });
+        pending = [];
+      }
+    }
+    const fin = s.call(`a${n++}`, { thinking: prose(r, 600 + r.int(800)), text: `Done with turn ${t}.`, gap: 4_000 });
+    boundary = s.summarize(`fl${t}e`, pending, {
+      previous: boundary,
+      chain: { blockId: `b${t}`, startUserTimestamp: s.entries.get(u).message.timestamp, droppedToolCallIds: ids, finalAssistantTimestamp: fin.start },
+    });
+  }
+  return s.text();
+}
+
+module.exports = { gateSession, thinkingSession };

@@ -46,6 +46,8 @@ pub struct MessageStart {
     pub effort: Option<Json>,
     /// An assistant message with a thinking block.
     pub has_thinking: bool,
+    /// An assistant message's answer key (`Converted::Assistant`).
+    pub produced: Option<u64>,
 }
 
 /// Receives the request's messages in order.
@@ -80,6 +82,7 @@ impl<'a, B: WireBlock + 'a, S: WireSink<'a, B>> Assembler<'a, '_, B, S> {
                 string_content: false,
                 effort: None,
                 has_thinking: false,
+                produced: None,
             });
         }
     }
@@ -116,6 +119,7 @@ impl<'a, B: WireBlock + 'a, S: WireSink<'a, B>> Assembler<'a, '_, B, S> {
             string_content,
             effort: None,
             has_thinking: false,
+            produced: None,
         });
         for b in blocks {
             self.sink.block(b);
@@ -128,7 +132,7 @@ impl<'a, B: WireBlock + 'a, S: WireSink<'a, B>> Assembler<'a, '_, B, S> {
         blocks: &'a [B],
         tool_calls: &'a [(u64, B)],
         errored: bool,
-        effort: Option<&Json>,
+        (effort, produced): (Option<&Json>, Option<u64>),
     ) {
         self.answer(Some(i));
         // transformMessages drops an errored turn before the results are
@@ -154,6 +158,7 @@ impl<'a, B: WireBlock + 'a, S: WireSink<'a, B>> Assembler<'a, '_, B, S> {
             string_content: false,
             effort: None,
             has_thinking: blocks.iter().any(WireBlock::is_thinking),
+            produced,
         });
         for b in blocks {
             self.sink.block(b);
@@ -196,12 +201,13 @@ where
                 tool_calls,
                 errored,
                 effort,
+                produced,
             } => a.assistant(
                 i,
                 blocks,
                 tool_calls,
                 *errored,
-                effort.as_ref().filter(|_| model.effort),
+                (effort.as_ref().filter(|_| model.effort), *produced),
             ),
             Converted::ToolResult { id, block, images } => a.tool_result(i, *id, block, images),
         }
@@ -221,5 +227,6 @@ fn effort_start(level: Json) -> MessageStart {
         string_content: false,
         effort: Some(level),
         has_thinking: false,
+        produced: None,
     }
 }

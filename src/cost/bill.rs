@@ -186,6 +186,14 @@ pub struct CauseLine {
     pub cost_usd: f64,
 }
 
+/// Thinking the API dropped, over a policy's requests.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ThinkingDropped {
+    pub blocks: u64,
+    pub tokens: f64,
+    pub calls: u64,
+}
+
 /// A policy's sums.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct BillTotals {
@@ -203,6 +211,10 @@ pub struct BillTotals {
     /// Requests above the model's context window: the provider refuses
     /// them, so they are counted and not priced.
     pub over_window: u64,
+    /// Thinking the API dropped under preserved thinking's prefix check:
+    /// blocks and tokens summed over the requests, and the requests that
+    /// dropped any (reasoning the model no longer saw; not billed).
+    pub thinking_dropped: ThinkingDropped,
     pub causes: Vec<CauseLine>,
     /// Calls per class, in `CallClass` order.
     pub classes: [u64; 5],
@@ -223,6 +235,16 @@ impl BillTotals {
         self.compactions += 1;
         self.compaction_cost_usd += cost_usd;
         self.cost_usd += cost_usd;
+    }
+
+    /// A request from which the API dropped `(blocks, tokens)` of thinking.
+    pub fn add_thinking_dropped(&mut self, (blocks, tokens): (u32, f64)) {
+        if blocks > 0 {
+            let d = &mut self.thinking_dropped;
+            d.blocks += u64::from(blocks);
+            d.tokens += tokens;
+            d.calls += 1;
+        }
     }
 
     pub fn add_warm(&mut self, cost_usd: f64) {

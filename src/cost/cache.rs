@@ -232,6 +232,7 @@ mod tests {
             total_chars: chars,
             message_chars: chars - sizes[0],
             trailing_effort: false,
+            ..Request::default()
         }
     }
 

@@ -191,6 +191,9 @@ pub struct Rules {
     pub write_premium: bool,
     /// Whether thinking of earlier turns stays in the billed prompt.
     pub keeps_thinking: bool,
+    /// Whether the API runs preserved thinking's prefix check on thinking
+    /// sent back (`checks_thinking_prefix`).
+    pub prefix_check: bool,
 }
 
 fn contains(id: &[u8], needle: &str) -> bool {
@@ -223,15 +226,41 @@ fn anthropic_min_tokens(id: &[u8]) -> f64 {
         .map_or(1024.0, |&(_, n)| n)
 }
 
-/// Whether the model keeps earlier turns' thinking in its context (Opus
-/// 4.5 and later, and every Claude of the fifth generation, do; Sonnet 4.x,
-/// Haiku 4.5 and older drop it server-side, so it bills nothing and leaves
-/// the cached prefix alone). Inferred: docs/REPLAY.md.
+/// Whether the model keeps earlier turns' thinking in its context, billed
+/// as input (Anthropic's "Thinking block preservation by model" and
+/// prompt caching's "Caching with thinking blocks": Opus 4.5 and later,
+/// Sonnet 4.6 and later, every Claude of the fifth generation; earlier
+/// Opus and Sonnet and every Haiku through 4.5 strip it server-side, so it
+/// bills nothing and leaves the cached prefix alone). docs/REPLAY.md.
 fn keeps_thinking(id: &[u8]) -> bool {
     match claude_version(id) {
         Some((family, major, minor)) => {
-            family == "fable" || major >= 5 || (family == "opus" && major == 4 && minor >= 5)
+            major >= 5
+                || matches!(family, "fable" | "mythos")
+                || (family == "opus" && major == 4 && minor >= 5)
+                || (family == "sonnet" && major == 4 && minor >= 6)
         }
+        None => false,
+    }
+}
+
+/// Whether the API runs preserved thinking's prefix check for the model:
+/// a thinking block sent back is dropped (pi-ai asks for `drop_block`)
+/// when anything before it differs from the request that produced it, and
+/// every later one with it. Anthropic's documentation ("Preserved
+/// thinking", "Prefix checks on thinking blocks"; Amazon Bedrock's
+/// "Preserved thinking"): Claude Fable 5.1, Opus 5.5, Sonnet 5.5 and
+/// Haiku 5.5 run it (pi-ai's `drop_block` opts every account in), Fable
+/// 5.2 and Mythos 5.2 on every account; Mythos 5.1 records the signature
+/// and, by Bedrock's page and Anthropic's of October 2026, does not run it
+/// (a later page says otherwise: priced as not running); Opus 5, Fable 5,
+/// Sonnet 5 and older models do not. The table is docs/REPLAY.md's.
+fn checks_thinking_prefix(id: &[u8]) -> bool {
+    match claude_version(id) {
+        Some(("fable", 5, minor)) => minor >= 1,
+        Some(("mythos", 5, minor)) => minor >= 2,
+        Some(("opus" | "sonnet" | "haiku", 5, minor)) => minor >= 5,
+        Some((_, major, _)) => major > 5,
         None => false,
     }
 }
@@ -240,7 +269,7 @@ fn keeps_thinking(id: &[u8]) -> bool {
 /// ("sonnet", 5, 0); Bedrock and OpenRouter prefixes are skipped.
 fn claude_version(id: &[u8]) -> Option<(&'static str, u32, u32)> {
     let text = std::str::from_utf8(id).ok()?;
-    for family in ["opus", "sonnet", "haiku", "fable"] {
+    for family in ["opus", "sonnet", "haiku", "fable", "mythos"] {
         let Some(at) = text.find(family) else {
             continue;
         };
@@ -269,6 +298,7 @@ pub fn rules_for(model: &CallModel, long: bool) -> Rules {
         ttl_ms: ttl,
         write_premium: true,
         keeps_thinking: keeps_thinking(id),
+        prefix_check: checks_thinking_prefix(id),
     };
     if provider == b"amazon-bedrock" {
         return anthropic(Family::Bedrock);
@@ -286,6 +316,7 @@ pub fn rules_for(model: &CallModel, long: bool) -> Rules {
             ttl_ms: 300_000.0,
             write_premium: false,
             keeps_thinking: true,
+            prefix_check: false,
         };
     }
     if provider == b"openai" || provider == b"openai-codex" || &*model.api == b"openai-responses" {
@@ -303,6 +334,7 @@ pub fn rules_for(model: &CallModel, long: bool) -> Rules {
             ttl_ms: if implicit { 1_800_000.0 } else { 300_000.0 },
             write_premium: implicit,
             keeps_thinking: true,
+            prefix_check: false,
         };
     }
     anthropic(Family::Anthropic)
@@ -364,6 +396,36 @@ mod tests {
             rules_for(&model("openrouter", "anthropic/claude-sonnet-4.5"), false).family,
             Family::OpenRouter
         );
+    }
+
+    /// Which models keep earlier turns' thinking, and which run preserved
+    /// thinking's prefix check (docs/REPLAY.md's table).
+    #[test]
+    fn thinking_rules_per_model() {
+        let rule = |id: &str| {
+            let r = rules_for(&model("anthropic", id), false);
+            (r.keeps_thinking, r.prefix_check)
+        };
+        for (id, keeps, checks) in [
+            ("claude-sonnet-4-5", false, false),
+            ("claude-haiku-4-5", false, false),
+            ("claude-opus-4-1", false, false),
+            ("claude-sonnet-4-6", true, false),
+            ("claude-opus-4-6", true, false),
+            ("claude-opus-5", true, false),
+            ("claude-sonnet-5", true, false),
+            ("claude-fable-5", true, false),
+            ("claude-mythos-5-1", true, false),
+            ("claude-opus-5-5", true, true),
+            ("claude-sonnet-5-5", true, true),
+            ("claude-haiku-5-5", true, true),
+            ("claude-fable-5-1", true, true),
+            ("claude-fable-5-2", true, true),
+            ("claude-mythos-5-2", true, true),
+        ] {
+            assert_eq!(rule(id), (keeps, checks), "{id}");
+        }
+        assert!(!rules_for(&model("openai", "gpt-5.5"), false).prefix_check);
     }
 
     #[test]

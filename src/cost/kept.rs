@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use super::catalog::Rules;
 use super::digest::first_difference;
-use super::request::{Incremental, Preamble, Request, Update};
+use super::request::{Bindings, Incremental, Preamble, Request, Update};
 use super::wire::{convert_message, CallModel, Converted, Packed};
 use crate::error::Result;
 use crate::json::Json;
@@ -83,7 +83,7 @@ impl<K: Clone + PartialEq> KeptRequest<K> {
         model: &CallModel,
         key: u64,
         preamble: &Preamble,
-        rules: &Rules,
+        rules: (&Rules, Option<&Bindings>),
     ) -> Result<Update> {
         let first = first.min(self.keys.len());
         let fresh = (0..new.len())
@@ -170,7 +170,7 @@ mod tests {
                 &model,
                 9,
                 &preamble,
-                &rules,
+                (&rules, None),
             )
             .unwrap();
             let fresh: Vec<WireMessage> = keys

@@ -7,9 +7,15 @@
 //! so). Thinking the model does not keep is left out: for such models,
 //! thinking before the latest user turn is dropped server-side, and in the
 //! open turn only the unbroken run of thinking from its first assistant
-//! message is billed (CACHE-MODEL.md 4).
+//! message is billed (CACHE-MODEL.md 4). On a model that runs preserved
+//! thinking's prefix check, a thinking block whose prefix is not the one
+//! it was produced under is dropped by the API, and every later one with
+//! it ([`Bindings`]): dropped blocks are neither billed nor cached, and
+//! counted.
 
 use xxhash_rust::xxh3::xxh3_64;
+
+use crate::hash::HashMap;
 
 use super::assemble::{assemble, MessageStart, WireSink};
 use super::catalog::{Family, Rules};
@@ -37,6 +43,13 @@ pub struct Preamble {
     pub system_hash: u64,
 }
 
+/// What each answer's thinking is bound to under preserved thinking
+/// (Anthropic's prefix check, docs/REPLAY.md): per answer (its key,
+/// `wire::answer_key`), the prefix of the request that produced it
+/// (`Request::end_hash`). A conversation keeps one: the replay's walk per
+/// policy, pi's live gate per session.
+pub type Bindings = HashMap<u64, u64>;
+
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Request {
     pub positions: Vec<Position>,
@@ -51,6 +64,12 @@ pub struct Request {
     pub message_chars: u64,
     /// The last position is an effort marker (it moves every call).
     pub trailing_effort: bool,
+    /// The hash of the whole prompt (what an answer to it is bound to).
+    pub end_hash: u64,
+    /// Thinking blocks the API drops under the prefix check, and their
+    /// characters (not billed, not cached).
+    pub dropped_blocks: u32,
+    pub dropped_chars: u64,
 }
 
 /// A splitmix64 step over the previous prefix hash and the next item.
@@ -84,6 +103,11 @@ struct BuildState {
     last_message: Option<(&'static str, Option<usize>)>,
     last_text: Option<usize>,
     trailing_effort: bool,
+    /// A thinking block failed the prefix check: it and every later one
+    /// are dropped.
+    unbound: bool,
+    dropped_blocks: u32,
+    dropped_chars: u64,
 }
 
 impl BuildState {
@@ -108,6 +132,8 @@ struct Builder<'b> {
     open_turn: Option<usize>,
     /// Whether the current message's thinking is billed.
     billed: bool,
+    /// What answers' thinking is bound to, on a model that checks it.
+    bindings: Option<&'b Bindings>,
     st: BuildState,
 }
 
@@ -129,6 +155,13 @@ impl<'a> WireSink<'a, Packed> for Builder<'_> {
         }
         if let Some(source) = m.source {
             st.source = source;
+        }
+        // Preserved thinking: an answer whose prefix is not the one it was
+        // produced under loses its thinking, and every later answer too.
+        if let (Some(bindings), Some(key), false) = (self.bindings, m.produced, st.unbound) {
+            if m.has_thinking && bindings.get(&key).is_some_and(|&h| h != st.hash) {
+                st.unbound = true;
+            }
         }
         let tag = match m.role {
             "user" => ROLE_USER,
@@ -156,15 +189,19 @@ impl<'a> WireSink<'a, Packed> for Builder<'_> {
     }
 
     fn block(&mut self, block: &'a Packed) {
-        if !self.billed
-            && matches!(
-                block.kind,
-                BlockKind::Thinking | BlockKind::RedactedThinking
-            )
-        {
+        let thinking = matches!(
+            block.kind,
+            BlockKind::Thinking | BlockKind::RedactedThinking
+        );
+        if thinking && !self.billed {
             return;
         }
         let st = &mut self.st;
+        if thinking && st.unbound {
+            st.dropped_blocks += 1;
+            st.dropped_chars += u64::from(block.chars);
+            return;
+        }
         st.trailing_effort = false;
         st.chars += u64::from(block.chars);
         st.message_chars += u64::from(block.chars);
@@ -257,6 +294,9 @@ impl Incremental {
             last_message: None,
             last_text: None,
             trailing_effort: false,
+            unbound: false,
+            dropped_blocks: 0,
+            dropped_chars: 0,
         };
         let mut push = |chars: u64, item: u64, marked: bool| {
             st.chars += chars;
@@ -289,7 +329,9 @@ impl Incremental {
 
     /// Builds the request of `converted` (one call's converted output
     /// messages, `out_len` of them), reusing the kept one up to the first
-    /// message that differs from the previous call's (`first_changed`).
+    /// message that differs from the previous call's (`first_changed`);
+    /// `bindings`: what answers' thinking is bound to, on a model that
+    /// runs the prefix check.
     #[allow(clippy::too_many_arguments)]
     pub fn update<C: std::ops::Deref<Target = Converted<Packed>>>(
         &mut self,
@@ -298,7 +340,7 @@ impl Incremental {
         converted: &[C],
         first_changed: usize,
         model: &CallModel,
-        rules: &Rules,
+        (rules, bindings): (&Rules, Option<&Bindings>),
     ) -> Update {
         let open_turn = converted
             .iter()
@@ -340,6 +382,7 @@ impl Incremental {
             checkpoints: &mut self.checkpoints,
             open_turn,
             billed: true,
+            bindings: bindings.filter(|_| rules.prefix_check),
             st,
         };
         assemble(&converted[from.min(converted.len())..], from, model, &mut b);
@@ -354,6 +397,9 @@ impl Incremental {
         r.total_chars = st.chars;
         r.message_chars = st.message_chars;
         r.trailing_effort = st.trailing_effort;
+        r.end_hash = st.hash;
+        r.dropped_blocks = st.dropped_blocks;
+        r.dropped_chars = st.dropped_chars;
         let divergence = resume.map(|(_, st)| {
             let at = st.positions;
             (at..)
@@ -381,7 +427,7 @@ impl Request {
         rules: &Rules,
     ) -> Request {
         let mut inc = Incremental::default();
-        inc.update(0, preamble, converted, 0, model, rules);
+        inc.update(0, preamble, converted, 0, model, (rules, None));
         inc.request
     }
 

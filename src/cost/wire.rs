@@ -33,6 +33,10 @@ pub struct CallModel {
     pub effort: bool,
     /// `compat.allowEmptySignature`: unsigned thinking stays thinking.
     pub empty_signature: bool,
+    /// Every answer counts as this model's (the replay's `model` option:
+    /// the session as if this model had answered it), so its thinking is
+    /// sent and its effort is the one it would have recorded.
+    pub answers_own: bool,
 }
 
 impl CallModel {
@@ -76,6 +80,7 @@ impl CallModel {
                 .is_none_or(|a| a.iter().any(|v| v.is_str("image"))),
             effort: compat("supportsMidConvoEffort"),
             empty_signature: compat("allowEmptySignature"),
+            answers_own: false,
         }
     }
 }
@@ -108,12 +113,15 @@ pub enum Converted<B> {
     },
     /// An assistant message's blocks; per tool call, its id and the
     /// `No result provided` block pi-ai answers it with when no result
-    /// follows; its effort level for effort-managed models.
+    /// follows; its effort level for effort-managed models; the answer it
+    /// is (its `timestamp`'s bits: what its thinking is bound to, see
+    /// `request.rs` `Bindings`).
     Assistant {
         blocks: Vec<B>,
         tool_calls: Vec<(u64, B)>,
         errored: bool,
         effort: Option<Json>,
+        produced: Option<u64>,
     },
     /// One `tool_result` block and the error images that follow the run.
     ToolResult { id: u64, block: B, images: Vec<B> },
@@ -178,6 +186,7 @@ impl Converted<Json> {
                 tool_calls,
                 errored,
                 effort,
+                produced,
             } => Converted::Assistant {
                 blocks: all(blocks),
                 tool_calls: tool_calls
@@ -186,6 +195,7 @@ impl Converted<Json> {
                     .collect(),
                 errored: *errored,
                 effort: effort.clone(),
+                produced: *produced,
             },
             Converted::ToolResult { id, block, images } => Converted::ToolResult {
                 id: *id,
@@ -466,9 +476,10 @@ pub fn normalize_tool_call_id(id: &Json) -> Json {
 }
 
 pub(super) fn same_model(m: &Json, model: &CallModel) -> bool {
-    text_field(m.get("provider")) == &*model.provider
-        && text_field(m.get("api")) == &*model.api
-        && text_field(m.get("model")) == &*model.id
+    model.answers_own
+        || text_field(m.get("provider")) == &*model.provider
+            && text_field(m.get("api")) == &*model.api
+            && text_field(m.get("model")) == &*model.id
 }
 
 const EFFORTS: [&str; 5] = ["low", "medium", "high", "xhigh", "max"];
@@ -555,7 +566,16 @@ fn assistant(m: &Json, model: &CallModel) -> Converted<Json> {
             ]));
         }
     }
-    let effort = if model.effort
+    let effort = if model.effort && model.answers_own {
+        // The level pi-ai would have recorded: the answer's own, else the
+        // request's (`high`).
+        Some(
+            m.get("providerThinkingLevel")
+                .filter(|l| EFFORTS.iter().any(|e| l.is_str(e)))
+                .cloned()
+                .unwrap_or_else(|| Json::str("high")),
+        )
+    } else if model.effort
         && m.get("api").is_some_and(|a| a.is_str("anthropic-messages"))
         && text_field(m.get("provider")) == &*model.provider
     {
@@ -570,6 +590,16 @@ fn assistant(m: &Json, model: &CallModel) -> Converted<Json> {
         tool_calls,
         errored,
         effort,
+        produced: answer_key(m),
+    }
+}
+
+/// The key of an answer: its `timestamp`'s bits (pi stamps each message
+/// when its request starts; the replay's calls are timed by it too).
+pub fn answer_key(m: &Json) -> Option<u64> {
+    match m.get("timestamp") {
+        Some(Json::Num(t)) if t.is_finite() => Some(t.to_bits()),
+        _ => None,
     }
 }
 

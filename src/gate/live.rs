@@ -21,7 +21,7 @@ use crate::cost::calibration::Rolling;
 use crate::cost::catalog::{rules_for, Catalog, ModelEntry, Rules};
 use crate::cost::digest::first_difference;
 use crate::cost::kept::{wire_message, KeptRequest, MessageValues, WireMessage};
-use crate::cost::request::Preamble;
+use crate::cost::request::{Bindings, Preamble};
 use crate::cost::slot_value;
 use crate::cost::usage::Usage;
 use crate::cost::wire::CallModel;
@@ -50,6 +50,9 @@ pub struct LiveCall<'a> {
     /// The usage pi recorded on the answer to the previous request, when
     /// it is known (read as the replay reads a session's).
     pub usage: Option<&'a Json>,
+    /// That answer's `timestamp` (its thinking is bound to the previous
+    /// request, under preserved thinking).
+    pub answer: Option<f64>,
     /// The release's render, slot by slot, of `inputs` messages.
     pub release: &'a [i32],
     pub inputs: usize,
@@ -159,6 +162,10 @@ pub struct LiveGate {
     cache: Cache,
     /// The slots converted since the last cold call.
     converted: HashMap<i32, WireMessage>,
+    /// What the answers' thinking is bound to (preserved thinking), and the
+    /// prefix of the last request sent, which its answer will be bound to.
+    bindings: Bindings,
+    sent_end: Option<u64>,
     /// The request sent last, and the release's latest render (the same
     /// after an apply; carried on while the gate holds, so each call
     /// brings it up to date from what the release changed).
@@ -186,6 +193,8 @@ impl LiveGate {
             calibration: Rolling::default(),
             cache: Cache::default(),
             converted: HashMap::default(),
+            bindings: Bindings::default(),
+            sent_end: None,
             sent: Kept::default(),
             release: Kept::default(),
             last_sizes: None,
@@ -214,6 +223,9 @@ impl LiveGate {
         }
         let usage = call.usage.and_then(Usage::from_json).map(|u| u.total());
         self.calibrate(usage, switched);
+        if let (Some(at), Some(end)) = (call.answer.filter(|t| t.is_finite()), self.sent_end) {
+            self.bindings.insert(at.to_bits(), end);
+        }
         // Counted as the replay counts a session's system message
         // (`replay/calls.rs`): the prompt as the wire quotes it, the tools'
         // JSON when there are any.
@@ -251,6 +263,7 @@ impl LiveGate {
         let (rules, tpc) = (self.live().rules, self.tokens_per_char());
         let sent = self.sent.request();
         self.cache.send(sent, &rules, tpc, call.now);
+        self.sent_end = Some(sent.end_hash);
         self.last_sizes = Some((
             sent.message_chars as f64,
             (preamble.tools_chars + preamble.system_chars) as f64,
@@ -372,7 +385,15 @@ impl LiveGate {
             converted.insert(slot, message.clone());
             Ok(message)
         };
-        kept.bring(first, new, message, &m.model, m.key, preamble, &m.rules)?;
+        kept.bring(
+            first,
+            new,
+            message,
+            &m.model,
+            m.key,
+            preamble,
+            (&m.rules, Some(&self.bindings)),
+        )?;
         Ok(())
     }
 
@@ -501,6 +522,7 @@ mod tests {
             system,
             tools: None,
             usage: None,
+            answer: None,
             release,
             inputs: release
                 .iter()

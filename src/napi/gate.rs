@@ -94,7 +94,9 @@ impl NativeGate {
     ///   prompt), `tools` (the active tools' definitions): JSON text, each
     ///   null when unchanged since the previous call;
     /// - `usage`: JSON text of the usage pi recorded on the answer to the
-    ///   previous request, if any;
+    ///   previous request, if any, and `answerAt`: that answer's
+    ///   `timestamp` (its thinking is bound to the previous request, under
+    ///   preserved thinking);
     /// - `release`: the release's render, slot by slot (the engine's order,
     ///   or `0..n` for a render that is the input itself).
     ///
@@ -115,6 +117,7 @@ impl NativeGate {
         system: Option<String>,
         tools: Option<String>,
         usage: Option<String>,
+        answer_at: Option<f64>,
         release: Int32ArraySlice<'_>,
     ) -> napi::Result<u32> {
         let mut run = || -> Result<u32, PruneError> {
@@ -145,6 +148,7 @@ impl NativeGate {
                 system: system.as_deref(),
                 tools: tools.as_deref(),
                 usage: usage.as_ref(),
+                answer: answer_at,
                 release: &release,
                 inputs: engine.inner.len(),
                 source_of: &source_of,

@@ -47,6 +47,9 @@ pub struct CallMeta {
     /// When the answer ended the agent's run (it asked for no tool): the
     /// assistant entry's time. None while the run goes on.
     pub settled: Option<f64>,
+    /// The answer's key (`wire::answer_key`: what its thinking is bound
+    /// to under preserved thinking).
+    pub answer: Option<u64>,
 }
 
 /// A string field as UTF-8 (lone surrogates as U+FFFD).
@@ -141,6 +144,7 @@ pub fn call_meta(
                 images: true,
                 effort: false,
                 empty_signature: false,
+                answers_own: false,
             },
         };
         let known = catalog.get(&m.provider, &m.id);
@@ -156,6 +160,11 @@ pub fn call_meta(
             .and_then(|m| m.get("stopReason"))
             .is_some_and(|r| r.is_str("toolUse"));
         out.push(CallMeta {
+            answer: message
+                .and_then(|m| m.get("timestamp"))
+                .and_then(|t| t.number())
+                .filter(|t| t.is_finite())
+                .map(f64::to_bits),
             reasoning: !thinking_off && known.is_none_or(|e| e.reasoning),
             settled: if tool_use { None } else { entry_time(&a) },
             model: m,

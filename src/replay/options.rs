@@ -248,6 +248,7 @@ impl ReplayOptions {
                     images: true,
                     effort: false,
                     empty_signature: false,
+                    answers_own: true,
                 })
             }
         };

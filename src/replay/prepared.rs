@@ -171,11 +171,13 @@ fn models_of(meta: &[calls::CallMeta], catalog: &Catalog, long: bool) -> Vec<Mod
     let mut models: Vec<ModelUsed> = Vec::new();
     for m in meta {
         if !models.iter().any(|u| u.key == m.model_key) {
+            let rules = crate::cost::catalog::rules_for(&m.model, long);
             models.push(ModelUsed {
                 key: m.model_key,
                 name: m.model.name(),
                 in_catalog: catalog.get(&m.model.provider, &m.model.id).is_some(),
-                keeps_thinking: crate::cost::catalog::rules_for(&m.model, long).keeps_thinking,
+                keeps_thinking: rules.keeps_thinking,
+                prefix_check: rules.prefix_check,
             });
         }
     }

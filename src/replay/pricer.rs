@@ -49,6 +49,9 @@ pub struct Priced {
     pub over_window: bool,
     /// The request's tokens (what the answer's usage records of it).
     pub prompt_tokens: f64,
+    /// Thinking blocks the API dropped from the request under preserved
+    /// thinking's prefix check, and their tokens (not billed).
+    pub thinking_dropped: (u32, f64),
 }
 
 /// One call's render, as the pricer takes it.
@@ -443,6 +446,7 @@ impl<'a> Pricer<'a> {
             prefix: Some(call),
             over_window: false,
             prompt_tokens: tokens.1 + tokens.2,
+            thinking_dropped: (0, 0.0),
         }
     }
 
@@ -556,6 +560,7 @@ impl<'a> Pricer<'a> {
                 prefix: None,
                 over_window: true,
                 prompt_tokens,
+                thinking_dropped: (0, 0.0),
             });
         }
         let prev = p.previous.get(&key);
@@ -592,7 +597,9 @@ impl<'a> Pricer<'a> {
             _ => 0,
         };
         let previous = left_by(request, &rules, tpc, now, self.meta[k].preamble);
+        let thinking_dropped = (request.dropped_blocks, request.dropped_chars as f64 * tpc);
         let p = self.provider_mut();
+        p.requests.bind(k);
         let cache = p.caches.entry(key).or_default();
         cache.keep(p.requests.request(), &rules, tpc, now, &o);
         p.previous.insert(key, previous);
@@ -605,6 +612,7 @@ impl<'a> Pricer<'a> {
             prompt_tokens,
         });
         self.book(k, &bill, class, cause.as_ref(), excess as f64 * tpc, &rules);
+        self.totals.add_thinking_dropped(thinking_dropped);
         Ok(Priced {
             bill,
             class,
@@ -613,6 +621,7 @@ impl<'a> Pricer<'a> {
             prefix: None,
             over_window: false,
             prompt_tokens,
+            thinking_dropped,
         })
     }
 

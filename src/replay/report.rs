@@ -6,7 +6,7 @@
 //!   prefix?: { charsPerToken, inputPrice, cacheWriteMultiplier,
 //!              cacheReadMultiplier, cacheTtlSeconds },
 //!   cacheModel, retention, cacheWarming,
-//!   models: [{ model, inCatalog, keepsThinking, charsPerToken,
+//!   models: [{ model, inCatalog, keepsThinking, prefixCheck, charsPerToken,
 //!              preambleTokens, calibration, calls, fitError }],
 //!   recorded: { policy, status, reason, calls, classMatch,
 //!               recordedCostUsd, predictedCostUsd, costError,
@@ -15,7 +15,8 @@
 //!                costUsdVsNone,
 //!                parts: [{ part, costUsd }],
 //!                inputTokens, cacheReadTokens, cacheWriteTokens,
-//!                warms: { count, costUsd }, compactions,
+//!                warms: { count, costUsd },
+//!                thinkingDropped: { blocks, tokens, calls }, compactions,
 //!                compactionCostUsd, overWindow,
 //!                callClasses: { first, append, partial, rewrite, expired },
 //!                causes: [{ cause, calls, tokensWritten, costUsd }],
@@ -32,8 +33,9 @@
 //!                             outputHash, entryId, leafId, timestamp,
 //!                             stats, inputTokens, cacheReadTokens,
 //!                             cacheWriteTokens, costUsd, cacheReadMessages,
-//!                             callClass, overWindow, compactions,
-//!                             warms, rewriteCause,
+//!                             callClass, overWindow, thinkingDropped:
+//!                             { blocks, tokens }, compactions, warms,
+//!                             rewriteCause,
 //!                             gate?: 'apply' | 'hold', gateReason?,
 //!                             messages?,
 //!                             prefix?: { cacheReadChars, cacheWriteChars,
@@ -131,6 +133,14 @@ fn policy(o: &mut Members, replay: &Replay, p: &PolicyReplay, renders: bool) {
         ])
         .object("warms", |o| {
             o.nums(&[("count", b.warms as f64), ("costUsd", b.warm_cost_usd)]);
+        })
+        .object("thinkingDropped", |o| {
+            let d = &b.thinking_dropped;
+            o.nums(&[
+                ("blocks", d.blocks as f64),
+                ("tokens", d.tokens),
+                ("calls", d.calls as f64),
+            ]);
         })
         .array("parts", &p.parts, |out, (part, usd)| {
             object(out, |o| {
@@ -268,6 +278,12 @@ fn priced(o: &mut Members, pr: &super::pricer::Priced) {
     ])
     .str("callClass", pr.class.name())
     .flag("overWindow", pr.over_window)
+    .object("thinkingDropped", |o| {
+        o.nums(&[
+            ("blocks", f64::from(pr.thinking_dropped.0)),
+            ("tokens", pr.thinking_dropped.1),
+        ]);
+    })
     .raw("rewriteCause", |out| {
         null_or(out, pr.cause.as_ref(), |out, c| {
             object(out, |o| {
@@ -322,6 +338,7 @@ pub fn to_json(replay: &Replay, renders: bool) -> Vec<u8> {
                     o.str("model", &m.name)
                         .flag("inCatalog", m.in_catalog)
                         .flag("keepsThinking", m.keeps_thinking)
+                        .flag("prefixCheck", m.prefix_check)
                         .num("charsPerToken", 1.0 / f.tokens_per_char)
                         .opt_num("preambleTokens", f.preamble_tokens)
                         .str("calibration", f.source)

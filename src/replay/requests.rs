@@ -10,7 +10,7 @@ use super::calls::CallMeta;
 use crate::cost::catalog::Rules;
 use crate::cost::digest::Digest;
 use crate::cost::kept::{wire_message, KeptRequest, MessageValues, WireMessage};
-use crate::cost::request::{Preamble, Request, Update};
+use crate::cost::request::{Bindings, Preamble, Request, Update};
 use crate::error::Result;
 use crate::hash::HashMap;
 
@@ -43,6 +43,9 @@ pub struct Requests<'a> {
     /// An update already made for a call (the gate's), which `update`
     /// hands back instead of doing it again: (call, its update).
     built: Option<(usize, Update)>,
+    /// What the answers' thinking is bound to (preserved thinking): each
+    /// call's answer, the request this walk sent for it.
+    bindings: Bindings,
 }
 
 /// The gate's other candidate: a request brought to the release's render
@@ -68,6 +71,15 @@ impl<'a> Requests<'a> {
             converted: HashMap::default(),
             kept: KeptRequest::default(),
             built: None,
+            bindings: Bindings::default(),
+        }
+    }
+
+    /// Call `k`'s request went out: its answer's thinking is bound to it.
+    pub fn bind(&mut self, k: usize) {
+        if let Some(answer) = self.meta[k].answer {
+            let end = self.kept.request().end_hash;
+            self.bindings.insert(answer, end);
         }
     }
 
@@ -189,6 +201,7 @@ impl<'a> Requests<'a> {
     ) -> Result<Update> {
         let (meta, shared) = (&self.meta[k], self.shared);
         let converted = &mut self.converted;
+        let bindings = &self.bindings;
         let key = meta.model_key;
         let (first, new) = match from {
             Some(first) => (first, new),
@@ -213,6 +226,14 @@ impl<'a> Requests<'a> {
             converted.insert(id, m.clone());
             Ok(m)
         };
-        kept.bring(first, new, message, &meta.model, key, preamble, rules)
+        kept.bring(
+            first,
+            new,
+            message,
+            &meta.model,
+            key,
+            preamble,
+            (rules, Some(bindings)),
+        )
     }
 }

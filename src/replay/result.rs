@@ -119,6 +119,9 @@ pub struct ModelUsed {
     /// bills (`Rules::keeps_thinking`): what the thinking strip's saving,
     /// and the gate's holds of it, rest on.
     pub keeps_thinking: bool,
+    /// Whether its API runs preserved thinking's prefix check
+    /// (`Rules::prefix_check`): a rewrite drops the thinking after it.
+    pub prefix_check: bool,
 }
 
 /// How well the model matched the usage pi recorded, under the policy in
