@@ -508,10 +508,12 @@ export interface GateSettings {
   horizon?: number | 'auto' | null;
   /** Share of the model's context window (pi-ai's catalog) a hold may fill, in (0, 1] (default 0.8). */
   budget?: number | null;
+  /** Hold rather than send a render whose rewrite makes the provider drop reasoning the hold keeps (preserved thinking), unless the cache is cold (default true). */
+  keepReasoning?: boolean | null;
 }
 
 /** Gate settings checked (ERR_CONDENSE_INVALID_ARGUMENT naming the key) and written whole. */
-export declare function gateSettings(settings: GateSettings | null | undefined): { enabled?: false; horizon: number | 'auto'; budget: number };
+export declare function gateSettings(settings: GateSettings | null | undefined): { enabled?: false; horizon: number | 'auto'; budget: number; keepReasoning?: false };
 
 /** Options of `replay` and `replayAsync`. */
 export interface ReplayOptions {
@@ -640,6 +642,8 @@ export interface ReplayRender {
   callClass: 'first' | 'append' | 'partial' | 'rewrite' | 'expired';
   /** Above the model's context window: not sent, not priced. */
   overWindow: boolean;
+  /** Thinking blocks the provider dropped from this request under preserved thinking's prefix check, and their tokens (not billed). */
+  thinkingDropped: { blocks: number; tokens: number };
   /** What broke the cached prefix, for a call that wrote more than its appended tail. */
   rewriteCause: {
     cause:
@@ -706,6 +710,8 @@ export interface ReplayPolicyResult {
   parts: { part: 'pruning' | 'thinkingStrip' | 'gate' | 'compactions' | 'warms'; costUsd: number }[];
   /** pi's cache warms under this policy (each its own request sent again), and what they cost. */
   warms: { count: number; costUsd: number };
+  /** Thinking the provider dropped under preserved thinking's prefix check, over the calls: blocks, tokens (not billed) and the calls that dropped any: reasoning the model no longer saw. */
+  thinkingDropped: { blocks: number; tokens: number; calls: number };
   /** pi's compactions under this policy, and what their summarization requests cost. */
   compactions: number;
   compactionCostUsd: number;
@@ -767,6 +773,8 @@ export interface ReplayResult {
     inCatalog: boolean;
     /** The provider keeps earlier turns' thinking in the prompt it bills (what the thinking strip's saving rests on). */
     keepsThinking: boolean;
+    /** Its API runs preserved thinking's prefix check: a rewrite drops the thinking after it. */
+    prefixCheck: boolean;
     charsPerToken: number;
     /** Tools + system tokens when inferred by the fit (no system message in the file). */
     preambleTokens: number | null;

@@ -20,7 +20,7 @@ const path = require('node:path');
 const { localNative } = require('./helpers/local-native.js');
 const { SKIP_MESSAGE } = require('./helpers/indexer.js');
 const { driveGate } = require('./helpers/gate-drive.js');
-const { gateSession } = require('./helpers/gate-sessions.js');
+const { gateSession, thinkingSession } = require('./helpers/gate-sessions.js');
 
 const native = localNative();
 const shared = fs.existsSync(path.join(__dirname, '..', '..', 'shared', 'reference'));
@@ -43,6 +43,10 @@ function files() {
     ...corpus,
     ...[1, 2, 3].map((seed) => [`generated session ${seed}`, gateSession(seed)]),
     ['generated session 4, a long horizon', gateSession(4, { turns: 6, longTool: 900_000 }), { horizon: 40 }],
+    // Preserved thinking: the gate binds each answer's thinking as the
+    // replay does, and keeps it or lets it drop alike.
+    ['a session on Claude Opus 5.5', thinkingSession(2, 'claude-opus-5-5')],
+    ['a session on Claude Opus 5.5, reasoning let go', thinkingSession(2, 'claude-opus-5-5'), { keepReasoning: false }],
   ];
 }
 

@@ -148,7 +148,7 @@ test('settings: a mistake is named with where it is; the gate counts what it did
   for (const [settings, says] of [
     [{ enabled: true, horizon: -1 }, "condenseNative.gate.horizon must be 'auto' or a finite number of calls >= 0"],
     [{ enabled: 'yes' }, 'condenseNative.gate.enabled must be a boolean'],
-    [{ enabled: true, budgett: 0.5 }, 'condenseNative.gate.budgett is not a gate setting (enabled, horizon, budget)'],
+    [{ enabled: true, budgett: 0.5 }, 'condenseNative.gate.budgett is not a gate setting (enabled, horizon, budget, keepReasoning)'],
   ]) {
     assert.throws(() => new PiGate(native, settings), (err) => err.code === 'ERR_CONDENSE_INVALID_ARGUMENT' && err.message === says, JSON.stringify(settings));
   }

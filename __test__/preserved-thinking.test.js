@@ -65,3 +65,15 @@ test('preserved thinking: on Opus 5.5 a rewrite drops the thinking after it, exa
   assert.ok(dropping > 0, 'the flush stubs drop thinking');
   assert.deepEqual(checked.models.map((m) => m.model), ['anthropic/claude-opus-5-5']);
 });
+
+test('the gate keeps reasoning by default: it holds where applying would drop thinking the hold keeps, unless the cache is cold', { skip }, () => {
+  const text = Buffer.from(thinkingSession(1, 'claude-opus-5-5'));
+  const kept = replay(text, { policies: ['config', 'config+gate'], gate: { enabled: true } });
+  const let_go = replay(text, { policies: ['config+gate'], gate: { enabled: true, keepReasoning: false } });
+  const by = (r, name) => r.policies.find((p) => p.policy === name);
+  assert.ok(by(kept, 'config').thinkingDropped.blocks > 0);
+  assert.deepEqual(by(kept, 'config+gate').thinkingDropped, { blocks: 0, tokens: 0, calls: 0 });
+  assert.ok(by(let_go, 'config+gate').thinkingDropped.blocks > 0);
+  assert.equal(by(let_go, 'config+gate').gate.keepReasoning, false);
+  assert.equal('keepReasoning' in by(kept, 'config+gate').gate, false);
+});

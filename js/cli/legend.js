@@ -27,6 +27,8 @@ const TERMS = {
   warms: "pi's cache warms: pi re-sends its last request (a one-token answer) shortly before the cache would expire, while the agent runs and, when a warm pays, while it idles; simulated per policy, each warming its own context (src/replay/warmer.rs, docs/REPLAY.md)",
   parts:
     "a policy's saving against no pruning, split into what each part of it saves (negative: costs more): stubs, purges and chains; the 2.4.3 thinking strip; the gate's holds; pi's compactions; pi's cache warms; they add up to the difference (src/replay/parts.rs)",
+  'thinking dropped':
+    "reasoning the model no longer sees: thinking blocks the provider drops because something before them changed since they were produced (preserved thinking's prefix check, on Claude Opus 5.5, Sonnet 5.5, Haiku 5.5, Fable 5.1 and later); not billed, and the model answers without them (docs/REPLAY.md)",
   compactions:
     "pi's compactions under that policy: when the context passes the model's window less compaction.reserveTokens, pi summarizes the older messages in a request of its own (billed, without the cache) and goes on from the summary, with a cold cache (docs/REPLAY.md)",
   'over window': "requests above the model's context window that pi could not send (the provider refuses them; compaction is off, or its summary still does not fit): counted, not priced",

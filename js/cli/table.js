@@ -57,6 +57,14 @@ function compactionsCell(c, over, used) {
   return over > 0 ? `${group(c)} (${group(over)} over window)` : group(c);
 }
 
+// Thinking the API dropped under preserved thinking's prefix check: its
+// tokens and the calls it left without it, or "-".
+function droppedCell(d, used) {
+  if (!d || d.blocks === 0) return '-';
+  used.add('thinking dropped');
+  return `${group(d.tokens)} tok, ${plural(d.calls, 'call')}`;
+}
+
 // What the invariant did under a policy, in the file tables and the
 // totals alike (a policy is said the same of in both): `p` is a file's
 // policy, or a total of one (`invariant.violations` the phases seen).
@@ -108,6 +116,8 @@ function totalsOf(results) {
           rewrites: 0,
           warms: 0,
           warmCostUsd: 0,
+          thinkingDropped: { blocks: 0, tokens: 0, calls: 0 },
+          prefixCheck: false,
           parts: new Map(),
           compactions: 0,
           compactionCostUsd: 0,
@@ -125,6 +135,8 @@ function totalsOf(results) {
       t.charsSent += p.charsSent;
       t.rewrites += rewritesOf(p);
       t.warms += p.warms.count;
+      for (const k of ['blocks', 'tokens', 'calls']) t.thinkingDropped[k] += p.thinkingDropped[k];
+      t.prefixCheck = t.prefixCheck || result.models.some((m) => m.prefixCheck);
       t.warmCostUsd += p.warms.costUsd;
       for (const part of p.parts) t.parts.set(part.part, (t.parts.get(part.part) ?? 0) + part.costUsd);
       t.compactions += p.compactions;
@@ -201,6 +213,7 @@ function thinkingNotes(policies, models) {
 function totalsTable(totals, used) {
   used.add('x none');
   used.add('rewrites');
+  const checks = totals.some((t) => t.prefixCheck);
   const rows = ordered(totals).map((t) => [
     t.label,
     group(t.modelCalls),
@@ -208,11 +221,13 @@ function totalsTable(totals, used) {
     ratio(t.costUsdVsNone),
     group(t.rewrites),
     compactionsCell(t.compactions, t.overWindow, used),
+    ...(checks ? [droppedCell(t.thinkingDropped, used)] : []),
     group(t.charsSent),
     invariantCell({ ...t, invariant: { ...t.invariant, violations: t.invariant.phases.map((phase) => ({ phase })) } }, used),
     topCauses(t.causes, 3, used),
   ]);
-  const lines = grid(['policy', 'calls', 'USD', 'x none', 'rewrites', 'compactions', 'chars sent', 'invariant', 'costliest causes of rewrites'], rows, [false, true, true, true, true, true, true, false, false]);
+  const header = ['policy', 'calls', 'USD', 'x none', 'rewrites', 'compactions', ...(checks ? ['thinking dropped'] : []), 'chars sent', 'invariant', 'costliest causes of rewrites'];
+  const lines = grid(header, rows, header.map((h, i) => i > 0 && h !== 'invariant' && h !== 'costliest causes of rewrites'));
   const parts = ordered(totals).map((t) => partsLine(t, used)).filter((l) => l !== null);
   if (parts.length > 0) lines.push('', ...parts);
   return lines.join('\n');
@@ -223,6 +238,8 @@ function fileTable(name, r, used, { synthetic = false } = {}) {
   used.add('x none');
   used.add('rewrites');
   const policies = ordered(r.policies);
+  // The thinking column where a model runs preserved thinking's prefix check.
+  const checks = r.models.some((m) => m.prefixCheck);
   const rows = policies.map((p) => [
     p.label,
     usd(p.costUsd),
@@ -231,17 +248,19 @@ function fileTable(name, r, used, { synthetic = false } = {}) {
     group(p.cacheReadTokens),
     group(rewritesOf(p)),
     compactionsCell(p.compactions, p.overWindow, used),
+    ...(checks ? [droppedCell(p.thinkingDropped, used)] : []),
     group(p.charsSent),
     invariantCell(p, used),
   ]);
   const lines = [`${name}: ${plural(r.modelCalls, 'model call')}`, ''];
-  lines.push(...grid(['policy', 'USD', 'x none', 'cache-write tok', 'cache-read tok', 'rewrites', 'compactions', 'chars sent', 'flush-gated invariant'], rows, [false, true, true, true, true, true, true, true, false]));
+  const header = ['policy', 'USD', 'x none', 'cache-write tok', 'cache-read tok', 'rewrites', 'compactions', ...(checks ? ['thinking dropped'] : []), 'chars sent', 'flush-gated invariant'];
+  lines.push(...grid(header, rows, header.map((h, i) => i > 0 && h !== 'flush-gated invariant')));
   const boundaries = policies.filter((p) => p.thinkingBoundary);
   for (const p of boundaries) lines.push(`${p.label}: thinking boundary ${p.thinkingBoundary.rule === 'recorded' ? 'as recorded' : "from the config's keepLastTurns"} (${p.thinkingBoundary.reason})`);
   if (r.cacheModel === 'provider') {
     lines.push('');
     for (const p of policies) {
-      if (p.causes.length === 0 && p.warms.count === 0 && p.compactions === 0) continue;
+      if (p.causes.length === 0 && p.warms.count === 0 && p.compactions === 0 && p.thinkingDropped.blocks === 0) continue;
       lines.push(`${p.label}: what rewrote the cache (tokens written beyond the appended messages)`);
       for (const c of p.causes) {
         useCause(c.cause, used);
@@ -250,6 +269,11 @@ function fileTable(name, r, used, { synthetic = false } = {}) {
       if (p.warms.count > 0) {
         used.add('warms');
         lines.push(`    ${"pi's cache warms".padEnd(30)} ${plural(p.warms.count, 'call').padStart(11)} ${''.padStart(16)} ${usd(p.warms.costUsd).padStart(10)} (in the USD above)`);
+      }
+      if (p.thinkingDropped.blocks > 0) {
+        used.add('thinking dropped');
+        const d = p.thinkingDropped;
+        lines.push(`    ${'thinking dropped after a rewrite'.padEnd(30)} ${plural(d.calls, 'call').padStart(11)} ${group(d.tokens).padStart(12)} tok ${''.padStart(10)} (not billed: reasoning the model no longer saw)`);
       }
       if (p.compactions > 0) {
         used.add('compactions');

@@ -82,6 +82,9 @@ function whyOff(settings) {
   return `contextPrune.enabled is not true in ${file}`;
 }
 
+/** Whether a ranked configuration drops thinking (its column is shown). */
+const droppingAny = (t) => t.ranked.some((r) => r.thinkingDropped && r.thinkingDropped.blocks > 0);
+
 /** The table's rows: the tied group as one row, then the rest. */
 function rankRows(t, rows, used) {
   const tied = t.recommended.ties.count;
@@ -89,7 +92,18 @@ function rankRows(t, rows, used) {
   const key = (r) => JSON.stringify([r.release, r.contextPrune, r.gate]);
   const rec = t.ranked.find((r) => key(r) === key(t.recommended));
   const cur = t.today.costUsd;
-  const row = (label, r, c) => [label + (r.front ? '*' : '') + (r.current ? ' (yours)' : ''), ...c, usd(r.costUsd), cur > 0 ? pct(r.costUsd / cur - 1) : '-', group(r.charsSent), group(r.rewrites)];
+  // The dropped reasoning, where a configuration drops any (preserved
+  // thinking's prefix check).
+  const dropping = droppingAny(t);
+  const row = (label, r, c) => [
+    label + (r.front ? '*' : '') + (r.current ? ' (yours)' : ''),
+    ...c,
+    usd(r.costUsd),
+    cur > 0 ? pct(r.costUsd / cur - 1) : '-',
+    group(r.charsSent),
+    group(r.rewrites),
+    ...(dropping ? [r.thinkingDropped.blocks > 0 ? `${group(r.thinkingDropped.tokens)} tok` : '-'] : []),
+  ];
   const first = cells(rec);
   for (const p of free) first[p] = 'any';
   if (free.size) used.add('any');
@@ -113,7 +127,9 @@ function tuneTable(t, { settings, cacheModel = 'provider', rows = 15, gateOff = 
   );
   if (gateOff) lines.push('The gate is switched off (--gate "enabled": false): no configuration is ranked behind it.');
   lines.push('');
-  lines.push(...grid(['rank', 'release', 'chains', 'error purge', 'grace', 'thinking strip', 'gate', 'USD', 'vs today', 'chars sent', 'rewrites'], rankRows(t, rows, used), [false, false, false, false, true, false, false, true, true, true, true]));
+  const header = ['rank', 'release', 'chains', 'error purge', 'grace', 'thinking strip', 'gate', 'USD', 'vs today', 'chars sent', 'rewrites', ...(droppingAny(t) ? ['thinking dropped'] : [])];
+  if (droppingAny(t)) used.add('thinking dropped');
+  lines.push(...grid(header, rankRows(t, rows, used), header.map((h, i) => i === 4 || i >= 7)));
   const tied = rec.ties.count;
   const yoursAt = t.ranked.findIndex((r) => r.current);
   used.add('(yours)');
@@ -148,6 +164,17 @@ function tuneTable(t, { settings, cacheModel = 'provider', rows = 15, gateOff = 
     const free = rec.ties.free.filter((p) => p !== 'gate' || !rec.gate);
     const yoursFor = free.length ? ` (${words(free.map((p) => LABEL[p]))} as yours: ${free.length === 1 ? 'it does' : 'they do'} not matter)` : '';
     lines.push(`Recommended: ${sentence(rec, free)}${yoursFor}: ${usd(rec.costUsd)}, ${pct(rec.saving)} less than today (${usd(today.costUsd)}, ${todayIs}).`);
+  }
+  // Reasoning the recommendation drops that today's configuration keeps
+  // (preserved thinking): said, never left to the table.
+  const todayRun = today.pruningOn ? t.current : t.ranked.find((r) => r.release === 'none');
+  const lost = rec.thinkingDropped && todayRun && todayRun.thinkingDropped ? rec.thinkingDropped.tokens - todayRun.thinkingDropped.tokens : 0;
+  if (lost > 0.5) {
+    used.add('thinking dropped');
+    lines.push(
+      `It drops ${group(lost)} tokens more of the model's earlier reasoning than today does (${group(rec.thinkingDropped.tokens)} against ${group(todayRun.thinkingDropped.tokens)}): ` +
+        'the provider drops thinking after each rewrite before it (preserved thinking), and the model answers without it; the saving does not count what that costs in quality.',
+    );
   }
   if (rec.changes.length > 0) {
     lines.push('What each change saves against today, over all the sessions:');

@@ -21,7 +21,11 @@
 //!    calls, plus what the holds since the last apply have already cost in
 //!    extra reads, is more than applying costs now over holding. The
 //!    horizon is a setting or learned ([`Horizon`]); the holds' cost bounds
-//!    what waiting can lose (rent or buy).
+//!    what waiting can lose (rent or buy). R's quote counts the thinking
+//!    the provider would drop from it (preserved thinking: not billed), and
+//!    with `keepReasoning` (the default) the gate holds instead of sending
+//!    an R that drops reasoning H keeps: the model's reasoning is worth
+//!    more than the saving, unless the cache is cold anyway.
 //!
 //! Only what is known at the call decides: no look-ahead.
 
@@ -33,7 +37,8 @@ use crate::error::{PruneError, Result};
 use crate::json::Json;
 
 /// The gate's settings, as pi's `condenseNative.gate` and the replay's
-/// `gate` option spell them: `{enabled?, horizon?, budget?}`. `enabled` is
+/// `gate` option spell them: `{enabled?, horizon?, budget?,
+/// keepReasoning?}`. `enabled` is
 /// pi's switch (read by the extension); offline the replay gates the
 /// `+gate` policies it is asked for, and `enabled: false` leaves the
 /// gated twins out of the tune.
@@ -45,6 +50,10 @@ pub struct GateSettings {
     pub horizon: Option<f64>,
     /// Share of the model's context window a hold may fill.
     pub budget: f64,
+    /// Hold rather than send a render whose rewrite makes the provider
+    /// drop reasoning the hold keeps (false only when the settings say
+    /// `"keepReasoning": false`).
+    pub keep_reasoning: bool,
 }
 
 impl Default for GateSettings {
@@ -53,6 +62,7 @@ impl Default for GateSettings {
             enabled: true,
             horizon: None,
             budget: 0.8,
+            keep_reasoning: true,
         }
     }
 }
@@ -121,15 +131,15 @@ impl GateSettings {
             Some(o @ Json::Obj(_)) => o,
             Some(_) => {
                 return Err(PruneError::bad_argument(format!(
-                    "{where_} must be an object {{enabled?, horizon?, budget?}}"
+                    "{where_} must be an object {{enabled?, horizon?, budget?, keepReasoning?}}"
                 )))
             }
         };
         if let Json::Obj(entries) = obj {
             for (k, _) in entries {
-                if !matches!(&**k, b"enabled" | b"horizon" | b"budget") {
+                if !matches!(&**k, b"enabled" | b"horizon" | b"budget" | b"keepReasoning") {
                     return Err(PruneError::bad_argument(format!(
-                        "{where_}.{} is not a gate setting (enabled, horizon, budget)",
+                        "{where_}.{} is not a gate setting (enabled, horizon, budget, keepReasoning)",
                         String::from_utf8_lossy(k)
                     )));
                 }
@@ -144,10 +154,12 @@ impl GateSettings {
                 ))),
             }
         };
-        if !matches!(obj.get("enabled"), None | Some(Json::Null | Json::Bool(_))) {
-            return Err(PruneError::bad_argument(format!(
-                "{where_}.enabled must be a boolean"
-            )));
+        for flag in ["enabled", "keepReasoning"] {
+            if !matches!(obj.get(flag), None | Some(Json::Null | Json::Bool(_))) {
+                return Err(PruneError::bad_argument(format!(
+                    "{where_}.{flag} must be a boolean"
+                )));
+            }
         }
         let horizon = match obj.get("horizon") {
             None | Some(Json::Null) => None,
@@ -161,6 +173,7 @@ impl GateSettings {
         };
         Ok(GateSettings {
             enabled: !matches!(obj.get("enabled"), Some(Json::Bool(false))),
+            keep_reasoning: !matches!(obj.get("keepReasoning"), Some(Json::Bool(false))),
             horizon,
             budget: number(
                 "budget",
@@ -172,9 +185,12 @@ impl GateSettings {
     }
 
     /// As JSON: `{horizon, budget}` (`horizon` 'auto' when learned), with
-    /// `enabled: false` first when it is off.
+    /// `enabled: false` first when it is off and `keepReasoning: false`
+    /// last when that is.
     pub fn to_json(self) -> Json {
         let off = (!self.enabled).then(|| (b"enabled".as_slice().into(), Json::Bool(false)));
+        let drops =
+            (!self.keep_reasoning).then(|| (b"keepReasoning".as_slice().into(), Json::Bool(false)));
         Json::Obj(
             off.into_iter()
                 .chain([
@@ -184,6 +200,7 @@ impl GateSettings {
                     ),
                     (b"budget".as_slice().into(), Json::Num(self.budget)),
                 ])
+                .chain(drops)
                 .collect(),
         )
     }
@@ -267,6 +284,9 @@ pub struct GateInputs {
     /// Where pi compacts: the window less `compaction.reserveTokens` (None:
     /// compaction off, or its settings unknown).
     pub compaction_threshold: Option<f64>,
+    /// R's rewrite makes the provider drop reasoning H keeps (preserved
+    /// thinking).
+    pub apply_drops_reasoning: bool,
 }
 
 /// One candidate request as the cost model quotes it at a call.
@@ -279,6 +299,8 @@ pub struct Quoted {
     /// Its USD now, and its prompt tokens.
     pub usd: f64,
     pub tokens: f64,
+    /// Tokens of thinking the provider would drop from it.
+    pub dropped_tokens: f64,
 }
 
 impl Quoted {
@@ -290,6 +312,7 @@ impl Quoted {
             preamble: request.preamble,
             usd: bill.cost_usd,
             tokens: request.total_chars as f64 * tokens_per_char,
+            dropped_tokens: request.dropped_chars as f64 * tokens_per_char,
         }
     }
 }
@@ -324,6 +347,7 @@ pub fn warm_inputs(
         learned_horizon: carried.horizon.calls(),
         context_window,
         compaction_threshold: reserve.map(|r| context_window - r),
+        apply_drops_reasoning: apply.dropped_tokens > hold.dropped_tokens,
     }
 }
 
@@ -339,6 +363,8 @@ pub fn decide(i: &GateInputs, s: &GateSettings) -> Reason {
         // A hold past pi's compaction threshold would make pi compact:
         // the budget never lets it get there.
         Reason::Budget
+    } else if s.keep_reasoning && i.apply_drops_reasoning {
+        Reason::Waits
     } else if pays(i, s) {
         Reason::Pays
     } else {
@@ -372,7 +398,52 @@ mod tests {
             learned_horizon: 8.0,
             context_window: 200_000.0,
             compaction_threshold: None,
+            apply_drops_reasoning: false,
         }
+    }
+
+    /// With `keepReasoning` the gate holds rather than send a render that
+    /// drops reasoning the hold keeps, even where applying pays; a cold
+    /// cache or the budget still apply; without it the saving decides.
+    #[test]
+    fn reasoning_is_kept_unless_the_cache_is_cold() {
+        let s = GateSettings::default();
+        let pays = GateInputs {
+            held_usd: 1.0,
+            apply_drops_reasoning: true,
+            ..warm()
+        };
+        assert_eq!(decide(&pays, &s), Reason::Waits);
+        let drop = GateSettings {
+            keep_reasoning: false,
+            ..s
+        };
+        assert_eq!(decide(&pays, &drop), Reason::Pays);
+        let cold = GateInputs {
+            hold_reads_nothing: true,
+            ..pays
+        };
+        assert_eq!(decide(&cold, &s), Reason::Cold);
+        let full = GateInputs {
+            hold_tokens: 190_000.0,
+            ..pays
+        };
+        assert_eq!(decide(&full, &s), Reason::Budget);
+        let read = GateSettings::from_json(
+            Some(&crate::json::parse_value(br#"{"keepReasoning":false}"#).unwrap()),
+            "gate",
+        )
+        .unwrap();
+        assert!(!read.keep_reasoning);
+        assert_eq!(
+            read.to_json().to_json(),
+            br#"{"horizon":"auto","budget":0.8,"keepReasoning":false}"#.to_vec()
+        );
+        assert!(GateSettings::from_json(
+            Some(&crate::json::parse_value(br#"{"keepReasoning":1}"#).unwrap()),
+            "gate"
+        )
+        .is_err());
     }
 
     #[test]
@@ -480,7 +551,8 @@ mod tests {
             GateSettings {
                 enabled: true,
                 horizon: Some(20.0),
-                budget: 0.5
+                budget: 0.5,
+                keep_reasoning: true,
             }
         );
         assert_eq!(parse(r#"{"horizon":"auto"}"#).unwrap().horizon, None);

@@ -39,6 +39,8 @@ pub struct FileRun {
     pub causes: Vec<(String, u64, f64)>,
     /// The thinking boundary rule its renders followed.
     pub boundary: Option<BoundaryUsed>,
+    /// Thinking the API dropped under preserved thinking's prefix check.
+    pub thinking_dropped: crate::cost::bill::ThinkingDropped,
 }
 
 /// A tune's inputs besides the files.
@@ -88,6 +90,7 @@ fn outcome(p: &crate::replay::PolicyReplay) -> FileRun {
             .map(|l| (l.label.clone(), l.calls, l.cost_usd))
             .collect(),
         boundary: p.boundary.clone(),
+        thinking_dropped: p.bill.thinking_dropped,
     }
 }
 

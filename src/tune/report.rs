@@ -5,15 +5,18 @@
 //! { files, modelCalls, held,
 //!   today:       { pruningOn, costUsd },
 //!   current:     { release, contextPrune, gate, costUsd, charsSent,
+//!                  thinkingDropped: { blocks, tokens, calls },
 //!                  thinkingBoundary: null | { rule, reason } },
-//!   recommended: { release, contextPrune, gate, costUsd, charsSent, saving,
+//!   recommended: { release, contextPrune, gate, costUsd, charsSent,
+//!                  thinkingDropped, saving,
 //!                  savingSpread: { min, median, max },
 //!                  ties: { count, withinUsd, free: [part] },
 //!                  changes: [{ parts: [part], costUsd, savingUsd }],
 //!                  paste: null | { settings: { contextPrune?,
 //!                                              condenseNative? },
 //!                                  release, turnsPruning } },
-//!   ranked: [{ release, contextPrune, gate, costUsd, charsSent, rewrites,
+//!   ranked: [{ release, contextPrune, gate, costUsd, charsSent,
+//!              thinkingDropped, rewrites,
 //!              front, tied, current, perFileCostUsd: [..],
 //!              causes: [{ cause, calls, costUsd }] }],
 //!   perFile: [{ file, modelCalls, noneUsd, currentUsd, todayUsd,
@@ -76,7 +79,24 @@ fn settings(o: &mut Members, c: &Candidate) {
 fn head(o: &mut Members, t: &Tuned, c: usize) {
     settings(o, &t.candidates[c]);
     o.num("costUsd", t.choice.cost[c])
-        .num("charsSent", t.choice.chars[c] as f64);
+        .num("charsSent", t.choice.chars[c] as f64)
+        .object("thinkingDropped", |o| {
+            let runs = &t.outcomes[c];
+            o.nums(&[
+                (
+                    "blocks",
+                    runs.iter().map(|r| r.thinking_dropped.blocks).sum::<u64>() as f64,
+                ),
+                (
+                    "tokens",
+                    runs.iter().map(|r| r.thinking_dropped.tokens).sum::<f64>(),
+                ),
+                (
+                    "calls",
+                    runs.iter().map(|r| r.thinking_dropped.calls).sum::<u64>() as f64,
+                ),
+            ]);
+        });
 }
 
 /// `{min, median, max}` of fractions (the upper median of an even count).
