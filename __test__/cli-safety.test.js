@@ -11,48 +11,18 @@
 
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
-const crypto = require('node:crypto');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
-const { spawnSync } = require('node:child_process');
 
 const { backend } = require('..');
+const { ROOT, SAMPLE, tmpDir: tmp, cliRunner, md5Tree: sums } = require('./helpers/cli-run.js');
 
 const skip = backend !== 'native' && 'the replay needs the native binding';
-const ROOT = path.join(__dirname, '..');
-const BIN = path.join(ROOT, 'bin', 'condense-native.js');
-const SAMPLE = path.join(ROOT, 'sample', 'session.jsonl');
 const POLICY_FILES = ['2.9.1.jsonl', 'config.jsonl', 'live-thinking-strip.jsonl', 'no-thinking-strip.jsonl', 'none.jsonl'];
 
-function tmpDir() {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'condense-safety-'));
-}
-
+const tmpDir = () => tmp('condense-safety-');
 const EMPTY_AGENT = tmpDir();
-
-function cli(args, { agentDir = EMPTY_AGENT, cwd = ROOT, env = {} } = {}) {
-  const r = spawnSync(process.execPath, [BIN, ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, CONDENSE_NATIVE_PI_CONDENSE: '', ...env },
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-// Every file under `dir` with its md5, by path relative to `dir`.
-function sums(dir) {
-  const out = {};
-  const walk = (d) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile()) out[path.relative(dir, p)] = crypto.createHash('md5').update(fs.readFileSync(p)).digest('hex');
-    }
-  };
-  walk(dir);
-  return out;
-}
+const cli = cliRunner(EMPTY_AGENT);
 
 // A usage error: nothing on stdout, the message then the --help line.
 function usageError(r, message, where) {

@@ -15,35 +15,20 @@
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { XMLParser, XMLValidator } = require('fast-xml-parser');
 
 const { backend } = require('..');
 const { handSession, purgeSession } = require('./helpers/replay-sessions.js');
+const { ROOT, BIN, SAMPLE, tmpDir, cliRunner } = require('./helpers/cli-run.js');
 const { FIELDS } = require('../js/cli/help.js');
 
 const skip = backend !== 'native' && 'the replay needs the native binding';
-const ROOT = path.join(__dirname, '..');
-const BIN = path.join(ROOT, 'bin', 'condense-native.js');
-const SAMPLE = path.join(ROOT, 'sample', 'session.jsonl');
 const LABELS = ['no pruning', 'pi-condense 2.4.3 (yours)', '2.4.3 without thinking strip', '2.4.3, thinking strip counted live', 'pi-condense 2.9.1'];
 
-function tmpDir() {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'condense-cli-'));
-}
-
 const EMPTY_AGENT = tmpDir();
-
-function cli(args, { agentDir = EMPTY_AGENT, cwd = ROOT, env = {} } = {}) {
-  const r = spawnSync(process.execPath, [BIN, ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, CONDENSE_NATIVE_PI_CONDENSE: '', ...env },
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const cli = cliRunner(EMPTY_AGENT);
 
 const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 

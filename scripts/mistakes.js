@@ -16,11 +16,12 @@
 //   node scripts/mistakes.js             # every case
 //   node scripts/mistakes.js --only 1,7  # some
 
-const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
+
+const { md5Tree } = require('../__test__/helpers/cli-run.js');
 
 const ROOT = path.join(__dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'condense-native.js');
@@ -164,18 +165,7 @@ CASES.forEach((c, i) => {
   c.id = i + 1;
 });
 
-function md5s(dir) {
-  const out = {};
-  const walk = (d) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile()) out[path.relative(dir, p)] = crypto.createHash('md5').update(fs.readFileSync(p)).digest('hex');
-    }
-  };
-  walk(dir);
-  return out;
-}
+const md5s = md5Tree;
 
 const shell = (a) => (/^[\w./=,:@+-]+$/.test(a) ? a : `'${a.replace(/'/g, "'\\''")}'`);
 
