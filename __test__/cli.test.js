@@ -583,7 +583,7 @@ test('a terminal shows the progress bar; a pipe and --json do not', { skip: skip
 });
 
 // Issue 45: pi's cacheWarming setting, read from the settings file pi reads.
-test("replay: pi's cacheWarming from the settings file; a mode pi does not have is a usage error naming the file", { skip }, () => {
+test("replay: pi's cacheWarming from the settings file; a mode pi does not have, or compaction settings pi cannot read, a usage error naming the file", { skip }, () => {
   const dir = tmpDir();
   const file = path.join(dir, 'settings.json');
   fs.writeFileSync(file, JSON.stringify({ cacheWarming: 'off' }));
@@ -597,6 +597,11 @@ test("replay: pi's cacheWarming from the settings file; a mode pi does not have 
   fs.writeFileSync(file, JSON.stringify({ cacheWarming: 'always' }));
   const bad = cli(['replay', SAMPLE], { agentDir: dir });
   assert.equal(bad.code, 2);
-  assert.ok(bad.stderr.includes(`${file}: cacheWarming is "always", not one of pi's modes (idle, off, streaming)`), bad.stderr);
+  assert.ok(bad.stderr.includes(`${file}: cacheWarming must be 'idle', 'off' or 'streaming'`), bad.stderr);
   assert.equal(bad.stdout, '');
+  // pi's compaction settings too, by the replay's own rules.
+  fs.writeFileSync(file, JSON.stringify({ compaction: { reserveTokens: 'lots' } }));
+  const compaction = cli(['replay', SAMPLE], { agentDir: dir });
+  assert.equal(compaction.code, 2);
+  assert.ok(compaction.stderr.includes(`${file}: compaction.reserveTokens must be a non-negative whole number of tokens`), compaction.stderr);
 });

@@ -54,16 +54,21 @@ function readObject(file) {
 const compactionOf = (settings) => settings?.compaction ?? null;
 
 // pi's `cacheWarming` mode in a settings file, or null (pi's default,
-// idle). Its modes are pi's; the replay's copy of the list is
-// src/replay/options.rs (`cacheWarming`).
-const WARMING_MODES = ['idle', 'off', 'streaming'];
+// idle).
 const cacheWarmingOf = (settings) => settings?.cacheWarming ?? null;
 
-/** What is wrong with pi's own keys the replay reads (`cacheWarming`), as lines. */
+/**
+ * What is wrong with pi's own keys the replay reads (`compaction`,
+ * `cacheWarming`), as lines: checked by the replay's own rules through the
+ * binding (src/replay/options.rs, src/replay/compaction.rs).
+ */
 function piKeyProblems(settings) {
-  const mode = cacheWarmingOf(settings);
-  if (mode === null || WARMING_MODES.includes(mode)) return [];
-  return [`cacheWarming is ${JSON.stringify(mode)}, not one of pi's modes (${WARMING_MODES.join(', ')})`];
+  const keys = { compaction: compactionOf(settings), cacheWarming: cacheWarmingOf(settings) };
+  if (keys.compaction === null && keys.cacheWarming === null) return [];
+  const native = require('../loader.js');
+  if (typeof native.checkPiSettings !== 'function') return [];
+  const result = native.checkPiSettings(JSON.stringify(keys));
+  return result.errorMessage ? [result.errorMessage.replace(/^config: /, '')] : [];
 }
 
 /**

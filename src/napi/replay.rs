@@ -175,3 +175,14 @@ pub fn check_gate_settings(json: String, name: String) -> NativeReplayResult {
         });
     result(outcome)
 }
+
+/// pi's own settings the replay reads (`{compaction?, cacheWarming?}` of a
+/// settings file, as JSON) checked by the replay's rules
+/// (`replay::options`, `replay::compaction`), for the CLI to name a bad
+/// one with its file before any session is read. Cost: a parse of the
+/// small object.
+#[napi(catch_unwind)]
+pub fn check_pi_settings(json: String) -> NativeReplayResult {
+    let outcome = crate::replay::ReplayOptions::from_json(json.as_bytes()).map(|_| String::new());
+    result(outcome)
+}
