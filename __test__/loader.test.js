@@ -63,10 +63,13 @@ function json(value) {
 // native export must either get a fallback or be listed here. Session loading
 // and the replay have no fallback: js/sessionfile.js and js/replay.js throw
 // ERR_CONDENSE_UNSUPPORTED without them. checkGateSettings serves the replay's
-// gate (gateSettings throws ERR_CONDENSE_UNSUPPORTED without it); NativeGate
-// is pi's gate, which the extension turns on only with the native binding.
+// gate (gateSettings throws ERR_CONDENSE_UNSUPPORTED without it), and
+// checkPiSettings the CLI's check of pi's settings before a replay (skipped
+// without it: the replay itself would name them); NativeGate is pi's gate,
+// which the extension turns on only with the native binding.
 const NATIVE_ONLY = [
   'checkGateSettings',
+  'checkPiSettings',
   'NativeEngine',
   'NativeGate',
   'loadSessionAsync',
