@@ -846,6 +846,8 @@ export interface TuneConfiguration {
   /** USD over every session (an order-free sum). */
   costUsd: number;
   charsSent: number;
+  /** Thinking the provider dropped under preserved thinking's prefix check, over every session: reasoning the model no longer saw. */
+  thinkingDropped: { blocks: number; tokens: number; calls: number };
 }
 
 export interface TuneRanked extends TuneConfiguration {
