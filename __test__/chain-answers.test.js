@@ -86,6 +86,10 @@ test('chain answers brought up to date after random flushes equal the answers as
       assert.deepEqual([...kept.refs].sort(), [...fresh.refs].sort(), `${what}: block ids cited`);
       assert.deepEqual([...kept.byId].sort(), [...fresh.byId].sort(), `${what}: dropped ids`);
       assert.deepEqual([kept.loose, kept.strays], [fresh.loose, fresh.strays], `${what}: loose and stray entries`);
+      entries.forEach((e, k) => {
+        if (e === null || typeof e !== 'object' || entries.indexOf(e) !== entries.lastIndexOf(e)) return;
+        assert.equal(kept.answerOf(e), kept.summaries[k], `${what}: the answer of entry ${k} by its object`);
+      });
       // Everything before `from` is what the engine keeps.
       for (let k = 0; k < from; k++) {
         assert.equal(entries[k], before.entries[k], `${what}: entry ${k} before from ${from}`);

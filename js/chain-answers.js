@@ -55,6 +55,20 @@ function kindOf(entry, idsOf) {
   }
 }
 
+/**
+ * `answer`, kept for `entry`, if it still stands after the summaries naming
+ * the ids `touched` were registered (the same registry), or undefined. The
+ * rule once: `ChainAnswers.update` finds the kept entries it fails for by
+ * their kind and dropped ids, and applies it to an entry moved elsewhere
+ * or found by a `{bN}` lookup.
+ */
+function keptAnswer(entry, answer, touched, idsOf) {
+  const kind = kindOf(entry, idsOf);
+  if (answer === undefined || kind === STRAY) return undefined;
+  if (kind === RANGE || touched.size === 0) return answer;
+  return kind === IDS && !idsOf(entry).some((id) => touched.has(id)) ? answer : undefined;
+}
+
 // Drops the positions from `from` on of an ascending list.
 function dropFrom(list, from) {
   let n = list.length;
@@ -78,16 +92,17 @@ class ChainAnswers {
     this.strays = [];
     // Block id -> how many answers cite it.
     this.refs = new Map();
-    // Entry -> its (last) position, for a `{bN}` lookup's answer.
-    this.at = new Map();
+    // Entry (an object) -> its last position, for a `{bN}` lookup's answer
+    // (an entry listed twice may be missing: the lookup then asks).
+    this.position = new Map();
     for (let n = 0; n < entries.length; n++) this.index(n);
   }
 
   // Files entry `n` and counts its answer's block ids.
   index(n) {
     const entry = this.entries[n];
-    this.at.set(entry, n);
     const kind = kindOf(entry, this.idsOf);
+    if (kind !== STRAY) this.position.set(entry, n);
     if (kind === IDS) {
       for (const id of this.idsOf(entry)) {
         const at = this.byId.get(id);
@@ -102,7 +117,7 @@ class ChainAnswers {
   // Takes back what entry `n` filed, as one of the entries from `p` on.
   unindex(n, p) {
     const entry = this.entries[n];
-    if (this.at.get(entry) === n) this.at.delete(entry);
+    if (this.position.get(entry) === n) this.position.delete(entry);
     if (kindOf(entry, this.idsOf) === IDS) {
       for (const id of this.idsOf(entry)) {
         const at = this.byId.get(id);
@@ -134,8 +149,6 @@ class ChainAnswers {
   update(entries, p, touched, summaryOf) {
     const summaries = this.summaries;
     let from = p;
-    // An answer that stands, as `keptFor` in js/conversation.js decides.
-    const stands = (entry, kind) => kind === RANGE || touched.size === 0 || (kind === IDS && !this.idsOf(entry).some((id) => touched.has(id)));
     // The kept entries a new summary may change, each asked once.
     const asked = new Set(this.strays.filter((n) => n < p));
     if (touched.size > 0) {
@@ -164,19 +177,20 @@ class ChainAnswers {
     this.entries = entries;
     for (let n = p; n < entries.length; n++) {
       const entry = entries[n];
-      const kept = moved.get(entry);
-      const kind = kindOf(entry, this.idsOf);
-      summaries.push(kept !== undefined && kind !== STRAY && stands(entry, kind) ? kept : summaryOf(entry));
+      summaries.push(keptAnswer(entry, moved.get(entry), touched, this.idsOf) ?? summaryOf(entry));
       this.index(n);
     }
     return from;
   }
 
-  /** The answer of an entry in the list (a `{bN}` lookup's), or undefined. */
+  /**
+   * The answer of an entry in the list (a `{bN}` lookup's), or undefined
+   * when it is not there (or not known by its object).
+   */
   answerOf(entry) {
-    const n = this.at.get(entry);
+    const n = this.position.get(entry);
     return n === undefined ? undefined : this.summaries[n];
   }
 }
 
-module.exports = { ChainAnswers, sameAnswer, blockRefsOf };
+module.exports = { ChainAnswers, keptAnswer, sameAnswer, blockRefsOf };

@@ -16,7 +16,7 @@
 const codes = require('./codes.js');
 const { apply } = require('./applier.js');
 const { serializationError } = require('./pure/errors.js');
-const { ChainAnswers, sameAnswer } = require('./chain-answers.js');
+const { ChainAnswers, keptAnswer, sameAnswer } = require('./chain-answers.js');
 const { Fingerprints } = require('./fingerprint.js');
 const { projectRecord, stateJson } = require('./state-text.js');
 const { wireBytes } = require('./wire.js');
@@ -392,7 +392,10 @@ class Conversation {
    *   same array, an entry (or `{bN}` lookup) already answered is asked
    *   again only when a summary registered since names one of its dropped
    *   ids (`registeredIds`); the same entries and the same length: nothing
-   *   is asked.
+   *   is asked. The kept answers (js/chain-answers.js) are brought up to
+   *   date from the first entry that is not the one kept at its place and
+   *   at the kept entries a new summary reaches, so a flush costs what it
+   *   added, not a walk of every chain.
    * - any other indexer, through the documented methods only: when the
    *   entries are the same objects and no tool result's answer changed this
    *   render (`answer`: a flush registers records and summaries together),
@@ -465,16 +468,6 @@ class Conversation {
         return { throws: true };
       }
     };
-    // An answer kept for `entry` that still stands, or undefined (the rule
-    // `ChainAnswers.update` applies to the entries).
-    const keptFor = (entry, answer) => {
-      if (touched === null || answer === undefined || entry === null || typeof entry !== 'object') return undefined;
-      if (touched.size === 0) return answer;
-      const range = entry.rangeSummaryText;
-      if (range !== undefined && range !== null) return answer;
-      const ids = idsOf(entry);
-      return Array.isArray(ids) && !ids.some((id) => touched.has(id)) ? answer : undefined;
-    };
     try {
       // The answers, and the first entry the engine does not keep as it is
       // (by object, or by its answer): those before it go unsent. With the
@@ -520,7 +513,7 @@ class Conversation {
         }
         // An entry of the list answers as it was answered above.
         const listed = registry === null ? undefined : answers.answerOf(found);
-        const kept = listed === undefined && was !== undefined && was.found === found ? keptFor(found, was.answer) : undefined;
+        const kept = listed === undefined && was !== undefined && was.found === found && touched !== null ? keptAnswer(found, was.answer, touched, idsOf) : undefined;
         lookups.set(blockId, { answer: listed ?? kept ?? summaryOf(found), found });
       }
       const registered = registry === null ? 0 : registry.length;
