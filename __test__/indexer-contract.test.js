@@ -290,3 +290,72 @@ test("the 2.9 drop-in matches a new summary to pi-condense's own chains by their
     if (backend === 'native') assert.equal(indexer.asked - before, step.asks, `questions after a summary of ${step.what}`);
   });
 });
+
+test("after a flush the 2.4 drop-in reads of pi-condense's own chains only those the flush reaches", () => {
+  const state = structuredClone(sample.state);
+  state.summaryBodies ??= [];
+  const { config } = sample;
+  // Each chain entry counts what is read of it while the drop-in renders,
+  // the indexer's own methods aside (its sort and lookups read them too).
+  const reads = new Map();
+  let counting = false;
+  let inside = 0;
+  const watch = (entry) =>
+    new Proxy(entry, {
+      get(target, key, receiver) {
+        if (counting && inside === 0) reads.set(target.blockId, (reads.get(target.blockId) ?? 0) + 1);
+        return Reflect.get(target, key, receiver);
+      },
+    });
+  state.chains = state.chains.map(watch);
+  const indexer = new ToolCallIndexer(state);
+  for (const name of ['getChainEntries', 'findChainEntryByBlockId']) {
+    const method = indexer[name].bind(indexer);
+    indexer[name] = (...args) => {
+      inside++;
+      try {
+        return method(...args);
+      } finally {
+        inside--;
+      }
+    };
+  }
+  const b3 = state.chains.find((c) => c.blockId === 'b3');
+  const later = (n, fields) => watch({ ...b3, blockId: `b${n}`, startUserTimestamp: b3.startUserTimestamp + n, toolRefs: [], ...fields });
+  // Each flush registers a summary or a chain, or both, as pi-condense's
+  // flush does; `reached`: the chains the render may read, the new one and
+  // those whose dropped ids the new summary names (and any after the first
+  // of them, sent to the engine again).
+  const steps = [
+    { what: 'a summary of a batch no chain dropped, and a fused chain', ids: ['call-nobody-dropped'], chain: later(4, { rangeSummaryText: 'Fused b4.' }), reached: ['b4'] },
+    { what: 'a chain summarized from its batches', chain: later(5, { rangeSummaryText: undefined, droppedToolCallIds: ['call-b5'] }), reached: ['b5'] },
+    { what: "a summary of b5's batch", ids: ['call-b5'], reached: ['b5'] },
+    { what: 'nothing', reached: [] },
+  ];
+  const args = [indexer, config.chainCompression, config.errorPurge, config.thinkingStrip, config.protection, config.recoveryGraceTurns];
+  const render = (what) => {
+    counting = true;
+    let got;
+    try {
+      got = dropIn.pruneMessages(structuredClone(sample.messages), ...args, sample.thinkingBoundaryTimestamp ?? undefined);
+    } finally {
+      counting = false;
+    }
+    const want = v24.pruneMessages(structuredClone(sample.messages), { state, config, thinkingStripBoundaryTimestamp: sample.thinkingBoundaryTimestamp });
+    assert.equal(JSON.stringify(got.messages), JSON.stringify(want.messages), `render after ${what}`);
+    assert.equal(got.afterChars, want.afterChars);
+  };
+  render('the first');
+  for (const step of steps) {
+    if (step.ids) indexer.registerSummaryBody(step.ids, `Summary of ${step.ids.join(', ')}.`);
+    if (step.chain) indexer.registerChain(step.chain);
+    reads.clear();
+    render(step.what);
+    if (backend !== 'native') continue;
+    const read = [...reads.keys()].sort();
+    assert.ok(
+      read.every((b) => step.reached.includes(b)),
+      `after ${step.what}, read ${read.join(', ') || 'nothing'}; the flush reaches ${step.reached.join(', ') || 'nothing'}`,
+    );
+  }
+});

@@ -25,6 +25,15 @@
 // request the model receives must be byte-equal between own and addon; a
 // difference is reported and fails the run.
 //
+// pi-condense flushes (summarizes the pending batches, compresses a new
+// chain, moves the thinking boundary) at the end of every prompt, and
+// during a prompt when the context jumps: the renders after such a flush
+// read new records, a new chain and a new boundary. The second table splits
+// the renders into those (fixtures/pi-extension/chain-timer.js tells them by
+// the entries pi-condense wrote since the previous model call) and the
+// quiet ones, with the chain and condense-native's own timer of the render
+// (the `pruneMessages` call, own or addon).
+//
 //   node benches/real-pi.js                         the ladder, both releases, Node 24
 //   node benches/real-pi.js --sizes 10,100          some sizes
 //   node benches/real-pi.js --release 2.4.3         one release
@@ -218,7 +227,8 @@ function benchRelease(ctx, opts, release, agent) {
   const rows = [];
   for (const size of opts.sizes) {
     const cut = cutSession(built, size, path.join(ctx.work, `cut-${release}-${size}.jsonl`));
-    const got = { own: { first: [], rest: [], send: [] }, addon: { first: [], rest: [], send: [] }, gated: { rest: [], render: [], gate: [] } };
+    const modeTimes = () => ({ first: [], rest: [], send: [], split: { quiet: { chain: [], render: [] }, after: { chain: [], render: [] } } });
+    const got = { own: modeTimes(), addon: modeTimes(), gated: { rest: [], render: [], gate: [] } };
     let mismatches = 0;
     for (let round = 0; round < opts.rounds; round++) {
       const order = round % 2 === 0 ? ['own', 'addon'] : ['addon', 'own'];
@@ -251,6 +261,12 @@ function benchRelease(ctx, opts, release, agent) {
         got[mode].first.push(calls[0].chainMs);
         got[mode].messages = calls[0].messages; // what the first render saw
         for (const c of calls.slice(1)) got[mode].rest.push(c.chainMs);
+        for (const c of calls.slice(1)) {
+          if (typeof c.change !== 'boolean' || typeof c.renderMs !== 'number') continue;
+          const part = got[mode].split[c.change ? 'after' : 'quiet'];
+          part.chain.push(c.chainMs);
+          part.render.push(c.renderMs);
+        }
         for (const c of calls) if (typeof c.beforeSendMs === 'number') got[mode].send.push(c.beforeSendMs);
       }
       const a = runs.own.requests;
@@ -260,12 +276,18 @@ function benchRelease(ctx, opts, release, agent) {
     const row = { release, size, messages: got.addon.messages ?? cut.messages, rounds: opts.rounds, mismatches };
     for (const mode of ['own', 'addon']) {
       row[mode] = { render: median(got[mode].rest), p90: p90(got[mode].rest), first: median(got[mode].first), send: median(got[mode].send), renders: got[mode].rest.length };
+      for (const part of ['quiet', 'after']) {
+        const t = got[mode].split[part];
+        row[mode][part] = { chain: median(t.chain), render: median(t.render), renders: t.render.length };
+      }
     }
     if (opts.gate) row.gated = { chain: median(got.gated.rest), render: median(got.gated.render), gate: median(got.gated.gate), share: median(got.gated.gate.map((g, n) => g / got.gated.render[n])) };
     rows.push(row);
     process.stderr.write(
       `${ctx.nodeVersion} ${release} ${row.messages} messages: own ${row.own.render.toFixed(3)} ms (first ${row.own.first.toFixed(2)}), ` +
-        `addon ${row.addon.render.toFixed(3)} ms (first ${row.addon.first.toFixed(2)}), ${mismatches} mismatching rounds\n`,
+        `addon ${row.addon.render.toFixed(3)} ms (first ${row.addon.first.toFixed(2)}), ${mismatches} mismatching rounds; ` +
+        `condense-native's timer, quiet / after a change: own ${row.own.quiet.render.toFixed(2)} / ${row.own.after.render.toFixed(2)} ms, ` +
+        `addon ${row.addon.quiet.render.toFixed(2)} / ${row.addon.after.render.toFixed(2)} ms (${row.addon.after.renders} of ${row.addon.renders} after a change)\n`,
     );
   }
   return rows;
@@ -299,6 +321,22 @@ function markdown(rows, meta) {
       `| ${r.node} | ${r.release} | ${r.messages.toLocaleString('en-US')} | ${fmt(r.own.render)} | ${fmt(r.addon.render)} | ${ratio(r.own.render, r.addon.render)} | ` +
         `${fmt(r.own.p90)} | ${fmt(r.addon.p90)} | ${ratio(r.own.p90, r.addon.p90)} | ` +
         `${fmt(r.own.first)} | ${fmt(r.addon.first)} | ${ratio(r.own.first, r.addon.first)} | ${fmt(r.addon.send)} | ${r.mismatches} of ${r.rounds} |`,
+    );
+  }
+  out.push('');
+  out.push(
+    'The same renders split: "after a change" are those after pi-condense wrote what its render reads (records, a summary, a chain, its frontier: a flush, ' +
+      'at the end of every prompt and when the context jumps), "quiet" the others. Median ms of the whole chain, and of the render alone as condense-native\'s own timer takes it ' +
+      "(the `pruneMessages` call: pi-condense's own function, or the addon).",
+  );
+  out.push('');
+  out.push('| runtime | release | messages | after a change | chain: own, quiet | own, after | addon, quiet | addon, after | render: own, quiet | own, after | addon, quiet | addon, after |');
+  out.push('|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
+  for (const r of rows) {
+    out.push(
+      `| ${r.node} | ${r.release} | ${r.messages.toLocaleString('en-US')} | ${r.addon.after.renders} of ${r.addon.renders} | ` +
+        `${fmt(r.own.quiet.chain)} | ${fmt(r.own.after.chain)} | ${fmt(r.addon.quiet.chain)} | ${fmt(r.addon.after.chain)} | ` +
+        `${fmt(r.own.quiet.render)} | ${fmt(r.own.after.render)} | ${fmt(r.addon.quiet.render)} | ${fmt(r.addon.after.render)} |`,
     );
   }
   if (rows.some((r) => r.gated)) {

@@ -16,7 +16,7 @@
 const codes = require('./codes.js');
 const { apply } = require('./applier.js');
 const { serializationError } = require('./pure/errors.js');
-const { BLOCK_REF_RE } = require('./pure/rules.js');
+const { ChainAnswers, keptAnswer, sameAnswer } = require('./chain-answers.js');
 const { Fingerprints } = require('./fingerprint.js');
 const { projectRecord, stateJson } = require('./state-text.js');
 const { wireBytes } = require('./wire.js');
@@ -51,15 +51,14 @@ function sliceJson(messages, from, to = messages.length) {
   }
 }
 
-// One answer of the indexer about a chain's summary ({ v }, { throws },
-// { none }, { absent: method }: it has no such method), compared by value: the same
-// text is the same answer.
-function sameAnswer(a, b) {
-  return a.v === b.v && a.throws === b.throws && a.none === b.none && a.absent === b.absent;
-}
-
-function sameAnswers(a, b) {
-  return a.length === b.length && a.every((x, n) => sameAnswer(x, b[n]));
+// Whether two `{bN}` lookups (blockId -> { answer, found }) answer alike.
+function sameLookups(a, b) {
+  if (a.size !== b.size) return false;
+  for (const [id, l] of b) {
+    const was = a.get(id);
+    if (was === undefined || !sameAnswer(was.answer, l.answer)) return false;
+  }
+  return true;
 }
 
 // pi-condense's own ToolCallIndexer (2.4.x and 2.9.x) answers
@@ -101,19 +100,6 @@ function registeredIds(registry, from) {
     for (const id of named) ids.add(id);
   }
   return ids;
-}
-
-// The `{bN}` block ids a chain summary's text cites, in order, by answer
-// (later renders reuse an answer while it stands).
-const blockRefs = new WeakMap();
-function blockRefsOf(answer) {
-  let refs = blockRefs.get(answer);
-  if (refs === undefined) {
-    refs = [];
-    if (typeof answer.v === 'string') for (const match of answer.v.matchAll(BLOCK_REF_RE)) refs.push(`b${match[1]}`);
-    blockRefs.set(answer, refs);
-  }
-  return refs;
 }
 
 class Conversation {
@@ -406,7 +392,10 @@ class Conversation {
    *   same array, an entry (or `{bN}` lookup) already answered is asked
    *   again only when a summary registered since names one of its dropped
    *   ids (`registeredIds`); the same entries and the same length: nothing
-   *   is asked.
+   *   is asked. The kept answers (js/chain-answers.js) are brought up to
+   *   date from the first entry that is not the one kept at its place and
+   *   at the kept entries a new summary reaches, so a flush costs what it
+   *   added, not a walk of every chain.
    * - any other indexer, through the documented methods only: when the
    *   entries are the same objects and no tool result's answer changed this
    *   render (`answer`: a flush registers records and summaries together),
@@ -431,7 +420,14 @@ class Conversation {
     const v29 = this.dialect === '2.9.1';
     const idsOf = (entry) => (v29 ? entry.droppedOccurrenceKeys ?? entry.droppedToolCallIds : entry.droppedToolCallIds);
     const seen = this.chainsSeen;
-    const sameEntries = seen !== null && seen.entries.length === entries.length && seen.entries.every((e, n) => e === entries[n]);
+    // The first entry that is not the one kept at its place.
+    let p = 0;
+    if (seen !== null) {
+      const kept = seen.answers.entries;
+      const common = Math.min(kept.length, entries.length);
+      while (p < common && entries[p] === kept[p]) p++;
+    }
+    const sameEntries = seen !== null && p === entries.length && p === seen.answers.entries.length;
     this.ownIndexer ??= keepsSummaryRegistry(indexer);
     const registry = this.ownIndexer && absent === null ? summaryRegistryOf(indexer) : null;
     let probe = null;
@@ -472,80 +468,77 @@ class Conversation {
         return { throws: true };
       }
     };
-    // An answer kept for `entry` that still stands, or undefined.
-    const keptFor = (entry, answer) => {
-      if (touched === null || answer === undefined || entry === null || typeof entry !== 'object') return undefined;
-      if (touched.size === 0) return answer;
-      const range = entry.rangeSummaryText;
-      if (range !== undefined && range !== null) return answer;
-      const ids = idsOf(entry);
-      return Array.isArray(ids) && !ids.some((id) => touched.has(id)) ? answer : undefined;
-    };
-    const answers = registry === null ? null : new Map();
-    const summaries = entries.map((entry) => {
-      const a = keptFor(entry, seen?.answers?.get(entry)) ?? summaryOf(entry);
-      if (answers !== null && entry !== null && typeof entry === 'object') answers.set(entry, a);
-      return a;
-    });
-    const lookups = [];
-    const looked = new Set();
-    const before = touched === null ? null : new Map(seen.lookups.map((l) => [l[0], l]));
-    for (const s of summaries) {
-      for (const blockId of blockRefsOf(s)) {
-        if (looked.has(blockId)) continue;
-        looked.add(blockId);
+    try {
+      // The answers, and the first entry the engine does not keep as it is
+      // (by object, or by its answer): those before it go unsent. With the
+      // same registry only what a new summary or entry reaches is asked;
+      // kept answers are brought up to date in place.
+      let answers;
+      let from = 0;
+      if (touched !== null) {
+        answers = seen.answers;
+        from = answers.update(entries.slice(), p, touched, summaryOf);
+      } else {
+        answers = new ChainAnswers(entries.slice(), entries.map(summaryOf), idsOf);
+        if (seen !== null) {
+          const kept = seen.answers;
+          const common = Math.min(kept.entries.length, entries.length);
+          while (from < common && entries[from] === kept.entries[from] && sameAnswer(answers.summaries[from], kept.summaries[from])) from++;
+        }
+      }
+      // The `{bN}` lookups of the block ids the answers cite: blockId ->
+      // { answer, found }.
+      const lookups = new Map();
+      const before = touched === null ? null : seen.lookups;
+      for (const blockId of answers.refs.keys()) {
         const was = before === null ? undefined : before.get(blockId);
-        let found;
         if (noLookups) {
-          lookups.push([blockId, { absent: 'findChainEntryByBlockId' }]);
+          lookups.set(blockId, { answer: { absent: 'findChainEntryByBlockId' } });
           continue;
         }
-        if (sameEntries && was !== undefined && was.length === 3) {
-          found = was[2]; // the same entries: the lookup finds what it found
+        let found;
+        if (sameEntries && was !== undefined && was.found !== undefined) {
+          found = was.found; // the same entries: the lookup finds what it found
         } else {
           try {
             found = indexer.findChainEntryByBlockId(blockId);
           } catch {
-            lookups.push([blockId, { throws: true }]);
+            lookups.set(blockId, { answer: { throws: true } });
             continue;
           }
           if (!found) {
-            lookups.push([blockId, { none: true }]);
+            lookups.set(blockId, { answer: { none: true } });
             continue;
           }
         }
-        const kept = was !== undefined && was[2] === found ? keptFor(found, was[1]) : undefined;
-        lookups.push(kept === undefined ? [blockId, answers?.get(found) ?? summaryOf(found), found] : was);
+        // An entry of the list answers as it was answered above.
+        const listed = registry === null ? undefined : answers.answerOf(found);
+        const kept = listed === undefined && was !== undefined && was.found === found && touched !== null ? keptAnswer(found, was.answer, touched, idsOf) : undefined;
+        lookups.set(blockId, { answer: listed ?? kept ?? summaryOf(found), found });
       }
+      const registered = registry === null ? 0 : registry.length;
+      const partial = absent !== null;
+      if (sameEntries && from === entries.length && sameLookups(seen.lookups, lookups)) {
+        Object.assign(seen, { answers, lookups, probe, registry, registered, partial });
+        return;
+      }
+      const sent = { entries: answers.entries, summaries: answers.summaries, lookups: [...lookups].map(([id, l]) => [id, l.answer]) };
+      let text;
+      try {
+        text = JSON.stringify(from === 0 ? sent : { from, ...sent, entries: sent.entries.slice(from), summaries: sent.summaries.slice(from) });
+      } catch (cause) {
+        throw codedError(codes.INVALID_STATE, `chain entries cannot be serialized as JSON: ${cause.message}`, { cause });
+      }
+      this.engine.setChains(text);
+      // `partial`: answered without some methods, so the next render with
+      // them asks everything again.
+      this.chainsSeen = { answers, lookups, probe, registry, registered, partial };
+    } catch (err) {
+      // Kept answers may have been brought up to date for chains the
+      // engine did not take: the next render asks everything again.
+      this.chainsSeen = null;
+      throw err;
     }
-    const registered = registry === null ? 0 : registry.length;
-    if (
-      sameEntries &&
-      sameAnswers(seen.summaries, summaries) &&
-      seen.lookups.length === lookups.length &&
-      seen.lookups.every(([id, a], n) => id === lookups[n][0] && sameAnswer(a, lookups[n][1]))
-    ) {
-      Object.assign(seen, { summaries, lookups, probe, registry, registered, answers, partial: absent !== null });
-      return;
-    }
-    // The entries the engine keeps up to the first that changed (by object,
-    // or by its answer) go unsent.
-    let from = 0;
-    if (seen !== null) {
-      const common = Math.min(seen.entries.length, entries.length);
-      while (from < common && entries[from] === seen.entries[from] && sameAnswer(summaries[from], seen.summaries[from])) from++;
-    }
-    const sent = { entries, summaries, lookups: lookups.map(([id, a]) => [id, a]) };
-    let text;
-    try {
-      text = JSON.stringify(from === 0 ? sent : { from, ...sent, entries: entries.slice(from), summaries: summaries.slice(from) });
-    } catch (cause) {
-      throw codedError(codes.INVALID_STATE, `chain entries cannot be serialized as JSON: ${cause.message}`, { cause });
-    }
-    this.engine.setChains(text);
-    // `partial`: answered without some methods, so the next render with
-    // them asks everything again.
-    this.chainsSeen = { entries: entries.slice(), summaries, lookups, probe, registry, registered, answers, partial: absent !== null };
   }
 
   /** Renders the kept messages and applies the script to `messages`. */

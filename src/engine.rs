@@ -24,6 +24,8 @@ use crate::state::{Chains, State};
 pub mod background;
 mod protocol;
 mod slots;
+#[cfg(test)]
+mod tests;
 pub use slots::{RenderedScript, Shown};
 
 pub struct Engine {
@@ -151,28 +153,26 @@ impl Engine {
         }
     }
 
-    /// New chain entries: only phase 3's decisions go. The edits the JS
-    /// side holds stay named: a stub or a purge is keyed by what it shows,
-    /// and a synthetic block built again with the same text keeps its id
-    /// (`SentEdits::describe`), so a flush that adds one chain re-sends one
-    /// block, not every edit.
+    /// New chain entries: only phase 3's decisions that read the entries
+    /// from the first one that differs from those kept go
+    /// (`Memo::chains_changed`). The edits the JS side holds stay named: a
+    /// stub or a purge is keyed by what it shows, and a synthetic block
+    /// built again with the same text keeps its id (`SentEdits::describe`),
+    /// so a flush that adds one chain re-sends one block, not every edit.
     pub fn set_chains(&mut self, chains: Chains) {
         self.last = None;
-        self.state.set_given_chains(chains);
-        self.memo.invalidate_chains();
+        let (from, same_lookups) = self.state.set_given_chains(chains);
+        self.memo.chains_changed(from, same_lookups);
     }
 
     /// As `set_chains`, for the entries and summaries from `from` on (those
-    /// before are kept) and every lookup: `chains` holds only those. With
-    /// the lookups unchanged, the synthetic blocks of the entries kept stand.
+    /// before are kept) and every lookup: `chains` holds only those. Only
+    /// what reads the entries from `from` on is decided again
+    /// (`Memo::chains_changed`).
     pub fn update_chains(&mut self, from: usize, chains: Chains) -> Result<()> {
         let same_lookups = self.state.update_given_chains(from, chains)?;
         self.last = None;
-        if same_lookups {
-            self.memo.invalidate_chains_from(from);
-        } else {
-            self.memo.invalidate_chains();
-        }
+        self.memo.chains_changed(from, same_lookups);
         Ok(())
     }
 

@@ -294,8 +294,36 @@ impl State {
         was != legacy
     }
 
-    pub fn set_given_chains(&mut self, chains: Chains) {
+    /// Replaces the chains with `chains`; returns the first entry that
+    /// differs from the ones given before (by value, or by its summary:
+    /// those before it are the same; 0 when the chains were not given
+    /// before) and whether the lookups are the ones kept.
+    pub fn set_given_chains(&mut self, chains: Chains) -> (usize, bool) {
+        let kept = match (&self.chains, &chains) {
+            (
+                Chains::Given {
+                    entries,
+                    summaries,
+                    lookups,
+                },
+                Chains::Given {
+                    entries: new_entries,
+                    summaries: new_summaries,
+                    lookups: new_lookups,
+                },
+            ) => {
+                let same = entries
+                    .iter()
+                    .zip(summaries)
+                    .zip(new_entries.iter().zip(new_summaries))
+                    .take_while(|((e, s), (ne, ns))| e == ne && s == ns)
+                    .count();
+                (same, lookups == new_lookups)
+            }
+            _ => (0, false),
+        };
         self.chains = chains;
+        kept
     }
 
     /// The given chains from `from` on replaced by `update`'s entries and
@@ -606,6 +634,21 @@ mod tests {
             .unwrap_err()
             .message
             .contains("no chains given before"));
+        assert_eq!(
+            s.set_given_chains(given(&["b1", "b2", "b3"], &[("b1", "old")])),
+            (0, false),
+            "none given before"
+        );
+        assert_eq!(
+            s.set_given_chains(given(&["b1", "b2", "b3"], &[("b1", "old")])),
+            (3, true),
+            "the same chains"
+        );
+        assert_eq!(
+            s.set_given_chains(given(&["b1", "b4", "b3"], &[("b1", "new")])),
+            (1, false),
+            "from the second entry on, other lookups"
+        );
         s.set_given_chains(given(&["b1", "b2", "b3"], &[("b1", "old")]));
         let past = s.update_given_chains(4, given(&[], &[]));
         assert!(past.unwrap_err().message.contains("from entry 4 of 3"));

@@ -6,20 +6,21 @@
 //! counts as changed even when no message differs. The JS oracle's copy is
 //! `chainRangePrune` in js/pure/v2.4.js.
 //!
-//! What a message is to this phase depends on the state alone, so the sets
-//! are built once per state (`ChainSets`) and each message's `ChainFact`
-//! once per state and message (`ChainIdsCache`); a render then walks the
-//! facts.
+//! What a message is to this phase depends on the chain entries alone, so
+//! the sets are kept (`chain_sets.rs`) and each message's `ChainFact` too
+//! (`ChainIdsCache`); a render then walks the facts. When the host replaces
+//! the entries from one on (a flush adds a chain), the sets take back and
+//! read only those, and only the facts of the messages that read a key they
+//! touched are decided again (`id_index.rs`).
 
+use super::chain_sets::ChainSets;
+use super::id_index::IdIndex;
 use super::put;
-use super::synthetic::{
-    iterate, protected_output, BlockKey, ChainCaches, Pools, ValueMap, ValueSet,
-};
+use super::synthetic::{protected_output, BlockKey, ChainCaches, Pools};
 use super::Inputs;
 use crate::config::ChainConfig;
 use crate::error::{PruneError, Result};
-use crate::json::Json;
-use crate::record::{BlockType, Content, Role};
+use crate::record::{BlockType, Content, Log, Role};
 use crate::script::{EditScript, Inserted, Op, Slot, Stats};
 
 /// 2.4.3 phase 3's facts about one message, for one state.
@@ -39,70 +40,82 @@ pub struct ChainFact {
 /// What this phase keeps between renders.
 #[derive(Default)]
 pub struct ChainIdsCache {
-    /// The sets, derived from the state alone.
-    sets: Option<ChainSets>,
-    /// Each message's fact, for the current state.
+    /// The sets, as of the entries they read.
+    sets: ChainSets,
+    /// The first entry that changed since the sets read them, if any.
+    changed_from: Option<usize>,
+    /// Each message's fact, for the sets.
     facts: Vec<Option<ChainFact>>,
+    /// The messages reading each id and timestamp, built from the second
+    /// render on (a stateless call renders once).
+    index: IdIndex,
+    warm: bool,
     /// Buffers reused from one render to the next (a long conversation's
     /// would otherwise be allocated, and zeroed by the system, at every
     /// render): the facts per slot and a slot array.
     slot_facts: Vec<ChainFact>,
     spare_slots: Vec<Slot>,
+    /// How many facts were decided so far (the tests' measure of what a
+    /// render after new chains costs).
+    #[cfg(test)]
+    pub(crate) decided: usize,
 }
 
 impl ChainIdsCache {
     /// Forgets the sets and the facts: the state or the config changed.
     pub fn clear(&mut self) {
         self.facts.clear();
-        self.sets = None;
+        self.sets = ChainSets::default();
+        self.changed_from = None;
     }
 
-    /// Forgets the facts about messages `from` and after (about to be
-    /// re-sent).
-    pub fn truncate(&mut self, from: usize) {
+    /// The chain entries from `from` on changed (and nothing else of the
+    /// state): the next render brings the sets up to them and decides
+    /// again the facts their keys reach.
+    pub fn entries_changed(&mut self, from: usize) {
+        if from == 0 {
+            self.clear();
+        } else {
+            self.changed_from = Some(self.changed_from.map_or(from, |f| f.min(from)));
+        }
+    }
+
+    /// Forgets the facts about messages `from` and after of `log` (about to
+    /// be re-sent).
+    pub fn truncate(&mut self, from: usize, log: &Log) {
         self.facts.truncate(from);
+        self.index.truncate(from, log);
     }
 
     pub fn fact(&self, i: usize) -> Option<ChainFact> {
         self.facts.get(i).copied().flatten()
     }
-}
 
-/// What phase 3 derives from the chain entries (SPEC 3, phase 3 step 2).
-#[derive(Debug, Default)]
-struct ChainSets {
-    /// D: every entry's dropped ids.
-    dropped: ValueSet,
-    /// Protected id → the (last) entry protecting it.
-    protected: ValueMap<u32>,
-    /// F: final assistant timestamps (with stripFinalAssistantThinking).
-    finals: ValueSet,
-    /// startUserTimestamp → the (last) entry starting there.
-    starts: ValueMap<u32>,
-}
-
-fn chain_sets(inputs: &Inputs<'_>, chain: &ChainConfig) -> Result<ChainSets> {
-    let mut sets = ChainSets::default();
-    for (n, e) in inputs.state.chain_entries().iter().enumerate() {
-        for id in iterate(e.get("droppedToolCallIds"), "droppedToolCallIds")? {
-            sets.dropped.insert(Some(&id));
+    /// Brings the sets up to the state's entries, forgetting the facts of
+    /// the messages that read a key they took back or added.
+    fn bring_sets(&mut self, inputs: &Inputs<'_>, chain: &ChainConfig) -> Result<()> {
+        let log = inputs.log;
+        let mut touched = Vec::new();
+        let entries = inputs.state.chain_entries();
+        let brought = self
+            .sets
+            .bring(&entries, self.changed_from.take(), chain, &mut touched);
+        let refresh = !touched.is_empty() && !self.facts.is_empty();
+        if self.warm || refresh {
+            self.index.catch_up(log);
         }
-        let protected = match e.get("protectedToolCallIds") {
-            None | Some(Json::Null) => Vec::new(),
-            v => iterate(v, "protectedToolCallIds")?,
-        };
-        for id in protected {
-            sets.protected.set(Some(&id), n as u32);
-        }
-        if chain.strip_final_assistant_thinking {
-            match e.get("finalAssistantTimestamp") {
-                Some(Json::Null) => {}
-                v => sets.finals.insert(v),
+        if refresh {
+            for key in &touched {
+                for &i in self.index.readers(key, &log.syms) {
+                    if let Some(f) = self.facts.get_mut(i as usize) {
+                        *f = None;
+                    }
+                }
             }
         }
-        sets.starts.set(e.get("startUserTimestamp"), n as u32);
+        self.warm = true;
+        brought
     }
-    Ok(sets)
 }
 
 /// What message `i` is to this phase (errors where the reference throws
@@ -114,17 +127,17 @@ fn fact(inputs: &Inputs<'_>, sets: &ChainSets, i: usize) -> Result<ChainFact> {
     let mut f = ChainFact::default();
     match rec.role {
         Role::ToolResult => {
-            f.dropped = sets.dropped.contains(&rec.tool_call_id, syms);
-            f.protected_by = sets.protected.get(&rec.tool_call_id, syms).copied();
+            f.dropped = sets.dropped(&rec.tool_call_id, syms);
+            f.protected_by = sets.protected_by(&rec.tool_call_id, syms);
         }
         Role::Assistant => {
             for b in inputs.walked_blocks(i, "the reference filters it")? {
                 let (_, b) = b?;
                 if b.ty == BlockType::ToolCall {
-                    f.dropped |= sets.dropped.contains(&b.id, syms);
+                    f.dropped |= sets.dropped(&b.id, syms);
                 }
             }
-            if !f.dropped && sets.finals.contains(&rec.timestamp, syms) {
+            if !f.dropped && sets.is_final(&rec.timestamp, syms) {
                 if rec.content != Content::Array {
                     return Err(PruneError::bad_message(
                         i,
@@ -135,11 +148,11 @@ fn fact(inputs: &Inputs<'_>, sets: &ChainSets, i: usize) -> Result<ChainFact> {
                 f.final_strip = true;
             }
         }
-        Role::User => f.starts = sets.starts.get(&rec.timestamp, syms).copied(),
+        Role::User => f.starts = sets.starting(&rec.timestamp, syms),
         _ => {}
     }
     if rec.summary && !f.dropped {
-        f.dropped = cites_dropped(inputs, i, &sets.dropped)?;
+        f.dropped = cites_dropped(inputs, i, sets)?;
     }
     Ok(f)
 }
@@ -153,9 +166,7 @@ pub fn run(
     stats: &mut Stats,
 ) -> Result<bool> {
     let log = inputs.log;
-    if cache.sets.is_none() {
-        cache.sets = Some(chain_sets(inputs, chain)?);
-    }
+    cache.bring_sets(inputs, chain)?;
     let mut facts = std::mem::take(&mut cache.slot_facts);
     facts.clear();
     // The reference builds every synthetic block before it walks the
@@ -167,8 +178,11 @@ pub fn run(
         let f = match cache.fact(i) {
             Some(f) => f,
             None => {
-                let sets = cache.sets.as_ref().expect("built above");
-                match fact(inputs, sets, i) {
+                #[cfg(test)]
+                {
+                    cache.decided += 1;
+                }
+                match fact(inputs, &cache.sets, i) {
                     Ok(f) => {
                         put(&mut cache.facts, i, f);
                         f
@@ -249,10 +263,10 @@ pub fn run(
 
 /// Whether a per-batch summary message cites a dropped id
 /// (`details?.toolCallRefs ?? []` tested with `.some`).
-fn cites_dropped(inputs: &Inputs<'_>, i: usize, dropped: &ValueSet) -> Result<bool> {
+fn cites_dropped(inputs: &Inputs<'_>, i: usize, sets: &ChainSets) -> Result<bool> {
     for r in inputs.summary_refs(i)? {
         let (_, r) = r?;
-        if dropped.contains(&r.tool_call_id, &inputs.log.syms) {
+        if sets.dropped(&r.tool_call_id, &inputs.log.syms) {
             return Ok(true);
         }
     }

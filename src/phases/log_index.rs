@@ -6,14 +6,16 @@
 //! alone, so a kept engine extends them as messages are appended and builds
 //! them again only after messages were re-sent.
 
+use super::synthetic::Key;
 use crate::hash::{HashMap, HashSet};
 use crate::json::Json;
 use crate::record::{Interner, Log, Role, Scalar, Sym};
 
-/// A timestamp as SameValueZero compares it (`-0` is `0`; NaN equals
-/// nothing, so it is never a key).
+/// A message field's value as a hash key, compared as the phases compare
+/// it (`Scalar::same`: `-0` is `0`; NaN equals nothing, so it is never a
+/// key): timestamps here, ids and timestamps in `id_index.rs`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum Stamp {
+pub(super) enum Stamp {
     Absent,
     Null,
     Bool(bool),
@@ -26,7 +28,7 @@ fn num(n: f64) -> Option<Stamp> {
 }
 
 impl Stamp {
-    fn of_field(s: &Scalar) -> Option<Stamp> {
+    pub(super) fn of_field(s: &Scalar) -> Option<Stamp> {
         match *s {
             Scalar::Absent => Some(Stamp::Absent),
             Scalar::Null => Some(Stamp::Null),
@@ -46,6 +48,15 @@ impl Stamp {
             Some(Json::Num(n)) => num(*n),
             Some(Json::Str(t)) => syms.find(t).map(Stamp::Str),
             Some(_) => None,
+        }
+    }
+
+    /// A state value read as a `Map`/`Set` key (`synthetic::Key`); None
+    /// when no message can carry it.
+    pub(super) fn of_key(key: &Key, syms: &Interner) -> Option<Stamp> {
+        match key {
+            Key::Text(t) => syms.find(t).map(Stamp::Str),
+            Key::Other(s) => Stamp::of_field(s),
         }
     }
 }

@@ -3,7 +3,8 @@
 //! and the config (is this result stubbed, and with which text; is this
 //! message inside a compressed chain); those decisions hold until the state
 //! or the config change (a new `generation`) or the message itself is
-//! re-sent (`truncate`). The thinking boundary is not among them: phase 4
+//! re-sent (`truncate`); new chain entries drop only what reads them
+//! (`chains_changed`). The thinking boundary is not among them: phase 4
 //! decides afresh at every render. A stateless call uses a fresh memo, so
 //! both paths run the same phase code. Each phase owns its cache's type;
 //! the memo holds one of each, and `phases::run` hands them out.
@@ -46,22 +47,23 @@ impl Memo {
         self.range_plan = None;
     }
 
-    /// Forgets the decisions that read the chain entries (phase 3's sets,
-    /// ranges and synthetic blocks): the host sent new chains, and nothing
-    /// else changed. Phase 1's stubs and their text ids stand (a stub does
-    /// not read the chains), so the generation does too.
-    pub fn invalidate_chains(&mut self) {
-        self.chain_ids.clear();
-        self.synthetic.clear();
-        self.range_plan = None;
-    }
-
-    /// As `invalidate_chains`, when the entries before `from`, their
-    /// summaries and the `{bN}` lookups are the ones kept: their synthetic
-    /// blocks (which read nothing else of the chains) stand.
-    pub fn invalidate_chains_from(&mut self, from: usize) {
-        self.chain_ids.clear();
-        self.synthetic.keep_entries(from);
+    /// Forgets the decisions that read the chain entries from `from` on:
+    /// the host sent new chains (those before `from`, and their summaries,
+    /// are the ones kept), and nothing else changed. Phase 1's stubs and
+    /// their text ids stand (a stub does not read the chains), so the
+    /// generation does too. 2.4.3's sets take back and read only the
+    /// entries from `from` on, and its facts are decided again only where
+    /// their keys reach; the synthetic blocks of the entries before `from`
+    /// stand when `lookups_kept` (the `{bN}` lookups are the ones kept: a
+    /// block reads nothing else of the chains). 2.9.1's ranges are planned
+    /// again.
+    pub fn chains_changed(&mut self, from: usize, lookups_kept: bool) {
+        self.chain_ids.entries_changed(from);
+        if lookups_kept {
+            self.synthetic.keep_entries(from);
+        } else {
+            self.synthetic.clear();
+        }
         self.range_plan = None;
     }
 
@@ -69,7 +71,7 @@ impl Memo {
     /// (about to be re-sent).
     pub fn truncate(&mut self, from: usize, log: &Log) {
         self.stubs.truncate(from, log);
-        self.chain_ids.truncate(from);
+        self.chain_ids.truncate(from, log);
         // A synthetic text quoting a re-sent message is built again.
         self.synthetic.truncate(from);
         self.log_index.truncate(from, log);
@@ -98,6 +100,12 @@ impl Memo {
     /// A stub text by its id.
     pub fn text(&self, id: TextId) -> &[u8] {
         self.stubs.text(id)
+    }
+
+    /// How many of 2.4.3 phase 3's facts were decided so far.
+    #[cfg(test)]
+    pub fn facts_decided(&self) -> usize {
+        self.chain_ids.decided
     }
 
     /// 2.4.3 phase 3's fact about message `i`, if decided.

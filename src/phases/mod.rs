@@ -10,6 +10,8 @@
 
 mod chain_ids;
 mod chain_ranges;
+mod chain_sets;
+mod id_index;
 mod keys;
 mod log_index;
 mod memo;

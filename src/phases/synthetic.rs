@@ -17,18 +17,15 @@ use crate::json::value::{characters, write_joined, write_value};
 use crate::json::Json;
 use crate::record::{Content, ElementKind, Interner, Scalar};
 use crate::script::{Op, Slot};
-use crate::state::State;
 use std::rc::Rc;
 
 /// A synthetic text and the protected outputs it quotes.
 type Quoting = (Vec<ProtectedOutput>, Rc<[u8]>);
 
 /// What the chain phases keep between renders of the synthetic blocks:
-/// each entry's summary, head and whole text.
+/// each entry's head and whole text.
 #[derive(Default)]
 pub struct SyntheticCache {
-    /// Each chain entry's summary, derived from the state alone.
-    summaries: Option<Vec<Result<Json>>>,
     /// Each chain entry's synthetic block head (`synthetic_head`).
     heads: Vec<Option<Rc<[u8]>>>,
     /// Each chain entry's whole synthetic text, with the protected outputs
@@ -40,15 +37,12 @@ pub struct SyntheticCache {
 impl SyntheticCache {
     /// Forgets everything: the state or the config changed.
     pub fn clear(&mut self) {
-        self.summaries = None;
         self.heads.clear();
         self.texts.clear();
     }
 
-    /// Forgets what was built for the chain entries from `from` on (their
-    /// summaries are read again for all: a copy of each).
+    /// Forgets what was built for the chain entries from `from` on.
     pub fn keep_entries(&mut self, from: usize) {
-        self.summaries = None;
         self.heads.truncate(from);
         self.texts.truncate(from);
     }
@@ -66,17 +60,6 @@ impl SyntheticCache {
         }
     }
 
-    /// The summary of the `n`-th chain entry (`State::entry_summary`), once
-    /// per generation.
-    fn entry_summary(&mut self, state: &State, n: usize) -> Result<Json> {
-        let summaries = self.summaries.get_or_insert_with(|| {
-            (0..state.chain_entries().len())
-                .map(|n| state.entry_summary(n))
-                .collect()
-        });
-        summaries[n].clone()
-    }
-
     /// The synthetic block head of the `n`-th chain entry, once per
     /// generation (built only when asked: 2.9.1 builds accepted entries'
     /// only, and a bad entry throws only then).
@@ -84,7 +67,7 @@ impl SyntheticCache {
         if let Some(Some(h)) = self.heads.get(n) {
             return Ok(h.clone());
         }
-        let summary = self.entry_summary(inputs.state, n)?;
+        let summary = inputs.state.entry_summary(n)?;
         let entries = inputs.state.chain_entries();
         let head: Rc<[u8]> = synthetic_head(inputs, entries[n], &summary)?.into();
         put(&mut self.heads, n, head.clone());
@@ -251,12 +234,14 @@ pub fn iterate(value: Option<&Json>, what: &str) -> Result<Vec<Json>> {
 /// (SameValueZero): strings by their text, primitives by value; `undefined`
 /// is a key like any other. An array or object equals nothing.
 #[derive(Debug, Clone, PartialEq)]
-enum Key {
+pub enum Key {
     Text(Box<[u8]>),
     Other(Scalar),
 }
 
-fn key_of_json(v: Option<&Json>) -> Option<Key> {
+/// The key `v` is as a `Map` key (None: `undefined`); None when it is an
+/// array or object, which no message field equals.
+pub fn key_of_json(v: Option<&Json>) -> Option<Key> {
     Some(match v {
         None => Key::Other(Scalar::Absent),
         Some(Json::Null) => Key::Other(Scalar::Null),
@@ -283,18 +268,44 @@ impl<V> Default for ValueMap<V> {
     }
 }
 
-impl<V> ValueMap<V> {
-    /// `map.set(key, value)`.
-    pub fn set(&mut self, key: Option<&Json>, value: V) {
-        match key_of_json(key) {
-            Some(Key::Text(t)) => {
-                self.texts.insert(t, value);
+impl<V: Default> ValueMap<V> {
+    /// The value at `key`, set to the default when there is none.
+    pub fn at(&mut self, key: &Key) -> &mut V {
+        match key {
+            Key::Text(t) => self.texts.entry(t.clone()).or_default(),
+            Key::Other(k) => {
+                let at = match self.others.iter().position(|(o, _)| o.same(k)) {
+                    Some(at) => at,
+                    None => {
+                        self.others.push((*k, V::default()));
+                        self.others.len() - 1
+                    }
+                };
+                &mut self.others[at].1
             }
-            Some(Key::Other(k)) => match self.others.iter_mut().find(|(o, _)| o.same(&k)) {
-                Some(e) => e.1 = value,
-                None => self.others.push((k, value)),
-            },
-            None => {}
+        }
+    }
+}
+
+impl<V> ValueMap<V> {
+    /// Changes the value at `key`, if there is one, with `change`, and
+    /// deletes the key when `change` says it is not to be kept.
+    pub fn update(&mut self, key: &Key, change: impl FnOnce(&mut V) -> bool) {
+        match key {
+            Key::Text(t) => {
+                if let Some(v) = self.texts.get_mut(t) {
+                    if !change(v) {
+                        self.texts.remove(t);
+                    }
+                }
+            }
+            Key::Other(k) => {
+                if let Some(at) = self.others.iter().position(|(o, _)| o.same(k)) {
+                    if !change(&mut self.others[at].1) {
+                        self.others.remove(at);
+                    }
+                }
+            }
         }
     }
 
@@ -303,20 +314,6 @@ impl<V> ValueMap<V> {
             Scalar::Str(s) => self.texts.get(syms.text(*s)),
             _ => self.others.iter().find(|(o, _)| o.same(key)).map(|e| &e.1),
         }
-    }
-}
-
-/// A JS `Set` of state values, tested with message fields.
-pub type ValueSet = ValueMap<()>;
-
-impl ValueSet {
-    /// Adds a state value (None: `undefined`).
-    pub fn insert(&mut self, v: Option<&Json>) {
-        self.set(v, ());
-    }
-
-    pub fn contains(&self, s: &Scalar, syms: &Interner) -> bool {
-        self.get(s, syms).is_some()
     }
 }
 
