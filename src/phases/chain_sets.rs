@@ -8,7 +8,8 @@
 //! and the keys they touched name the messages whose facts change
 //! (`chain_ids.rs`, through `id_index.rs`).
 
-use super::synthetic::{iterate, key_of_json, Key, ValueMap};
+use super::synthetic::iterate;
+use super::value_key::{key_of_json, Key, ValueMap};
 use crate::config::ChainConfig;
 use crate::error::{PruneError, Result};
 use crate::json::Json;

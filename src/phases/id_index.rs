@@ -8,7 +8,7 @@
 //! messages re-sent.
 
 use super::log_index::Stamp;
-use super::synthetic::Key;
+use super::value_key::Key;
 use crate::hash::HashMap;
 use crate::record::{BlockType, Content, ElementKind, Log, Refs, Role, Scalar};
 
@@ -105,7 +105,7 @@ mod tests {
     }
 
     fn readers(index: &IdIndex, log: &Log, v: Json) -> Vec<u32> {
-        let key = super::super::synthetic::key_of_json(Some(&v)).unwrap();
+        let key = super::super::value_key::key_of_json(Some(&v)).unwrap();
         index.readers(&key, &log.syms).to_vec()
     }
 

@@ -6,7 +6,7 @@
 //! alone, so a kept engine extends them as messages are appended and builds
 //! them again only after messages were re-sent.
 
-use super::synthetic::Key;
+use super::value_key::Key;
 use crate::hash::{HashMap, HashSet};
 use crate::json::Json;
 use crate::record::{Interner, Log, Role, Scalar, Sym};

@@ -21,6 +21,7 @@ mod sweep;
 mod synthetic;
 mod text;
 mod thinking;
+mod value_key;
 
 use crate::config::Config;
 use crate::dialect::Dialect;

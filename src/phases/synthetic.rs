@@ -11,11 +11,11 @@ use super::stub::StubCache;
 use super::text::write_scalar;
 use super::Inputs;
 use crate::error::{PruneError, Result};
-use crate::hash::HashMap;
+
 use crate::json::parse_value;
 use crate::json::value::{characters, write_joined, write_value};
 use crate::json::Json;
-use crate::record::{Content, ElementKind, Interner, Scalar};
+use crate::record::{Content, ElementKind};
 use crate::script::{Op, Slot};
 use std::rc::Rc;
 
@@ -227,93 +227,6 @@ pub fn iterate(value: Option<&Json>, what: &str) -> Result<Vec<Json>> {
         Some(Json::Arr(items)) => Ok(items.clone()),
         Some(Json::Str(t)) => Ok(characters(t)),
         _ => Err(PruneError::bad_state(format!("{what} is not iterable"))),
-    }
-}
-
-/// A state value as a `Set`/`Map` key compared with message fields
-/// (SameValueZero): strings by their text, primitives by value; `undefined`
-/// is a key like any other. An array or object equals nothing.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Key {
-    Text(Box<[u8]>),
-    Other(Scalar),
-}
-
-/// The key `v` is as a `Map` key (None: `undefined`); None when it is an
-/// array or object, which no message field equals.
-pub fn key_of_json(v: Option<&Json>) -> Option<Key> {
-    Some(match v {
-        None => Key::Other(Scalar::Absent),
-        Some(Json::Null) => Key::Other(Scalar::Null),
-        Some(Json::Bool(b)) => Key::Other(Scalar::Bool(*b)),
-        Some(Json::Num(n)) => Key::Other(Scalar::Num(*n)),
-        Some(Json::Str(t)) => Key::Text(t.clone()),
-        Some(Json::Arr(_) | Json::Obj(_)) => return None,
-    })
-}
-
-/// A JS `Map` keyed by state values, looked up with message fields.
-#[derive(Debug)]
-pub struct ValueMap<V> {
-    texts: HashMap<Box<[u8]>, V>,
-    others: Vec<(Scalar, V)>,
-}
-
-impl<V> Default for ValueMap<V> {
-    fn default() -> Self {
-        ValueMap {
-            texts: HashMap::default(),
-            others: Vec::new(),
-        }
-    }
-}
-
-impl<V: Default> ValueMap<V> {
-    /// The value at `key`, set to the default when there is none.
-    pub fn at(&mut self, key: &Key) -> &mut V {
-        match key {
-            Key::Text(t) => self.texts.entry(t.clone()).or_default(),
-            Key::Other(k) => {
-                let at = match self.others.iter().position(|(o, _)| o.same(k)) {
-                    Some(at) => at,
-                    None => {
-                        self.others.push((*k, V::default()));
-                        self.others.len() - 1
-                    }
-                };
-                &mut self.others[at].1
-            }
-        }
-    }
-}
-
-impl<V> ValueMap<V> {
-    /// Changes the value at `key`, if there is one, with `change`, and
-    /// deletes the key when `change` says it is not to be kept.
-    pub fn update(&mut self, key: &Key, change: impl FnOnce(&mut V) -> bool) {
-        match key {
-            Key::Text(t) => {
-                if let Some(v) = self.texts.get_mut(t) {
-                    if !change(v) {
-                        self.texts.remove(t);
-                    }
-                }
-            }
-            Key::Other(k) => {
-                if let Some(at) = self.others.iter().position(|(o, _)| o.same(k)) {
-                    if !change(&mut self.others[at].1) {
-                        self.others.remove(at);
-                    }
-                }
-            }
-        }
-    }
-
-    pub fn get(&self, key: &Scalar, syms: &Interner) -> Option<&V> {
-        match key {
-            Scalar::Str(s) => self.texts.get(syms.text(*s)),
-            _ => self.others.iter().find(|(o, _)| o.same(key)).map(|e| &e.1),
-        }
     }
 }
 

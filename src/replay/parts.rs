@@ -11,37 +11,9 @@
 //! (`mod.rs`).
 
 use super::policy::Policy;
-use super::result::PolicyReplay;
+use super::result::{PolicyReplay, SavingPart as Part};
 use super::settings::Settings;
 use crate::error::Result;
-
-/// One part of a saving.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Part {
-    /// The release's stubs, purged arguments and compressed chains.
-    Pruning,
-    /// 2.4.3's thinking strip.
-    ThinkingStrip,
-    /// The cache-aware gate's holds.
-    Gate,
-    /// pi's compactions.
-    Compactions,
-    /// pi's cache warms.
-    Warms,
-}
-
-impl Part {
-    /// The JSON spelling (`parts[].part`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Part::Pruning => "pruning",
-            Part::ThinkingStrip => "thinkingStrip",
-            Part::Gate => "gate",
-            Part::Compactions => "compactions",
-            Part::Warms => "warms",
-        }
-    }
-}
 
 /// The policies a policy's saving is measured through, from the least
 /// pruned on: the release without its strip, with it, behind the gate.

@@ -104,7 +104,7 @@ pub struct PolicyReplay {
     /// When pi's warmer re-sent this policy's requests (ms).
     pub warm_times: Vec<f64>,
     /// Its saving against `none` in parts (`parts.rs`; empty for `none`).
-    pub parts: Vec<(super::parts::Part, f64)>,
+    pub parts: Vec<(SavingPart, f64)>,
 }
 
 /// A model the calls used.
@@ -122,6 +122,35 @@ pub struct ModelUsed {
     /// Whether its API runs preserved thinking's prefix check
     /// (`Rules::prefix_check`): a rewrite drops the thinking after it.
     pub prefix_check: bool,
+}
+
+/// One part of a policy's saving against `none` (`parts.rs` measures
+/// them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SavingPart {
+    /// The release's stubs, purged arguments and compressed chains.
+    Pruning,
+    /// 2.4.3's thinking strip.
+    ThinkingStrip,
+    /// The cache-aware gate's holds.
+    Gate,
+    /// pi's compactions.
+    Compactions,
+    /// pi's cache warms.
+    Warms,
+}
+
+impl SavingPart {
+    /// The JSON spelling (`parts[].part`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SavingPart::Pruning => "pruning",
+            SavingPart::ThinkingStrip => "thinkingStrip",
+            SavingPart::Gate => "gate",
+            SavingPart::Compactions => "compactions",
+            SavingPart::Warms => "warms",
+        }
+    }
 }
 
 /// How well the model matched the usage pi recorded, under the policy in

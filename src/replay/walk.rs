@@ -167,7 +167,7 @@ struct Last {
 
 /// The appended part of a hold (the previous request comes before it):
 /// its slots and digests.
-struct Held {
+struct HeldSlots {
     slots: Vec<Slot>,
     out: Vec<Digest>,
 }
@@ -1075,7 +1075,7 @@ impl<'w, 'f> Walk<'w, 'f> {
             return Ok((Reason::Cold, None));
         }
         lane.carried.horizon.observe(rewrote);
-        let mut held = Held {
+        let mut held = HeldSlots {
             slots: Vec::new(),
             out: Vec::new(),
         };

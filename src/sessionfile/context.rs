@@ -24,7 +24,7 @@ pub struct ContextView<'s> {
     /// Path entries applied so far (the view is at `path[applied - 1]`).
     applied: usize,
     /// The latest compaction applied.
-    compaction: Option<Compaction>,
+    compaction: Option<CompactionInForce>,
     /// Which compactions apply: the file's (None), or a plan's.
     plan: Option<Plan>,
     /// Context edits in force: target id to the edit's entry index.
@@ -38,7 +38,7 @@ pub struct ContextView<'s> {
 /// A compaction in force: the file's entry at a path position, or one a
 /// plan made (its index in the plan).
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Compaction {
+enum CompactionInForce {
     File(usize),
     Made(usize),
 }
@@ -175,8 +175,8 @@ impl<'s> ContextView<'s> {
     /// are, unless it is the one in force.
     fn make_due(&mut self) -> Result<()> {
         match self.made_at(self.applied) {
-            Some(m) if self.compaction != Some(Compaction::Made(m)) => {
-                self.compaction = Some(Compaction::Made(m));
+            Some(m) if self.compaction != Some(CompactionInForce::Made(m)) => {
+                self.compaction = Some(CompactionInForce::Made(m));
                 self.rebuild()
             }
             _ => Ok(()),
@@ -219,7 +219,7 @@ impl<'s> ContextView<'s> {
             if !made {
                 return Ok(());
             }
-            self.compaction = Some(Compaction::File(position));
+            self.compaction = Some(CompactionInForce::File(position));
             return self.rebuild();
         }
         if entry.is("context_edit") {
@@ -271,14 +271,14 @@ impl<'s> ContextView<'s> {
     fn selection(&self) -> Vec<usize> {
         let (head, from, after) = match self.compaction {
             None => return (0..self.applied).collect(),
-            Some(Compaction::File(c)) => {
+            Some(CompactionInForce::File(c)) => {
                 let first_kept = self.entry_at(c).first_kept_entry_id();
                 let from = (0..c).find(|&i| {
                     self.entry_at(i).id() == first_kept && !matches!(first_kept, JsKey::Object(_))
                 });
                 (Some(c), from.map(|f| f..c), c + 1)
             }
-            Some(Compaction::Made(m)) => {
+            Some(CompactionInForce::Made(m)) => {
                 let made = &self.plan.as_ref().expect("made by a plan").made[m];
                 (None, Some(made.first_kept..made.after), made.after)
             }
@@ -305,11 +305,11 @@ impl<'s> ContextView<'s> {
             }
         }
         let old = std::mem::take(&mut self.view);
-        if let Some(Compaction::Made(m)) = self.compaction {
+        if let Some(CompactionInForce::Made(m)) = self.compaction {
             let head = self.plan.as_ref().expect("made by a plan").made[m].head;
             self.view.push(head);
         }
-        let file_head = matches!(self.compaction, Some(Compaction::File(_)));
+        let file_head = matches!(self.compaction, Some(CompactionInForce::File(_)));
         for (k, &i) in selected.iter().enumerate() {
             let e = self.entry_at(i);
             let head = k == 0 && file_head;

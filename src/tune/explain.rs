@@ -39,7 +39,7 @@ pub const SWITCH: &str = "enabled";
 /// One step of the walk: the parts it changes, the priced configuration
 /// it lands on, and what it saves over the step before (USD, all files).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Step {
+pub struct ChangeStep {
     pub parts: Vec<&'static str>,
     pub to: usize,
     pub saving_usd: f64,
@@ -63,14 +63,14 @@ pub struct Paste {
 pub struct Explained {
     /// Parts that do not matter on these sessions, in [`PARTS`] order.
     pub free: Vec<&'static str>,
-    pub steps: Vec<Step>,
+    pub steps: Vec<ChangeStep>,
     /// None: nothing to change.
     pub paste: Option<Paste>,
 }
 
 /// A configuration as the walk holds it.
 #[derive(Clone)]
-struct Config {
+struct WalkedConfig {
     release: &'static str,
     block: Json,
     gated: bool,
@@ -84,16 +84,16 @@ fn same_value(a: Option<&Json>, b: Option<&Json>) -> bool {
     }
 }
 
-impl Config {
-    fn of(c: &Candidate) -> Config {
-        Config {
+impl WalkedConfig {
+    fn of(c: &Candidate) -> WalkedConfig {
+        WalkedConfig {
             release: c.release,
             block: c.block.clone(),
             gated: c.gate.is_some(),
         }
     }
 
-    fn same(&self, other: &Config, part: &str) -> bool {
+    fn same(&self, other: &WalkedConfig, part: &str) -> bool {
         match part {
             "release" => self.release == other.release,
             "gate" => self.gated == other.gated,
@@ -103,7 +103,7 @@ impl Config {
 
     /// Takes `part` from `target`; the release brings its thinking strip
     /// along (2.9.1 has none).
-    fn take(&mut self, target: &Config, part: &str) {
+    fn take(&mut self, target: &WalkedConfig, part: &str) {
         match part {
             "release" => {
                 self.release = target.release;
@@ -136,11 +136,11 @@ impl Config {
 }
 
 /// The walk from today to the recommendation.
-fn steps(candidates: &[Candidate], ch: &Choice, current: usize) -> Vec<Step> {
+fn steps(candidates: &[Candidate], ch: &Choice, current: usize) -> Vec<ChangeStep> {
     let mut out = Vec::new();
     let mut from = ch.today;
     let mut step = |parts: Vec<&'static str>, to: usize, from: &mut usize| {
-        out.push(Step {
+        out.push(ChangeStep {
             parts,
             to,
             saving_usd: ch.cost[*from] - ch.cost[to],
@@ -156,8 +156,8 @@ fn steps(candidates: &[Candidate], ch: &Choice, current: usize) -> Vec<Step> {
     if ch.today != current {
         step(vec![SWITCH], current, &mut from);
     }
-    let target = Config::of(&candidates[ch.recommended]);
-    let mut state = Config::of(&candidates[current]);
+    let target = WalkedConfig::of(&candidates[ch.recommended]);
+    let mut state = WalkedConfig::of(&candidates[current]);
     let mut pending = Vec::new();
     for part in PARTS {
         if state.same(&target, part) {
@@ -177,7 +177,7 @@ fn steps(candidates: &[Candidate], ch: &Choice, current: usize) -> Vec<Step> {
 
 /// The parts no single change of which leaves the tie.
 fn free(candidates: &[Candidate], ch: &Choice) -> Vec<&'static str> {
-    let rec = Config::of(&candidates[ch.recommended]);
+    let rec = WalkedConfig::of(&candidates[ch.recommended]);
     if rec.release == "none" {
         return Vec::new();
     }
@@ -186,7 +186,7 @@ fn free(candidates: &[Candidate], ch: &Choice) -> Vec<&'static str> {
         .into_iter()
         .filter(|&part| {
             let mut neighbours = candidates.iter().enumerate().filter(|(i, c)| {
-                let other = Config::of(c);
+                let other = WalkedConfig::of(c);
                 *i != ch.recommended
                     && c.release != "none"
                     && !other.same(&rec, part)
