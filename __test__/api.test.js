@@ -195,8 +195,8 @@ for (const name of ['small', 'medium', 'large']) {
   });
 }
 
-// The addon keeps the last state and config it converted, keyed by their
-// text (src/convert.rs). A host edits its indexer in place between renders:
+// Whatever the addon keeps of the state and config it converted (keyed by
+// their text), a host edits its indexer in place between renders:
 // every call must answer for the state as it is now, also when a state text
 // comes back after another one.
 test('prune and pruneMessages follow state and config edited in place between calls', () => {

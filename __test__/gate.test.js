@@ -1,7 +1,7 @@
 'use strict';
 
 // The cache-aware gate in the replay (issue 31; docs/GATE.md,
-// src/replay/gate.rs): on generated sessions whose gaps are known (some
+// src/gate/rule.rs): on generated sessions whose gaps are known (some
 // user turns come back after 6 minutes, past the 5-minute lifetime), a
 // gated release applies at every cold call, holds otherwise unless it
 // pays or the budget is passed, and a hold sends the previous request's

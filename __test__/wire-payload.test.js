@@ -53,7 +53,7 @@ const NO_NATIVE = native === null ? NO_CARGO || 'the test-exports build does not
 // Per request model: most assistant turns come from it (so its thinking is
 // replayed), some from other models and providers.
 const generated = new Map();
-// The replay's block model (src/replay/wire.rs) takes pi's leading system
+// The replay's block model (src/cost/wire.rs) takes pi's leading system
 // message only: a later one (a prompt or tools patch) is priced as a change
 // of the preamble, not converted block by block as pi-ai converts it, so
 // conversations holding one are left out here and counted (docs/REPLAY.md).

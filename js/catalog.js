@@ -5,7 +5,7 @@
 // files pi-ai itself loads), never copied into this package. Each model
 // becomes `{api, input, output, cacheRead, cacheWrite, tiers?, images,
 // effort}` under `provider/id` (USD per million tokens), the shape
-// src/replay/catalog.rs reads. Without pi-ai installed the replay prices
+// src/cost/catalog.rs reads. Without pi-ai installed the replay prices
 // every model at its documented defaults and names them in the report.
 
 const fs = require('node:fs');

@@ -16,7 +16,7 @@ const { withProgress } = require('./progress-poll.js');
 const codes = require('./codes.js');
 
 const POLICIES = ['none', 'config', 'no-thinking-strip', 'live-thinking-strip', '2.9.1'];
-// Opt-in: a release behind the cache-aware gate (src/replay/gate.rs).
+// Opt-in: a release behind the cache-aware gate (src/gate/rule.rs).
 const GATED = ['config+gate', '2.9.1+gate'];
 const KNOWN = [...POLICIES, ...GATED];
 const RELEASES = ['2.4.3', '2.9.1'];
@@ -126,7 +126,7 @@ function makeReplayApi(native, { argumentError }) {
   }
 
   /**
-   * Gate settings checked by the one copy of their rules (src/replay/gate.rs,
+   * Gate settings checked by the one copy of their rules (src/gate/rule.rs,
    * through the binding) and written whole: `{horizon, budget}`.
    */
   function gateSettings(settings, where = 'gateSettings') {
