@@ -206,4 +206,4 @@ function resolve(o) {
   };
 }
 
-module.exports = { FLAGS, COMMANDS, parseArgs, resolve, usageError };
+module.exports = { FLAGS, parseArgs, resolve };

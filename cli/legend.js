@@ -72,4 +72,4 @@ function useCause(label, used) {
   if (flush) used.add('at a flush');
 }
 
-module.exports = { legend, useCause, TERMS };
+module.exports = { legend, useCause };

@@ -174,4 +174,4 @@ async function main(argv, io = { stdout: process.stdout, stderr: process.stderr 
   return require('./replay.js').replayMain(run, ctx);
 }
 
-module.exports = { main, EXIT, SVG_MARK };
+module.exports = { main };

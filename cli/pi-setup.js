@@ -432,4 +432,4 @@ async function piSetupMain(argv, io = { stdout: process.stdout, stderr: process.
   }
 }
 
-module.exports = { piSetupMain, HELP };
+module.exports = { piSetupMain };

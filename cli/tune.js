@@ -321,4 +321,4 @@ async function tuneMain(run, ctx) {
   return left.length > 0 ? EXIT.ERROR : EXIT.OK;
 }
 
-module.exports = { tuneMain, tuneTable, tuneSvg };
+module.exports = { tuneMain };

@@ -152,4 +152,4 @@ function findRelease({ env = process.env, cwd = process.cwd() } = {}) {
   return { release: RELEASE_OF_LINE[line], installed: found.version, source: `pi-condense ${found.version} installed` };
 }
 
-module.exports = { compactionOf, cacheWarmingOf, piKeyProblems, findUserSettings, findRelease, shown, DEFAULT_RELEASE };
+module.exports = { compactionOf, cacheWarmingOf, piKeyProblems, findUserSettings, findRelease, shown };
