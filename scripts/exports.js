@@ -3,9 +3,9 @@
 
 // No export without an importer (issue 43): lists every member a module of
 // js/, cli/ or pi/ (or loader.js) puts on `module.exports` that no other
-// file of the repository naming that module names, tests, scripts and
-// benches included. An export nobody imports is dead code or a helper
-// used only inside its own file, and a reader cannot tell which. The
+// file loading that module takes (tests, scripts and benches included).
+// An export nobody imports is dead code or a helper used only inside its
+// own file, and a reader cannot tell which. The
 // package's public entries (package.json main and exports) are for users
 // and exempt, as is the default export of pi's extension (pi loads it).
 // Exit 1 when it lists anything; __test__/exports.test.js holds it at none.
