@@ -22,7 +22,7 @@ const { XMLParser, XMLValidator } = require('fast-xml-parser');
 const { backend } = require('..');
 const { handSession, purgeSession } = require('./helpers/replay-sessions.js');
 const { ROOT, BIN, SAMPLE, tmpDir, cliRunner } = require('./helpers/cli-run.js');
-const { FIELDS } = require('../js/cli/help.js');
+const { FIELDS } = require('../cli/help.js');
 
 const skip = backend !== 'native' && 'the replay needs the native binding';
 const LABELS = ['no pruning', 'pi-condense 2.4.3 (yours)', '2.4.3 without thinking strip', '2.4.3, thinking strip counted live', 'pi-condense 2.9.1'];

@@ -59,6 +59,8 @@ test('every code the JavaScript and TypeScript files spell is in js/codes.js', (
   const files = [
     ...['index.js', 'index.mjs', 'index.d.ts', 'index.d.mts', 'loader.js'].map((f) => path.join(ROOT, f)),
     ...filesUnder(path.join(ROOT, 'js'), '.js'),
+    ...filesUnder(path.join(ROOT, 'cli'), '.js'),
+    ...filesUnder(path.join(ROOT, 'pi'), '.js'),
   ].filter((f) => fs.existsSync(f));
   let seen = 0;
   for (const file of files) {

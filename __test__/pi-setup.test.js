@@ -32,7 +32,7 @@ const NOT_INSTALLED = (entry, file) => `  pi-condense: ${JSON.stringify(entry)} 
 // a clone by default, an installed copy without Cargo.toml.
 function copyPackage(dest, { clone = true } = {}) {
   fs.mkdirSync(dest, { recursive: true });
-  for (const name of ['package.json', 'index.js', 'loader.js', 'bin', 'js', 'pi', ...(clone ? ['Cargo.toml'] : [])]) {
+  for (const name of ['package.json', 'index.js', 'loader.js', 'bin', 'cli', 'js', 'pi', ...(clone ? ['Cargo.toml'] : [])]) {
     fs.cpSync(path.join(ROOT, name), path.join(dest, name), { recursive: true });
   }
   return dest;

@@ -2,8 +2,8 @@
 
 // The layout block of docs/LAYOUT.md (the tree under "## The tree", which
 // the README points to) matches the tree: every path it names exists, and
-// it names every top-level folder and every entry of js/ and src/, so a file
-// added or moved without the layout fails here.
+// it names every top-level folder and every entry of js/, cli/, pi/ and
+// src/, so a file added or moved without the layout fails here.
 
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -65,7 +65,7 @@ test('every path the layout names exists', () => {
   for (const rel of named) assert.ok(exists(rel), `docs/LAYOUT.md names ${rel}, which is not in the tree`);
 });
 
-test('the layout names every top-level folder and every entry of js/ and src/', () => {
+test('the layout names every top-level folder and every entry of js/, cli/, pi/ and src/', () => {
   const named = namedPaths();
   const entries = (dir) =>
     fs
@@ -76,6 +76,8 @@ test('the layout names every top-level folder and every entry of js/ and src/', 
   const wanted = [
     ...entries('').filter((e) => e.dir && !ignoredTop.has(e.rel) && isTracked(e.rel)),
     ...entries('js').filter((e) => isTracked(e.rel)),
+    ...entries('cli').filter((e) => isTracked(e.rel)),
+    ...entries('pi').filter((e) => isTracked(e.rel)),
     ...entries('src').filter((e) => isTracked(e.rel)),
   ];
   for (const e of wanted) assert.ok(covered(named, e.rel), `docs/LAYOUT.md does not name ${e.rel}`);

@@ -59,7 +59,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { CROSSOVER } = require('../pi/extension.js');
+const { CROSSOVER } = require('../pi/route.js');
 const { FIXTURES, PI_PKG, PI_CLI, RELEASES, CONTEXT_PRUNE, FILTERED, sessionFileOf, meetsPi, run, cleanEnv, makeWorkspace } = require('../__test__/helpers/real-pi.js');
 
 const ROOT = path.join(__dirname, '..');

@@ -2,10 +2,10 @@
 'use strict';
 
 // The `condense-native` command (package.json "bin"). The CLI lives in
-// js/cli/ beside the library it drives; this file only starts it and sets
+// cli/, beside the library it drives; this file only starts it and sets
 // the exit status.
 
-require('../js/cli/main.js')
+require('../cli/main.js')
   .main(process.argv.slice(2))
   .then(
     (code) => {

@@ -57,4 +57,4 @@ function apply(order, edits, messages) {
   return out;
 }
 
-module.exports = { OP, apply, build, stubMessage, syntheticBlock, editedMessage, purgedArguments };
+module.exports = { apply };

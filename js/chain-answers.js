@@ -193,4 +193,4 @@ class ChainAnswers {
   }
 }
 
-module.exports = { ChainAnswers, keptAnswer, sameAnswer, blockRefsOf };
+module.exports = { ChainAnswers, keptAnswer, sameAnswer };

@@ -568,4 +568,4 @@ class Conversation {
   }
 }
 
-module.exports = { Conversation, codedError, sliceJson };
+module.exports = { Conversation };

@@ -8,7 +8,6 @@
 
 const codes = require('./codes.js');
 const v24 = require('./pure/v2.4.js');
-const { CondenseInputError } = require('./pure/errors.js');
 const { globToRegExp } = require('./pure/rules.js');
 
 module.exports = {
@@ -17,7 +16,6 @@ module.exports = {
   computeThinkingBoundary: v24.computeThinkingBoundary,
   createIndexer: v24.createIndexer,
   globToRegExp,
-  CondenseInputError,
   // The code of the errors thrown where a message has a shape the reference
   // cannot process (others carry codes.NOT_ARRAY, INVALID_STATE, ...).
   ERR_CODE: codes.INVALID_MESSAGE,

@@ -184,4 +184,4 @@ function makeReplayApi(native, { argumentError }) {
   return { replay, replayAsync, gateSettings, POLICIES, optionsJson, settle };
 }
 
-module.exports = { makeReplayApi, labelPolicies, LABELS, POLICY_OF_RELEASE, RELEASES, POLICIES, GATED };
+module.exports = { makeReplayApi, RELEASES, POLICIES, GATED };

@@ -324,10 +324,7 @@ module.exports = {
   prunerSwitch,
   namesPiCondense,
   loadsEntry,
-  piCondenseEntry,
-  piCondenseOnCommandLine,
   ownEntryLoaded,
   filteredEntry,
   stripBom,
-  NAME,
 };

@@ -70,11 +70,11 @@ const project = (value) => (dir) => {
 };
 // A copy of this package outside any node_modules: a clone not yet built.
 const unbuiltClone = (dir) => {
-  for (const name of ['package.json', 'Cargo.toml', 'index.js', 'loader.js', 'js', 'pi', 'bin']) fs.cpSync(path.join(ROOT, name), path.join(dir, 'clone', name), { recursive: true });
+  for (const name of ['package.json', 'Cargo.toml', 'index.js', 'loader.js', 'js', 'cli', 'pi', 'bin']) fs.cpSync(path.join(ROOT, name), path.join(dir, 'clone', name), { recursive: true });
 };
 // The same, as npx or a project's dependencies hold it.
 const installedCopy = (dir) => {
-  for (const name of ['package.json', 'index.js', 'loader.js', 'js', 'pi', 'bin']) fs.cpSync(path.join(ROOT, name), path.join(dir, 'npx', 'node_modules', 'condense-native', name), { recursive: true });
+  for (const name of ['package.json', 'index.js', 'loader.js', 'js', 'cli', 'pi', 'bin']) fs.cpSync(path.join(ROOT, name), path.join(dir, 'npx', 'node_modules', 'condense-native', name), { recursive: true });
 };
 
 // id, the mistake, the command (after `condense-native`; `pi` cases run

@@ -17,7 +17,7 @@ if (!hasBinary) {
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
-require(path.join(root, 'js', 'cli', 'main.js'))
+require(path.join(root, 'cli', 'main.js'))
   .main(['replay'])
   .then((code) => {
     process.exitCode = code;

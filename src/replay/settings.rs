@@ -184,7 +184,7 @@ impl Settings {
     /// default is off, so no settings or no block is off). A render config
     /// has no switch: it is what a render is handed, so it counts as on.
     /// The CLI's copy of the rule is `findUserSettings` in
-    /// js/user-settings.js.
+    /// cli/user-settings.js.
     pub fn pruning_on(&self) -> bool {
         let block = match &self.given {
             Some(v) if Self::is_render_config(v) => return true,

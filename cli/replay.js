@@ -46,7 +46,7 @@ function isSample(file, sample) {
 
 async function replayMain(run, ctx) {
   const { out, errorLine, EXIT, settings, files, errors } = ctx;
-  const { replayAsync } = require('../../index.js');
+  const { replayAsync } = require('..');
   const started = process.hrtime.bigint();
   // Files are named as given; the default sample relative to the cwd.
   const display = (f) => (run.paths.length ? f : path.relative(process.cwd(), ctx.sample) || ctx.sample);
@@ -62,7 +62,7 @@ async function replayMain(run, ctx) {
   };
   const results = [];
   // --contexts DIR: DIR/<policy>.jsonl, under a folder per file when
-  // several are replayed (checked before the run: js/cli/outputs.js).
+  // several are replayed (checked before the run: outputs.js).
   const contextsDirOf = run.contexts === null ? null : contextsDirs(run.contexts, files);
   for (const [i, file] of files.entries()) {
     const name = display(file);

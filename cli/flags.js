@@ -10,9 +10,12 @@
 
 const fs = require('node:fs');
 
-const { POLICIES, GATED, RELEASES } = require('../replay.js');
-const { configProblems } = require('../settings-check.js');
-const { loadCatalog } = require('../catalog.js');
+// The library's own lists and checks, which its public API applies inside
+// replay() and tune() but does not export: the CLI checks each flag with
+// the same rules before any session file is read.
+const { POLICIES, GATED, RELEASES } = require('../js/replay.js');
+const { configProblems } = require('../js/settings-check.js');
+const { loadCatalog } = require('../js/catalog.js');
 
 const COMMANDS = ['replay', 'tune'];
 const BOTH = COMMANDS;
@@ -142,7 +145,7 @@ function readGate(value, policies, command) {
   const settings = readJson('--gate', value, command, { inline: true, unreadable: 'neither a JSON object nor a file it can read' });
   let checked;
   try {
-    checked = require('../../index.js').gateSettings(settings, '--gate');
+    checked = require('..').gateSettings(settings, '--gate');
   } catch (e) {
     throw usageError(e.message, command);
   }
@@ -203,4 +206,4 @@ function resolve(o) {
   };
 }
 
-module.exports = { FLAGS, COMMANDS, parseArgs, resolve, usageError };
+module.exports = { FLAGS, parseArgs, resolve };

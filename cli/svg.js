@@ -133,4 +133,4 @@ function svgOf(files, mark) {
   );
 }
 
-module.exports = { svgOf, spikes };
+module.exports = { svgOf };

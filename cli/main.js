@@ -10,21 +10,24 @@
 // --json; a broken pipe ending the run quietly; the exit status of each
 // command's help. What runs is settled here once for both commands: the
 // settings and release (yours, or the flags'), the session files, and the
-// files --svg and --contexts write (js/cli/outputs.js).
+// files --svg and --contexts write (outputs.js).
 
 const fs = require('node:fs');
 const path = require('node:path');
 
 const { parseArgs, resolve } = require('./flags.js');
 const { helpText, jsonHelp } = require('./help.js');
-const { sessionFiles } = require('../session-files.js');
-const { piSettingsWithoutBlock, unknownKeys } = require('../settings-check.js');
-const { compactionOf, cacheWarmingOf, piKeyProblems, findUserSettings, findRelease, shown } = require('../user-settings.js');
-const { POLICIES } = require('../replay.js');
+// The library's internals the public API does not export: how paths name
+// session files (tune() expands them the same way), the checks of a
+// settings file, and the policies a replay runs.
+const { sessionFiles } = require('../js/session-files.js');
+const { piSettingsWithoutBlock, unknownKeys } = require('../js/settings-check.js');
+const { POLICIES } = require('../js/replay.js');
+const { compactionOf, cacheWarmingOf, piKeyProblems, findUserSettings, findRelease, shown } = require('./user-settings.js');
 const { refusal, contextsRefusal, contextsDirs } = require('./outputs.js');
 
 const NAME = 'condense-native';
-const SAMPLE = path.join(__dirname, '..', '..', 'sample', 'session.jsonl');
+const SAMPLE = path.join(__dirname, '..', 'sample', 'session.jsonl');
 // The first line of every SVG condense-native writes (svg.js, tune.js), by
 // which --svg knows a file it may replace.
 const SVG_MARK = '<!-- written by condense-native -->';
@@ -98,7 +101,7 @@ function svgOfOurs(file) {
   }
 }
 
-/** The first reason the run may not write what its flags ask for (js/cli/outputs.js), or null. */
+/** The first reason the run may not write what its flags ask for (outputs.js), or null. */
 function outputRefusal(run, files) {
   const isDir = (p) => {
     try {
@@ -145,7 +148,7 @@ async function main(argv, io = { stdout: process.stdout, stderr: process.stderr 
     return EXIT.OK;
   }
   if (run.version) {
-    out(`${NAME} ${require('../../package.json').version}\n`);
+    out(`${NAME} ${require('../package.json').version}\n`);
     return EXIT.OK;
   }
   let settings;
@@ -171,4 +174,4 @@ async function main(argv, io = { stdout: process.stdout, stderr: process.stderr 
   return require('./replay.js').replayMain(run, ctx);
 }
 
-module.exports = { main, EXIT, SVG_MARK };
+module.exports = { main };

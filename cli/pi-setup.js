@@ -32,15 +32,17 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { agentDirOf, namesPiCondense, loadsEntry, filteredEntry, stripBom, sourceDir, nameOfDir, dropInFor } = require('../../pi/locate.js');
-const { binaryOf } = require('../../pi/binary.js');
+// The pi package's own finders (pi/), so pi-setup resolves what pi would
+// load exactly as the extension does when pi starts.
+const { agentDirOf, namesPiCondense, loadsEntry, filteredEntry, stripBom, sourceDir, nameOfDir, dropInFor } = require('../pi/locate.js');
+const { binaryOf } = require('../pi/binary.js');
 
 const NAME = 'condense-native';
 const NPM_SOURCE = 'npm:condense-native';
 const EXIT = { OK: 0, ERROR: 2 };
 // This copy of condense-native: a clone unless it sits in a node_modules
 // folder (npx's cache, a project's dependencies, a global install).
-const SELF = path.join(__dirname, '..', '..');
+const SELF = path.join(__dirname, '..');
 // The names under which a package filter keeps condense-native's extension.
 const OWN_ENTRY = new Set(['pi/extension.js', './pi/extension.js', '*', '**', '**/*', '*.js', '**/*.js', 'pi/*.js', 'pi/**']);
 
@@ -430,4 +432,4 @@ async function piSetupMain(argv, io = { stdout: process.stdout, stderr: process.
   }
 }
 
-module.exports = { piSetupMain, HELP };
+module.exports = { piSetupMain };

@@ -8,7 +8,7 @@
 // settings.json (naming the file the settings came from), and a legend;
 // --json prints tune()'s result with `settings`, `errors` and the file the
 // paste block goes to; --svg the cost/size front. Same CLI contract as
-// replay (js/cli/main.js). The figures and every choice are the tune's
+// replay (main.js). The figures and every choice are the tune's
 // (src/tune/): this file only words them.
 
 const fs = require('node:fs');
@@ -16,7 +16,7 @@ const fs = require('node:fs');
 const { makeProgress } = require('./progress.js');
 const { skippedLine, grid, group, usd } = require('./table.js');
 const { legend } = require('./legend.js');
-const { shown: shownPath } = require('../user-settings.js');
+const { shown: shownPath } = require('./user-settings.js');
 
 // The parts of a configuration, as src/tune/explain.rs names them, with
 // the table's words for them (the legend explains each).
@@ -277,7 +277,7 @@ function tuneSvg(t, mark) {
 /** Runs `tune` for the CLI; returns the exit status. */
 async function tuneMain(run, ctx) {
   const { out, errorLine, EXIT, settings, files, errors } = ctx;
-  const { tuneAsync } = require('../../index.js');
+  const { tuneAsync } = require('..');
   const progress = !run.json && ctx.stderr.isTTY ? makeProgress(ctx.stderr) : null;
   let result;
   try {
@@ -321,4 +321,4 @@ async function tuneMain(run, ctx) {
   return left.length > 0 ? EXIT.ERROR : EXIT.OK;
 }
 
-module.exports = { tuneMain, tuneTable, tuneSvg };
+module.exports = { tuneMain };

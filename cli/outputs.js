@@ -163,4 +163,4 @@ function contextsDirs(dir, files) {
   return out;
 }
 
-module.exports = { refusal, contextsRefusal, contextsDirs, real };
+module.exports = { refusal, contextsRefusal, contextsDirs };

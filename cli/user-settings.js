@@ -20,7 +20,7 @@ const os = require('node:os');
 const path = require('node:path');
 
 const { agentDirOf, locatePiCondense, dropInFor } = require('../pi/locate.js');
-const { configProblems, unknownKeys } = require('./settings-check.js');
+const { configProblems, unknownKeys } = require('../js/settings-check.js');
 
 const RELEASE_OF_LINE = { 2.4: '2.4.3', 2.9: '2.9.1' };
 const DEFAULT_RELEASE = '2.4.3';
@@ -65,6 +65,8 @@ const cacheWarmingOf = (settings) => settings?.cacheWarming ?? null;
 function piKeyProblems(settings) {
   const keys = { compaction: compactionOf(settings), cacheWarming: cacheWarmingOf(settings) };
   if (keys.compaction === null && keys.cacheWarming === null) return [];
+  // The binding itself: this check is the CLI's, so the public API does
+  // not carry it.
   const native = require('../loader.js');
   if (typeof native.checkPiSettings !== 'function') return [];
   const result = native.checkPiSettings(JSON.stringify(keys));
@@ -150,4 +152,4 @@ function findRelease({ env = process.env, cwd = process.cwd() } = {}) {
   return { release: RELEASE_OF_LINE[line], installed: found.version, source: `pi-condense ${found.version} installed` };
 }
 
-module.exports = { compactionOf, cacheWarmingOf, piKeyProblems, findUserSettings, findRelease, shown, DEFAULT_RELEASE };
+module.exports = { compactionOf, cacheWarmingOf, piKeyProblems, findUserSettings, findRelease, shown };

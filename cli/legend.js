@@ -4,7 +4,7 @@
 // under a table lists the terms that table shows, one line each. The cause
 // names are the replay's (src/replay/cause.rs, `Cause`); the gate's
 // decisions are docs/GATE.md's (src/gate/rule.rs, `Reason`); the tune's
-// columns are those of js/cli/tune.js.
+// columns are those of tune.js.
 
 const TERMS = {
   'x none': 'the cost as a multiple of no pruning on the same calls (below 1: pruning saves money)',
@@ -72,4 +72,4 @@ function useCause(label, used) {
   if (flush) used.add('at a flush');
 }
 
-module.exports = { legend, useCause, TERMS };
+module.exports = { legend, useCause };

@@ -346,4 +346,4 @@ function rendersTable(r) {
   return grid(header, rows, header.map(() => true)).join('\n');
 }
 
-module.exports = { skippedLine, grid, fileTable, rendersTable, totalsTable, totalsOf, ordered, usd, group, plural, ratio };
+module.exports = { skippedLine, grid, fileTable, rendersTable, totalsTable, totalsOf, usd, group, plural };
