@@ -230,6 +230,13 @@ mod tests {
         (texts, engine)
     }
 
+    /// The model calls of a session file's active branch.
+    fn calls_of(bytes: &[u8]) -> usize {
+        let file = SessionFile::parse(bytes).unwrap();
+        let path = path_to(&file, &Leaf::Active).unwrap();
+        model_calls(&file, &path.entries).len()
+    }
+
     fn json_array(texts: &[Vec<u8>]) -> Vec<u8> {
         let mut array = b"[".to_vec();
         array.extend_from_slice(&texts.join(&b","[..]));
@@ -267,11 +274,7 @@ mod tests {
         use live::RenderedSlots;
         let bytes = include_bytes!("../../sample/session.jsonl");
         let settings = Settings::default();
-        let calls = {
-            let file = SessionFile::parse(bytes).unwrap();
-            let path = path_to(&file, &Leaf::Active).unwrap();
-            model_calls(&file, &path.entries).len()
-        };
+        let calls = calls_of(bytes);
         let (texts, engine) = engine_at(bytes, calls - 1, Policy::Config, &settings);
         let mut engine = engine.unwrap();
         let rendered = engine.render().unwrap();
@@ -331,11 +334,7 @@ mod tests {
         use crate::cost::slot_value;
         let bytes = include_bytes!("../../sample/session.jsonl");
         let settings = Settings::default();
-        let calls = {
-            let file = SessionFile::parse(bytes).unwrap();
-            let path = path_to(&file, &Leaf::Active).unwrap();
-            model_calls(&file, &path.entries).len()
-        };
+        let calls = calls_of(bytes);
         let mut checked = 0;
         for policy in [Policy::Config, Policy::V2_9] {
             for k in (0..calls).step_by(7) {

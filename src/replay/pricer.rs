@@ -487,19 +487,27 @@ impl<'a> Pricer<'a> {
         }
         .warms();
         let tpc = self.calibration.factor(latest.key).tokens_per_char;
-        for &t in &times {
-            let Model::Provider(p) = &mut self.model else {
-                unreachable!("under the provider model")
-            };
-            let o = p.caches.entry(latest.key).or_default().send(
-                p.requests.request(),
-                &latest.rules,
-                tpc,
-                t,
-            );
-            Self::gate_send(p, latest.key, &latest.rules, t);
-            let tariff = self.tariff(latest.call, latest.rules.write_premium);
-            let cost = tariff.outcome(&o).cost_usd + tariff.output(latest.prompt_tokens, 1.0);
+        let p = self.provider_mut();
+        let outcomes: Vec<Outcome> = times
+            .iter()
+            .map(|&t| {
+                let request = p.requests.request();
+                let o = p.caches.entry(latest.key).or_default().send(
+                    request,
+                    &latest.rules,
+                    tpc,
+                    t,
+                );
+                Self::gate_send(p, latest.key, &latest.rules, t);
+                o
+            })
+            .collect();
+        let tariff = self.tariff(latest.call, latest.rules.write_premium);
+        let costs: Vec<f64> = outcomes
+            .iter()
+            .map(|o| tariff.outcome(o).cost_usd + tariff.output(latest.prompt_tokens, 1.0))
+            .collect();
+        for cost in costs {
             self.totals.add_warm(cost);
         }
         times
