@@ -149,10 +149,12 @@ test('settings: a mistake is named with where it is; the gate counts what it did
     [{ enabled: true, horizon: -1 }, "condenseNative.gate.horizon must be 'auto' or a finite number of calls >= 0"],
     [{ enabled: 'yes' }, 'condenseNative.gate.enabled must be a boolean'],
     [{ enabled: true, budgett: 0.5 }, 'condenseNative.gate.budgett is not a gate setting (enabled, horizon, budget, keepReasoning)'],
+    [{ enabled: true, keepReasoning: 'no' }, 'condenseNative.gate.keepReasoning must be a boolean'],
   ]) {
     assert.throws(() => new PiGate(native, settings), (err) => err.code === 'ERR_CONDENSE_INVALID_ARGUMENT' && err.message === says, JSON.stringify(settings));
   }
   const gate = new PiGate(native, { enabled: true, horizon: 12, budget: 0.5 });
   assert.equal(gate.settingsText, 'horizon 12, budget 0.5');
+  assert.equal(new PiGate(native, { enabled: true, keepReasoning: false }).settingsText, 'horizon auto, budget 0.8, reasoning not kept');
   assert.deepEqual(gate.totals(), { applies: 0, holds: 0, cold: 0, same: 0, budget: 0, pays: 0, waits: 0, deferredUsd: 0, extraReadUsd: 0 });
 });

@@ -32,7 +32,7 @@ class PiGate {
     const text = JSON.stringify(settings ?? {});
     this.native = new binding.NativeGate(text, long, reserveTokens);
     const read = JSON.parse(binding.checkGateSettings(text, 'condenseNative.gate').json);
-    this.settingsText = `horizon ${read.horizon}, budget ${read.budget}`;
+    this.settingsText = `horizon ${read.horizon}, budget ${read.budget}${read.keepReasoning === false ? ', reasoning not kept' : ''}`;
     this.clock = clock;
     this.coldNext = true;
     this.conversation = null;
