@@ -106,22 +106,29 @@ pub fn replay(
     if !runs.contains(&options.recorded_policy) {
         runs.push(options.recorded_policy);
     }
-    let mut prepared = Prepared::new(bytes, options, progress, policies.len())?;
-    let mut results = Vec::with_capacity(runs.len());
-    for (n, &p) in runs.iter().enumerate() {
-        if n == policies.len() {
-            // The policies not asked for count in no progress, keep no
-            // renders and export no contexts.
-            prepared.options.keep_renders = false;
-            prepared.options.contexts = Contexts::None;
-        }
-        let shown = if n < policies.len() { progress } else { None };
-        results.push(prepared.run(p, settings, shown)?);
-        // A dialect's rebuilt state goes once no later pass needs it.
-        if !runs[n + 1..].iter().any(|q| q.dialect() == p.dialect()) {
-            prepared.timelines.release(p.dialect());
+    let mut prepared = Prepared::new(bytes, options, progress, runs.len())?;
+    prepared.hidden = runs[policies.len()..].to_vec();
+    // The runs in families that one walk renders together (a release, its
+    // gated twin, 2.4.3 without its strip), in order of first appearance.
+    let mut families: Vec<Vec<Policy>> = Vec::new();
+    for &p in &runs {
+        match families.iter_mut().find(|f| f[0].family() == p.family()) {
+            Some(f) => f.push(p),
+            None => families.push(vec![p]),
         }
     }
+    let mut results = Vec::with_capacity(runs.len());
+    for (n, family) in families.iter().enumerate() {
+        let members: Vec<(Policy, &Settings)> = family.iter().map(|&p| (p, settings)).collect();
+        results.extend(prepared.run_family(&members, progress)?);
+        // A dialect's rebuilt state goes once no later walk needs it.
+        let dialect = family[0].dialect();
+        if !families[n + 1..].iter().any(|f| f[0].dialect() == dialect) {
+            prepared.timelines.release(dialect);
+        }
+    }
+    // Back in the order asked for.
+    results.sort_by_key(|r| runs.iter().position(|&q| q == r.policy));
     let find = |q: Policy| results.iter().find(|r| r.policy == q);
     let parts = policies
         .iter()

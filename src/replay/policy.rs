@@ -66,6 +66,16 @@ impl Policy {
         }
     }
 
+    /// The policies one walk renders together (`Walk::run_family`): a
+    /// release, its gated twin and, for 2.4.3, the same config without its
+    /// thinking strip share every phase before the strip.
+    pub fn family(self) -> Policy {
+        match self {
+            Policy::NoThinkingStrip => Policy::Config,
+            p => p.base(),
+        }
+    }
+
     /// The release behind the gate (itself for `none` and the variants,
     /// which have no gated twin).
     pub fn with_gate(self) -> Policy {

@@ -66,6 +66,10 @@ pub struct Prepared<'a> {
     pub(super) skipped: (usize, Vec<u32>),
     /// What pi's compaction reads of the path (`compaction.rs`).
     pub(super) compaction_facts: PathFacts,
+    /// Policies a replay walks only for its figures (the stages of a
+    /// saving's parts, the recorded policy): no renders kept, no contexts
+    /// written.
+    pub(super) hidden: Vec<super::policy::Policy>,
 }
 
 impl<'a> Prepared<'a> {
@@ -124,6 +128,7 @@ impl<'a> Prepared<'a> {
             options: options.clone(),
             timelines: Default::default(),
             conversions: Default::default(),
+            hidden: Vec::new(),
         })
     }
 

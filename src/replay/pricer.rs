@@ -492,12 +492,11 @@ impl<'a> Pricer<'a> {
             .iter()
             .map(|&t| {
                 let request = p.requests.request();
-                let o = p.caches.entry(latest.key).or_default().send(
-                    request,
-                    &latest.rules,
-                    tpc,
-                    t,
-                );
+                let o =
+                    p.caches
+                        .entry(latest.key)
+                        .or_default()
+                        .send(request, &latest.rules, tpc, t);
                 Self::gate_send(p, latest.key, &latest.rules, t);
                 o
             })

@@ -129,16 +129,6 @@ impl<'a> Prepared<'a> {
         }
     }
 
-    /// One policy over every call, rendered with `settings`.
-    pub fn run(
-        &self,
-        policy: Policy,
-        settings: &Settings,
-        progress: Option<&Progress>,
-    ) -> Result<PolicyReplay> {
-        self.walk(settings, progress).run(policy, Pass::Price)
-    }
-
     /// One release over every call, once per member of `family` (the
     /// release gated or not, with settings that differ at most in their
     /// thinking strip: they share every phase before it).
@@ -544,7 +534,10 @@ impl<'w, 'f> Walk<'w, 'f> {
             carried: Carried::default(),
             release_last: Vec::new(),
             last_usage: None,
-            sent: SentTexts::new(&p.options.contexts, policy)?,
+            sent: match p.hidden.contains(&policy) {
+                true => None,
+                false => SentTexts::new(&p.options.contexts, policy)?,
+            },
             warms: Vec::new(),
             pricer,
             result: PolicyReplay {
@@ -568,8 +561,8 @@ impl<'w, 'f> Walk<'w, 'f> {
     }
 
     /// One pass per member of `family`: policies of one release, gated or
-    /// not (`Policy::base` the same), whose settings differ at most in
-    /// their 2.4.3 thinking strip. The view, the state, the engine and
+    /// not, with or without 2.4.3's thinking strip (`Policy::family` the
+    /// same), whose settings differ at most in that strip. The view, the state, the engine and
     /// every phase before the strip are shared, and each member's lane
     /// strips, gates, measures and prices its own copy of the render.
     /// None when the members would compact at different calls.
@@ -579,8 +572,8 @@ impl<'w, 'f> Walk<'w, 'f> {
         pass: Pass,
     ) -> Result<Option<Vec<PolicyReplay>>> {
         let p = self.prepared;
-        let policy = family[0].0.base();
-        debug_assert!(family.iter().all(|(q, _)| q.base() == policy));
+        let policy = family[0].0.family();
+        debug_assert!(family.iter().all(|(q, _)| q.family() == policy));
         let mut lanes = family
             .iter()
             .map(|&(q, s)| self.lane(q, s))
@@ -646,10 +639,7 @@ impl<'w, 'f> Walk<'w, 'f> {
             self.lanes(&mut lanes, engine.as_mut(), base, &at)?;
         }
         Ok(Some(
-            lanes
-                .into_iter()
-                .map(|lane| self.finish(policy, lane))
-                .collect(),
+            lanes.into_iter().map(|lane| self.finish(lane)).collect(),
         ))
     }
 
@@ -896,10 +886,11 @@ impl<'w, 'f> Walk<'w, 'f> {
     }
 
     /// A lane's result once every call is done.
-    fn finish(&self, policy: Policy, lane: Lane<'_>) -> PolicyReplay {
+    fn finish(&self, lane: Lane<'_>) -> PolicyReplay {
         let mut result = lane.result;
         (result.bill, result.points) = lane.pricer.finish();
-        result.boundary = policy
+        result.boundary = result
+            .policy
             .uses_boundary()
             .then(|| self.boundary_used(lane.differs));
         result
@@ -1210,7 +1201,7 @@ impl<'w, 'f> Walk<'w, 'f> {
                 None => messages = Some(array),
             }
         }
-        if self.prepared.options.keep_renders {
+        if self.prepared.options.keep_renders && !self.prepared.hidden.contains(&result.policy) {
             let scratch = &mut lane.scratch;
             scratch.clear();
             for d in out {
