@@ -19,6 +19,10 @@
 // must let go. Mode `burst`: the renders of a round back to back without
 // the loop turning, then a gc; the drop-ins keep one indexer and start each
 // round over from the first message (nothing finalizes without the loop).
+//
+// CONDENSE_MEMORY_TEST_LEAK_BYTES=n plants a leak: every render then keeps a
+// filled Buffer of n bytes, outside the engine's heap, so that
+// memory.test.js can show its measure fails a leak of that size.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -110,7 +114,15 @@ function apiOf(name, mode) {
 async function main() {
   const [name, mode, samples, perSample] = process.argv.slice(2);
   const api = apiOf(name, mode);
-  const step = mode === 'yield' ? turn : () => undefined;
+  const loopStep = mode === 'yield' ? turn : () => undefined;
+  const leakBytes = Number(process.env.CONDENSE_MEMORY_TEST_LEAK_BYTES || 0);
+  const leaked = [];
+  const step = leakBytes
+    ? () => {
+        leaked.push(Buffer.alloc(leakBytes, 1));
+        return loopStep();
+      }
+    : loopStep;
   const settle = async () => {
     gc();
     if (mode === 'yield') {
