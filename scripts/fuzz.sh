@@ -6,7 +6,7 @@
 #
 # seconds: time per target (default 60); runs: stop a target earlier after
 # this many executions (default: no limit). CI's smoke is
-# `scripts/fuzz.sh 25` (.ci/run); the long local run of docs/RELIABILITY.md
+# `scripts/fuzz.sh 10` (.ci/run); the long local run of docs/RELIABILITY.md
 # is `scripts/fuzz.sh 1800 10000000`.
 #
 # Environment:
