@@ -83,6 +83,35 @@ impl Json {
         }
     }
 
+    /// `{...self, [key]: value}`: `key` (a plain ASCII name) keeps its place
+    /// or comes last; anything but an object counts as `{}`.
+    pub fn with(&self, key: &str, value: Json) -> Json {
+        let mut entries = match self {
+            Json::Obj(e) => e.clone(),
+            _ => Vec::new(),
+        };
+        match entries.iter_mut().find(|(k, _)| &**k == key.as_bytes()) {
+            Some(slot) => slot.1 = value,
+            None => entries.push((key.as_bytes().into(), value)),
+        }
+        Json::Obj(entries)
+    }
+
+    /// An object without its property `key` (a plain ASCII name); anything
+    /// but an object as it is.
+    pub fn without(&self, key: &str) -> Json {
+        match self {
+            Json::Obj(entries) => Json::Obj(
+                entries
+                    .iter()
+                    .filter(|(k, _)| &**k != key.as_bytes())
+                    .cloned()
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+
     pub fn as_text(&self) -> Option<&[u8]> {
         match self {
             Json::Str(t) => Some(t),

@@ -131,19 +131,6 @@ fn render_config(block: Option<&Json>, dialect: Dialect) -> Json {
     Json::Obj(out)
 }
 
-fn without(config: &Json, name: &str) -> Json {
-    match config {
-        Json::Obj(entries) => Json::Obj(
-            entries
-                .iter()
-                .filter(|(k, _)| &**k != name.as_bytes())
-                .cloned()
-                .collect(),
-        ),
-        other => other.clone(),
-    }
-}
-
 impl Settings {
     /// `given`: pi's settings file, a `contextPrune` block or a render
     /// config; `None` (or JSON `null`) for the release's defaults.
@@ -175,7 +162,7 @@ impl Settings {
         };
         match dialect {
             Dialect::V2_4 => config,
-            Dialect::V2_9 => without(&config, "thinkingStrip"),
+            Dialect::V2_9 => config.without("thinkingStrip"),
         }
     }
 

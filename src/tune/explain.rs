@@ -17,7 +17,7 @@
 //!   when it is not yours.
 
 use super::choose::Choice;
-use super::grid::{block_distance, with};
+use super::grid::block_distance;
 use super::Candidate;
 use crate::gate::rule::GateSettings;
 use crate::json::Json;
@@ -112,17 +112,8 @@ impl WalkedConfig {
             "gate" => self.gated = target.gated,
             key => {
                 self.block = match target.block.get(key) {
-                    Some(v) => with(&self.block, key, v.clone()),
-                    None => match &self.block {
-                        Json::Obj(entries) => Json::Obj(
-                            entries
-                                .iter()
-                                .filter(|(k, _)| &**k != key.as_bytes())
-                                .cloned()
-                                .collect(),
-                        ),
-                        other => other.clone(),
-                    },
+                    Some(v) => self.block.with(key, v.clone()),
+                    None => self.block.without(key),
                 }
             }
         }

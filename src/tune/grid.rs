@@ -76,19 +76,6 @@ fn section(base: &Json, name: &str, changes: &[(&str, Json)]) -> Json {
     Json::Obj(entries)
 }
 
-/// `block` with `name` set to `value`.
-pub fn with(block: &Json, name: &str, value: Json) -> Json {
-    let mut entries = match block {
-        Json::Obj(e) => e.clone(),
-        _ => Vec::new(),
-    };
-    match entries.iter_mut().find(|(k, _)| &**k == name.as_bytes()) {
-        Some(slot) => slot.1 = value,
-        None => entries.push((key(name), value)),
-    }
-    Json::Obj(entries)
-}
-
 fn candidate(release: &'static str, block: Json) -> Candidate {
     let policy = match release {
         "2.9.1" => Policy::V2_9,
@@ -166,8 +153,7 @@ pub fn grid(base: &Json, gate: Option<GateSettings>) -> Vec<Candidate> {
         for &(chain, strip_final) in &chains {
             for purge in purges {
                 for grace in graces {
-                    let mut block = with(
-                        base,
+                    let mut block = base.with(
                         "chainCompression",
                         section(
                             base,
@@ -190,18 +176,11 @@ pub fn grid(base: &Json, gate: Option<GateSettings>) -> Vec<Candidate> {
                             ],
                         ),
                     };
-                    block = with(&block, "purgeErrors", purge_section);
-                    block = with(&block, "recoveryGraceTurns", Json::Num(grace));
+                    block = block.with("purgeErrors", purge_section);
+                    block = block.with("recoveryGraceTurns", Json::Num(grace));
                     if release == "2.9.1" {
                         // 2.9.1 has no thinking strip: its block has no such key.
-                        let Json::Obj(entries) = block else { continue };
-                        let block = Json::Obj(
-                            entries
-                                .into_iter()
-                                .filter(|(k, _)| &**k != b"thinkingStrip")
-                                .collect(),
-                        );
-                        out.push(candidate(release, block));
+                        out.push(candidate(release, block.without("thinkingStrip")));
                         continue;
                     }
                     for strip in strips {
@@ -213,7 +192,7 @@ pub fn grid(base: &Json, gate: Option<GateSettings>) -> Vec<Candidate> {
                                 &[("enabled", t.clone()), ("keepLastTurns", Json::Num(k))],
                             ),
                         };
-                        out.push(candidate(release, with(&block, "thinkingStrip", thinking)));
+                        out.push(candidate(release, block.with("thinkingStrip", thinking)));
                     }
                 }
             }

@@ -102,13 +102,7 @@ fn families(candidates: &[Candidate]) -> Vec<Vec<usize>> {
     for (i, c) in candidates.iter().enumerate() {
         let base = c.policy.base();
         let rest = match (&c.block, base) {
-            (Json::Obj(entries), Policy::Config) => Json::Obj(
-                entries
-                    .iter()
-                    .filter(|(k, _)| &**k != b"thinkingStrip")
-                    .cloned()
-                    .collect(),
-            ),
+            (Json::Obj(_), Policy::Config) => c.block.without("thinkingStrip"),
             (Json::Obj(_), Policy::V2_9) => c.block.clone(),
             _ => {
                 out.push(((base, Json::Null), vec![i]));
