@@ -134,7 +134,9 @@ pub struct Choice {
     pub held_out: Option<HeldOut>,
 }
 
-fn fraction(part: f64, whole: f64) -> f64 {
+/// `part / whole`, or 0 when there is nothing to take a part of (a
+/// saving of free settings); the report writes its fractions with it too.
+pub(super) fn fraction(part: f64, whole: f64) -> f64 {
     if whole > 0.0 {
         part / whole
     } else {

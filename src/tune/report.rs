@@ -61,7 +61,7 @@
 //! `current.thinkingBoundary` says which 2.4.3 boundary rule the current
 //! configuration rendered with (null for a release that reads none).
 
-use super::choose::tolerance;
+use super::choose::{fraction, tolerance};
 use super::{Candidate, FileRun, Fold, HeldOut, Keep, Paste, Tuned, HELD};
 use crate::json::members::{null_or, object, Members};
 use crate::json::text::write_str;
@@ -108,14 +108,6 @@ fn spread(o: &mut Members, mut v: Vec<f64>) {
             .num("median", at(v.len() / 2))
             .num("max", v.last().copied().unwrap_or(f64::NAN));
     });
-}
-
-fn fraction(part: f64, whole: f64) -> f64 {
-    if whole > 0.0 {
-        part / whole
-    } else {
-        0.0
-    }
 }
 
 /// What to set in pi's settings.json.
