@@ -13,16 +13,9 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
+const { readJson } = require('./locate.js');
 
 const PACKAGE = 'condense-native';
-
-function readJson(file) {
-  try {
-    return JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch {
-    return null;
-  }
-}
 
 /**
  * `{ file }`: the binary a copy of condense-native at `dir` would load

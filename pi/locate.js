@@ -24,6 +24,9 @@ const NAME = 'pi-condense';
 const OFF_VALUES = new Set(['0', 'off', 'false']);
 const ON_VALUES = new Set(['', '1', 'on', 'true']);
 
+// A JSON file's value, a BOM before it skipped as Node's loader skips it;
+// null when it cannot be read or parsed. pi/binary.js reads package.json
+// files with it too.
 function readJson(file) {
   try {
     return JSON.parse(stripBom(fs.readFileSync(file, 'utf8')));
@@ -326,5 +329,6 @@ module.exports = {
   loadsEntry,
   ownEntryLoaded,
   filteredEntry,
+  readJson,
   stripBom,
 };
