@@ -13,24 +13,12 @@
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const { ChainAnswers, sameAnswer } = require('../js/chain-answers.js');
-
-// A small deterministic generator (mulberry32).
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const { rng } = require('./helpers/session-gen.js');
 
 const idsOf = (entry) => entry.droppedToolCallIds;
 
 function world(seed) {
-  const rnd = random(seed);
-  const pick = (n) => Math.floor(rnd() * n);
+  const { next: rnd, int: pick } = rng(seed);
   const registry = [];
   let asked = 0;
   const summaryOf = (entry) => {
